@@ -1,0 +1,49 @@
+import * as z from 'zod';
+import { Capabilities, Capability, HttpUrl, openEnum } from './common.js';
+
+/** `POST /v1/agents` request (PROTOCOL.md section 5). */
+export const RegisterAgentRequest = z.strictObject({
+  handle: z.string().regex(/^[a-z0-9_]{3,32}$/, { error: 'must be 3 to 32 characters of a-z, 0-9 and _' }),
+  display_name: z.string().min(1).max(64),
+  webhook_url: HttpUrl,
+  capabilities: Capabilities,
+});
+export type RegisterAgentRequest = z.input<typeof RegisterAgentRequest>;
+
+export const AgentStatus = openEnum(['pending_webhook', 'active']);
+export const WebhookStatus = openEnum(['unverified', 'verified']);
+
+/** The agent object. */
+export const Agent = z.looseObject({
+  id: z.string(),
+  handle: z.string(),
+  display_name: z.string(),
+  status: AgentStatus,
+  webhook_url: z.string().optional(),
+  capabilities: z.array(z.union([Capability, z.string()])).optional(),
+  webhook_status: WebhookStatus.optional(),
+});
+export type Agent = z.output<typeof Agent>;
+
+/** `POST /v1/agents` response: the credentials are shown once. */
+export const RegisterAgentResponse = z.looseObject({
+  agent: Agent,
+  api_key: z.string(),
+  webhook_secret: z.string(),
+});
+export type RegisterAgentResponse = z.output<typeof RegisterAgentResponse>;
+
+/** `PATCH /v1/agents/{agent_id}/webhook` request. */
+export const SetWebhookRequest = z.strictObject({
+  webhook_url: HttpUrl,
+  capabilities: Capabilities.optional(),
+});
+export type SetWebhookRequest = z.input<typeof SetWebhookRequest>;
+
+/** `PATCH /v1/agents/{agent_id}/webhook` response. */
+export const SetWebhookResponse = z.looseObject({
+  agent_id: z.string(),
+  webhook_url: z.string(),
+  webhook_status: WebhookStatus,
+});
+export type SetWebhookResponse = z.output<typeof SetWebhookResponse>;

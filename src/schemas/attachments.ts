@@ -1,0 +1,24 @@
+import * as z from 'zod';
+import { Timestamp } from './common.js';
+
+/** Largest attachment the service takes: 100 MiB (PROTOCOL.md section 9). */
+export const MAX_ATTACHMENT_BYTES = 100 * 1024 * 1024;
+
+/** `POST /v1/attachments` request. */
+export const CreateAttachmentRequest = z.strictObject({
+  name: z.string().min(1).max(255),
+  mime_type: z
+    .string()
+    .regex(/^[\w.+-]+\/[\w.+-]+(;.*)?$/, { error: 'must be a MIME type such as "image/png"' }),
+  size_bytes: z.int().min(1).max(MAX_ATTACHMENT_BYTES),
+});
+export type CreateAttachmentRequest = z.input<typeof CreateAttachmentRequest>;
+
+/** The upload handle. */
+export const Attachment = z.looseObject({
+  attachment_id: z.string(),
+  upload_url: z.string(),
+  download_url: z.string(),
+  expires_at: Timestamp,
+});
+export type Attachment = z.output<typeof Attachment>;

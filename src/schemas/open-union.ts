@@ -1,0 +1,16 @@
+import type * as z from 'zod';
+
+/**
+ * Parses an event whose `type` picks its schema. A type with no schema is checked against the
+ * base shape only and passed through as it came, so a new event kind never breaks a reader;
+ * the static types name the known kinds, so `switch (event.type)` narrows.
+ */
+export function parseByType<Known>(
+  schemas: Record<string, z.ZodType>,
+  base: z.ZodType,
+  data: unknown,
+): z.ZodSafeParseResult<Known> {
+  const type = typeof data === 'object' && data !== null ? (data as { type?: unknown }).type : undefined;
+  const schema = typeof type === 'string' && Object.hasOwn(schemas, type) ? schemas[type] : undefined;
+  return (schema ?? base).safeParse(data) as z.ZodSafeParseResult<Known>;
+}

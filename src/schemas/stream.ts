@@ -1,0 +1,82 @@
+import * as z from 'zod';
+import { BlockId, EVENT_SCHEMA } from './common.js';
+import { MAX_MESSAGE_TEXT, ResponseBlock } from './messages.js';
+import { parseByType } from './open-union.js';
+
+// ---- Events of the `text/event-stream` answer (PROTOCOL.md section 8) ----
+
+const StreamEventBase = z.looseObject({
+  schema: z.string(),
+  eventId: z.string(),
+  conversationId: z.string(),
+  type: z.string(),
+  seq: z.int(),
+});
+
+export const MessageStartedEvent = StreamEventBase.extend({
+  type: z.literal('message.started'),
+  message: z.looseObject({ id: z.string(), content: z.array(ResponseBlock) }),
+});
+export type MessageStartedEvent = z.output<typeof MessageStartedEvent>;
+
+export const TextPatch = z.looseObject({
+  op: z.string(),
+  blockId: z.string(),
+  path: z.string(),
+  value: z.string(),
+});
+export type TextPatch = z.output<typeof TextPatch>;
+
+export const MessagePatchEvent = StreamEventBase.extend({
+  type: z.literal('message.patch'),
+  messageId: z.string(),
+  patch: TextPatch,
+});
+export type MessagePatchEvent = z.output<typeof MessagePatchEvent>;
+
+export const MessageCompletedEvent = StreamEventBase.extend({
+  type: z.literal('message.completed'),
+  messageId: z.string(),
+});
+export type MessageCompletedEvent = z.output<typeof MessageCompletedEvent>;
+
+/**
+ * An event of the stream. An event of a type this version does not know is passed through as it
+ * came (its `type` is then none of these).
+ */
+export type StreamEvent = MessageStartedEvent | MessagePatchEvent | MessageCompletedEvent;
+
+const streamEventSchemas = {
+  'message.started': MessageStartedEvent,
+  'message.patch': MessagePatchEvent,
+  'message.completed': MessageCompletedEvent,
+};
+
+/** Checks one decoded `data:` object; unknown event types keep the base shape only. */
+export const parseStreamEvent = (data: unknown) =>
+  parseByType<StreamEvent>(streamEventSchemas, StreamEventBase, data);
+
+export { EVENT_SCHEMA };
+
+// ---- Lines of the NDJSON request body (after the first line, the send shape) ----
+
+export const PatchLine = z.strictObject({
+  type: z.literal('message.patch'),
+  patch: z.strictObject({
+    op: z.literal('appendText'),
+    blockId: BlockId,
+    path: z.literal('/text'),
+    value: z.string().max(MAX_MESSAGE_TEXT),
+  }),
+});
+export type PatchLine = z.input<typeof PatchLine>;
+
+export const CompletedLine = z.strictObject({
+  type: z.literal('message.completed'),
+  fallbackText: z.string().max(MAX_MESSAGE_TEXT).optional(),
+});
+export type CompletedLine = z.input<typeof CompletedLine>;
+
+/** A line of the streamed body after the first. */
+export const StreamBodyLine = z.discriminatedUnion('type', [PatchLine, CompletedLine]);
+export type StreamBodyLine = z.input<typeof StreamBodyLine>;

@@ -1,0 +1,80 @@
+// Standard Webhooks signatures (PROTOCOL.md section 6), on Web Crypto so they run on every runtime.
+
+const encoder = new TextEncoder();
+
+/** The key bytes of a `whsec_<base64>` secret; `undefined` when it is not one. */
+export function decodeSecret(secret: string): Uint8Array<ArrayBuffer> | undefined {
+  if (typeof secret !== 'string') return undefined;
+  const base64 = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+  if (base64.length === 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(base64)) return undefined;
+  try {
+    return Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+}
+
+/** base64 of bytes, without Node's Buffer. */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+/** A fresh secret in the Standard Webhooks format: `whsec_` + base64 of 32 random bytes. */
+export function generateWebhookSecret(): string {
+  return `whsec_${toBase64(crypto.getRandomValues(new Uint8Array(32)))}`;
+}
+
+/** HMAC-SHA256 over `{id}.{timestamp}.{body}`, base64 (without the `v1,` prefix). */
+export async function computeSignature(
+  key: Uint8Array<ArrayBuffer>,
+  id: string,
+  timestamp: number | string,
+  body: string | Uint8Array,
+): Promise<string> {
+  const cryptoKey = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+  ]);
+  const prefix = encoder.encode(`${id}.${timestamp}.`);
+  const payload = typeof body === 'string' ? encoder.encode(body) : body;
+  const signed = new Uint8Array(prefix.length + payload.length);
+  signed.set(prefix, 0);
+  signed.set(payload, prefix.length);
+  return toBase64(new Uint8Array(await crypto.subtle.sign('HMAC', cryptoKey, signed)));
+}
+
+export interface SignedHeaders {
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+}
+
+/**
+ * The three Standard Webhooks headers for a payload.
+ *
+ * @example
+ * const headers = await signWebhook({ id: 'evt_1', payload: JSON.stringify(event), secret });
+ */
+export async function signWebhook(input: {
+  id: string;
+  payload: string | Uint8Array;
+  secret: string;
+  /** Unix seconds, or a Date; defaults to now. */
+  timestamp?: number | Date;
+}): Promise<SignedHeaders> {
+  const key = decodeSecret(input.secret);
+  if (!key) throw new TypeError('secret must be a Standard Webhooks secret: "whsec_" followed by base64');
+  const timestamp =
+    input.timestamp instanceof Date
+      ? Math.floor(input.timestamp.getTime() / 1000)
+      : (input.timestamp ?? Math.floor(Date.now() / 1000));
+  const signature = await computeSignature(key, input.id, timestamp, input.payload);
+  return {
+    'webhook-id': input.id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': `v1,${signature}`,
+  };
+}
