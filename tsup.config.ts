@@ -1,0 +1,21 @@
+import { defineConfig } from 'tsup';
+
+// ESM only: Node 22.12+ loads it from `require()` as well (require(esm)), which the packed-tarball
+// smoke test proves; a CJS build would crash at runtime on the ESM-only dependencies.
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    'testing/index': 'src/testing/index.ts',
+    node: 'src/node.ts',
+    cli: 'src/cli.ts',
+  },
+  format: ['esm'],
+  target: 'node22',
+  platform: 'neutral',
+  dts: { entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts', node: 'src/node.ts' } },
+  splitting: true,
+  sourcemap: false,
+  clean: true,
+  treeshake: true,
+  external: ['msw', 'msw/node', /^node:/],
+});
