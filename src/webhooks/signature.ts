@@ -46,11 +46,12 @@ export async function computeSignature(
   return toBase64(new Uint8Array(await crypto.subtle.sign('HMAC', cryptoKey, signed)));
 }
 
-export interface SignedHeaders {
+/** The three Standard Webhooks headers (a type alias, so it passes as a plain header record). */
+export type SignedHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
 /**
  * The three Standard Webhooks headers for a payload.

@@ -1,0 +1,54 @@
+// Reading the raw inputs of a delivery (headers and body) from whatever a runtime or framework hands over.
+// Malformed input must become a WebhookVerificationError, never a TypeError, so every access is guarded.
+
+import { WebhookVerificationError } from './verification-error.js';
+
+/** Headers as runtimes give them: a `Headers` object, or a plain record in any case, values possibly arrays. */
+export type WebhookHeaders =
+  | Headers
+  | { get(name: string): string | null | undefined }
+  | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/** The body as it was signed: text, or the bytes (a Node `Buffer` is bytes). */
+export type WebhookBody = string | Uint8Array | ArrayBuffer;
+
+/** One header's value, whatever the container; a repeated header is joined with `, ` as `Headers` does. */
+export function readHeader(headers: unknown, name: string): string | undefined {
+  if (typeof headers !== 'object' || headers === null) return undefined;
+  const getter = (headers as { get?: unknown }).get;
+  if (typeof getter === 'function') {
+    const value: unknown = getter.call(headers, name);
+    return typeof value === 'string' ? value : undefined;
+  }
+  for (const key of Object.keys(headers)) {
+    if (key.toLowerCase() !== name) continue;
+    const value: unknown = (headers as Record<string, unknown>)[key];
+    if (typeof value === 'string') return value;
+    if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.join(', ');
+  }
+  return undefined;
+}
+
+const RAW_BODY_HELP =
+  'Pass the raw request body exactly as received, a string or bytes: ' +
+  "with Express mount `express.raw({ type: 'application/json' })` on the webhook route " +
+  '(or use toNodeHandler from agent-messaging/node); with a Fetch Request use `await request.text()`. ' +
+  'A body that was parsed and serialized again no longer matches its signature.';
+
+/** The body as bytes; a parsed object or anything else is refused with how to get the raw body. */
+export function bodyBytes(body: unknown): Uint8Array {
+  if (typeof body === 'string') return new TextEncoder().encode(body);
+  if (body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  if (typeof body === 'object' && body !== null) {
+    throw new WebhookVerificationError(
+      'body_already_parsed',
+      `The webhook body was already parsed into an object. ${RAW_BODY_HELP}`,
+    );
+  }
+  throw new WebhookVerificationError(
+    'invalid_body',
+    `The webhook body must be a string or bytes, got ${body === null ? 'null' : typeof body}. ${RAW_BODY_HELP}`,
+  );
+}

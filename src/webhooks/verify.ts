@@ -1,0 +1,144 @@
+// Verifying a delivery (PROTOCOL.md section 6, Standard Webhooks): the signature over the raw bytes
+// first, then the clock, then the JSON and its shape. Web Crypto only, so it runs on every runtime.
+
+import { parseWebhookEvent, type WebhookEvent } from '../schemas/webhooks.js';
+import { bodyBytes, readHeader, type WebhookBody, type WebhookHeaders } from './raw-input.js';
+import { computeSignature, decodeSecret } from './signature.js';
+import { WebhookVerificationError } from './verification-error.js';
+
+/** Options of {@link verifyWebhook}. */
+export interface VerifyWebhookOptions {
+  /** The agent's webhook secret (`whsec_...`), or several while rotating: any one may match. */
+  secret: string | readonly string[];
+  /** How far `webhook-timestamp` may be from the clock, in seconds; 300 by default. */
+  toleranceSec?: number;
+  /** The clock; `new Date()` by default. */
+  now?: () => Date;
+}
+
+/** Tolerance of Standard Webhooks receivers, in seconds. */
+export const DEFAULT_TOLERANCE_SEC = 300;
+
+/** The key bytes of every secret; the secrets themselves never reach an error message. */
+export function decodeSecrets(secret: unknown): Uint8Array<ArrayBuffer>[] {
+  const secrets: unknown[] = Array.isArray(secret) ? secret : [secret];
+  if (secrets.length === 0) {
+    throw new WebhookVerificationError('invalid_secret', 'secret: give at least one webhook secret');
+  }
+  return secrets.map((item, index) => {
+    const key = typeof item === 'string' ? decodeSecret(item) : undefined;
+    if (key) return key;
+    const which = secrets.length > 1 ? `secret[${index}]` : 'secret';
+    throw new WebhookVerificationError(
+      'invalid_secret',
+      `${which}: not a webhook secret; expected "whsec_" followed by base64, as registration returned it`,
+    );
+  });
+}
+
+/** Compares without an early exit, so the time taken does not tell how much of a guess was right. */
+function timingSafeEqual(a: string, b: string): boolean {
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i % (b.length || 1));
+  return diff === 0;
+}
+
+function readTimestamp(raw: string, now: number, toleranceSec: number): number {
+  if (!/^\d{1,16}$/.test(raw.trim())) {
+    throw new WebhookVerificationError(
+      'invalid_timestamp',
+      'webhook-timestamp: expected a whole number of Unix seconds',
+    );
+  }
+  const timestamp = Number(raw.trim());
+  if (now - timestamp > toleranceSec) {
+    throw new WebhookVerificationError(
+      'timestamp_too_old',
+      `webhook-timestamp: ${now - timestamp} s in the past, more than the tolerance of ${toleranceSec} s`,
+    );
+  }
+  if (timestamp - now > toleranceSec) {
+    // A millisecond timestamp is ~1000x now: say so, it is the usual mistake of a hand-rolled sender.
+    const hint = timestamp > now * 100 ? ' (it looks like milliseconds; Standard Webhooks uses seconds)' : '';
+    throw new WebhookVerificationError(
+      'timestamp_too_new',
+      `webhook-timestamp: ${timestamp - now} s in the future, more than the tolerance of ${toleranceSec} s${hint}`,
+    );
+  }
+  return timestamp;
+}
+
+function parseJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    throw new WebhookVerificationError('invalid_json', 'body: the signed webhook body is not UTF-8 JSON');
+  }
+}
+
+/**
+ * Verifies a webhook delivery against the raw body and returns the typed event. Unknown event types
+ * are returned as they came. Every failure is a {@link WebhookVerificationError} with a `code`.
+ *
+ * @example
+ * const event = await verifyWebhook(await request.text(), request.headers, { secret: env.WEBHOOK_SECRET });
+ * if (event.type === 'message.received') console.log(event.message.parts);
+ */
+export async function verifyWebhook(
+  body: WebhookBody,
+  headers: WebhookHeaders,
+  options: VerifyWebhookOptions,
+): Promise<WebhookEvent> {
+  const bytes = bodyBytes(body);
+  const { toleranceSec = DEFAULT_TOLERANCE_SEC, now = () => new Date() } = options ?? {};
+  if (typeof toleranceSec !== 'number' || !(toleranceSec >= 0)) {
+    throw new WebhookVerificationError('invalid_options', 'toleranceSec: expected a number of seconds >= 0');
+  }
+  const keys = decodeSecrets(options?.secret);
+
+  const id = readHeader(headers, 'webhook-id')?.trim();
+  const rawTimestamp = readHeader(headers, 'webhook-timestamp');
+  const rawSignature = readHeader(headers, 'webhook-signature');
+  const missing = [
+    id ? undefined : 'webhook-id',
+    rawTimestamp?.trim() ? undefined : 'webhook-timestamp',
+    rawSignature?.trim() ? undefined : 'webhook-signature',
+  ].filter(Boolean);
+  if (!id || !rawTimestamp || !rawSignature || missing.length > 0) {
+    throw new WebhookVerificationError('missing_headers', `missing header(s): ${missing.join(', ')}`);
+  }
+
+  const nowSec = Math.floor(now().getTime() / 1000);
+  const timestamp = readTimestamp(rawTimestamp, nowSec, toleranceSec);
+
+  // Several signatures may be sent (the sender rotating its secret): `v1,<b64> v1,<b64>`.
+  // A repeated header joined by a runtime as `a, b` leaves a trailing comma, dropped here.
+  const candidates = rawSignature
+    .split(/\s+/)
+    .map((token) => token.replace(/,+$/, ''))
+    .filter((token) => token.startsWith('v1,'))
+    .map((token) => token.slice(3));
+  let matched = false;
+  for (const key of keys) {
+    const expected = await computeSignature(key, id, timestamp, bytes);
+    // No early exit: every candidate is compared against every secret.
+    for (const candidate of candidates) matched = timingSafeEqual(candidate, expected) || matched;
+  }
+  if (!matched) {
+    throw new WebhookVerificationError(
+      'no_matching_signature',
+      'webhook-signature: no v1 signature matches the body with the webhook secret',
+    );
+  }
+
+  const result = parseWebhookEvent(parseJson(bytes));
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = issue?.path.length ? issue.path.join('.') : 'body';
+    throw new WebhookVerificationError(
+      'invalid_event',
+      `${field}: the signed body is not a webhook event (${issue?.message ?? 'invalid shape'})`,
+    );
+  }
+  return result.data;
+}
