@@ -1,0 +1,100 @@
+import { AgentMessagingError } from '../core/errors.js';
+import type { StreamEvent } from '../schemas/stream.js';
+import { ConnectionError } from './errors.js';
+import { readStreamEvents, type SseReadOptions } from './sse-reader.js';
+import { type StreamedMessage, StreamedMessageBuilder, textOfBlocks } from './streamed-message.js';
+
+/** Options of a {@link MessageStream}. */
+export interface MessageStreamOptions extends SseReadOptions {
+  /** The `Request-Id` of the response the stream came from, kept for errors and support. */
+  requestId?: string | undefined;
+}
+
+/**
+ * The events of a streamed message as the service applies them: `message.started`, then
+ * `message.patch` events, then `message.completed` (events of unknown types pass through).
+ * It can be read once. Leaving a `for await` loop early, or aborting the signal, closes the
+ * connection; the message itself stays `streaming` on the service until it is completed.
+ *
+ * @example
+ * const stream = await client.messages.stream(cnv, { replyToMessageId });
+ * for await (const event of stream) {
+ *   if (event.type === 'message.patch') process.stdout.write(event.patch.value);
+ * }
+ */
+export class MessageStream implements AsyncIterable<StreamEvent> {
+  /** The `Request-Id` of the streaming response, when the service sent one. */
+  readonly requestId: string | undefined;
+  readonly #body: ReadableStream<Uint8Array>;
+  readonly #options: SseReadOptions;
+  readonly #builder = new StreamedMessageBuilder();
+  #state: 'unread' | 'reading' | 'done' = 'unread';
+
+  /** Wraps a `text/event-stream` body; usually made by `client.messages.stream()`. */
+  constructor(body: ReadableStream<Uint8Array>, options: MessageStreamOptions = {}) {
+    this.#body = body;
+    this.requestId = options.requestId;
+    this.#options = { idleTimeoutMs: options.idleTimeoutMs, signal: options.signal };
+  }
+
+  /** The message as built from the events read so far (undefined before `message.started`). */
+  get message(): StreamedMessage | undefined {
+    return this.#builder.snapshot();
+  }
+
+  /** Starts reading; a stream can be iterated once only. */
+  [Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
+    if (this.#state !== 'unread') {
+      throw new AgentMessagingError(
+        'This MessageStream was already read: a stream can be iterated once. Keep the events you need, or use finalMessage().',
+      );
+    }
+    this.#state = 'reading';
+    return this.#iterate();
+  }
+
+  async *#iterate(): AsyncGenerator<StreamEvent, void, undefined> {
+    try {
+      for await (const event of readStreamEvents(this.#body, this.#options)) {
+        this.#builder.apply(event);
+        yield event;
+      }
+      if (!this.#builder.current?.completed) {
+        throw new ConnectionError(
+          'The event stream ended before message.completed; the message may still be streaming.',
+        );
+      }
+    } finally {
+      this.#state = 'done';
+    }
+  }
+
+  /**
+   * Reads the stream to its end (what is left of it) and returns the message built from its
+   * events: ids, blocks with their applied text, and whether it completed. After an early `break`
+   * it returns what was read before the loop was left.
+   */
+  async finalMessage(): Promise<StreamedMessage> {
+    if (this.#state === 'reading') {
+      throw new AgentMessagingError('finalMessage() cannot run while a loop is still reading this stream.');
+    }
+    if (this.#state === 'unread') for await (const _ of this);
+    const message = this.#builder.snapshot();
+    if (message === undefined) {
+      throw new ConnectionError('The event stream closed before message.started.');
+    }
+    return message;
+  }
+
+  /** Reads the stream to its end and returns the text of its text blocks, joined. */
+  async finalText(): Promise<string> {
+    return textOfBlocks((await this.finalMessage()).blocks);
+  }
+
+  /** Closes the connection without reading further; a no-op once the stream is being read. */
+  async cancel(reason?: unknown): Promise<void> {
+    if (this.#state !== 'unread') return;
+    this.#state = 'done';
+    await this.#body.cancel(reason).catch(() => {});
+  }
+}

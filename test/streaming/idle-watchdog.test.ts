@@ -1,0 +1,71 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MessageStream, TimeoutError } from '../../src/streaming/index.js';
+import { manualBody, sse } from './helpers.js';
+
+const started = sse('message.started', {
+  seq: 1,
+  message: { id: 'msg_w', content: [{ id: 'blk_w', type: 'text', text: '' }] },
+});
+
+/** Tracks a promise's outcome without awaiting it. */
+function watch<T>(promise: Promise<T>) {
+  const outcome: { settled: boolean; error?: unknown } = { settled: false };
+  promise.then(
+    () => {
+      outcome.settled = true;
+    },
+    (error: unknown) => {
+      outcome.settled = true;
+      outcome.error = error;
+    },
+  );
+  return outcome;
+}
+
+describe('the idle watchdog', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('raises a TimeoutError and closes the body when nothing arrives for 60 s by default', async () => {
+    const manual = manualBody();
+    const iterator = new MessageStream(manual.body)[Symbol.asyncIterator]();
+    const first = watch(iterator.next());
+    await vi.advanceTimersByTimeAsync(59_999);
+    expect(first.settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(first.error).toBeInstanceOf(TimeoutError);
+    expect(String(first.error)).toMatch(/sent nothing for 60000 ms/);
+    expect(manual.state.cancelled).toBe(true);
+  });
+
+  it('counts keep-alive comments as activity', async () => {
+    const manual = manualBody();
+    const iterator = new MessageStream(manual.body, { idleTimeoutMs: 1_000 })[Symbol.asyncIterator]();
+    manual.push(started);
+    expect((await iterator.next()).value).toMatchObject({ type: 'message.started' });
+    const next = watch(iterator.next());
+    for (let beat = 0; beat < 5; beat++) {
+      await vi.advanceTimersByTimeAsync(900);
+      manual.push(': keep-alive\n\n');
+    }
+    await vi.advanceTimersByTimeAsync(900);
+    expect(next.settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(next.error).toBeInstanceOf(TimeoutError);
+  });
+
+  it('does not run while the loop body is busy between reads', async () => {
+    const manual = manualBody();
+    const iterator = new MessageStream(manual.body, { idleTimeoutMs: 1_000 })[Symbol.asyncIterator]();
+    manual.push(started);
+    await iterator.next();
+    await vi.advanceTimersByTimeAsync(5_000);
+    manual.push(sse('message.completed', { seq: 2, messageId: 'msg_w' }));
+    manual.end();
+    expect((await iterator.next()).value).toMatchObject({ type: 'message.completed' });
+  });
+});
