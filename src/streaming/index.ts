@@ -1,5 +1,4 @@
 // Streaming: SSE bodies as typed events, and replies that stream (PROTOCOL.md section 8).
-export { ConnectionError, InvalidResponseError, TimeoutError } from './errors.js';
 export { MessageStream, type MessageStreamOptions } from './message-stream.js';
 export { DEFAULT_IDLE_TIMEOUT_MS, readStreamEvents, type SseReadOptions } from './sse-reader.js';
 export {

@@ -1,6 +1,5 @@
-import { AgentMessagingError } from '../core/errors.js';
+import { AgentMessagingError, ConnectionError } from '../core/errors.js';
 import type { StreamEvent } from '../schemas/stream.js';
-import { ConnectionError } from './errors.js';
 import { readStreamEvents, type SseReadOptions } from './sse-reader.js';
 import { type StreamedMessage, StreamedMessageBuilder, textOfBlocks } from './streamed-message.js';
 

@@ -1,7 +1,12 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { AgentMessagingError } from '../core/errors.js';
+import {
+  AgentMessagingError,
+  ConnectionError,
+  InvalidResponseError,
+  RequestAbortedError,
+  TimeoutError,
+} from '../core/errors.js';
 import { parseStreamEvent, type StreamEvent } from '../schemas/stream.js';
-import { ConnectionError, InvalidResponseError, TimeoutError } from './errors.js';
 
 /** How long a stream may stay silent by default: four times the service's 15 s keep-alive. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
@@ -13,7 +18,7 @@ const MAX_BUFFERED_CHARS = 4 * 1024 * 1024;
 export interface SseReadOptions {
   /** Longest silence (no bytes at all, keep-alive comments included) before a TimeoutError. */
   idleTimeoutMs?: number;
-  /** Aborting it cancels the body and rejects the pending read with the signal's reason. */
+  /** Aborting it cancels the body and rejects the pending read with a RequestAbortedError. */
   signal?: AbortSignal;
 }
 
@@ -95,7 +100,7 @@ function readWithin(
 ): Promise<ReadableStreamReadResult<Uint8Array>> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(signal.reason);
+      reject(aborted(signal));
       return;
     }
     const settle = () => {
@@ -104,7 +109,7 @@ function readWithin(
     };
     const onAbort = () => {
       settle();
-      reject(signal?.reason);
+      reject(aborted(signal));
     };
     const timer = setTimeout(() => {
       settle();
@@ -125,7 +130,11 @@ function readWithin(
 }
 
 function readFailure(error: unknown, signal: AbortSignal | undefined): unknown {
-  if (signal?.aborted) return signal.reason;
+  if (signal?.aborted) return aborted(signal);
   if (AgentMessagingError.is(error)) return error;
   return new ConnectionError('The event stream broke before it was complete.', { cause: error });
+}
+
+function aborted(signal: AbortSignal | undefined): RequestAbortedError {
+  return new RequestAbortedError('The stream was aborted by its signal.', { cause: signal?.reason });
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MessageStream, TimeoutError } from '../../src/streaming/index.js';
+import { TimeoutError } from '../../src/core/errors.js';
+import { MessageStream } from '../../src/streaming/index.js';
 import { manualBody, sse } from './helpers.js';
 
 const started = sse('message.started', {

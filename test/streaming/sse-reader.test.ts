@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AgentMessagingError } from '../../src/core/errors.js';
 import {
+  AgentMessagingError,
   ConnectionError,
   InvalidResponseError,
-  MessageStream,
-  textOfBlocks,
-} from '../../src/streaming/index.js';
+  RequestAbortedError,
+} from '../../src/core/errors.js';
+import { MessageStream, textOfBlocks } from '../../src/streaming/index.js';
 import { recordedBytes, recordedFinalText } from './fixtures/recorded-stream.js';
 import { bodyOf, eventsOf, manualBody, splitAt, sse } from './helpers.js';
 
@@ -105,7 +105,7 @@ describe('consuming a stream', () => {
     expect(message.blocks[0]?.text).toBe('partial');
   });
 
-  it('aborting the signal while a read is pending rejects with its reason and cancels the body', async () => {
+  it('aborting the signal while a read is pending rejects with a RequestAbortedError and cancels the body', async () => {
     const manual = manualBody();
     const controller = new AbortController();
     const iterator = new MessageStream(manual.body, { signal: controller.signal })[Symbol.asyncIterator]();
@@ -114,7 +114,12 @@ describe('consuming a stream', () => {
     const pending = iterator.next();
     const reason = new Error('user stopped');
     controller.abort(reason);
-    await expect(pending).rejects.toBe(reason);
+    const error = await pending.then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(RequestAbortedError);
+    expect((error as Error).cause).toBe(reason);
     expect(manual.state.cancelled).toBe(true);
   });
 
