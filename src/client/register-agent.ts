@@ -1,0 +1,46 @@
+import { ApiPromise } from '../core/api-promise.js';
+import { resolveConfig } from '../core/client-config.js';
+import type { ConnectionOptions, RequestOptions } from '../core/options.js';
+import { Transport } from '../core/transport.js';
+import { parseInput } from '../core/validate.js';
+import { RegisterAgentRequest, RegisterAgentResponse } from '../schemas/agents.js';
+
+/** Options of `registerAgent`: where to register, and the per-call options. */
+export interface RegisterAgentOptions extends ConnectionOptions, Omit<RequestOptions, 'maxRetries'> {
+  /** A bearer token to send; registration needs none (PROTOCOL.md section 3). */
+  apiKey?: string;
+}
+
+/**
+ * Registers an agent. The answer holds `api_key` and `webhook_secret`, shown this once: store them.
+ * Not retried unless an `idempotencyKey` is given (a repeat could meet `handle_taken`).
+ *
+ * @example
+ * const { agent, api_key, webhook_secret } = await registerAgent(
+ *   { handle: 'weather', display_name: 'Weather', webhook_url: 'https://bot.example/hook', capabilities: ['text'] },
+ *   { baseUrl },
+ * );
+ */
+export function registerAgent(
+  body: RegisterAgentRequest,
+  options: RegisterAgentOptions = {},
+): ApiPromise<RegisterAgentResponse> {
+  try {
+    const config = resolveConfig(
+      options,
+      { name: 'apiKey', value: options?.apiKey, required: false },
+      'registerAgent',
+    );
+    const { idempotencyKey, signal, timeoutMs, headers } = options;
+    return new Transport(config).request({
+      method: 'POST',
+      path: '/v1/agents',
+      body: parseInput(RegisterAgentRequest, body, 'registerAgent'),
+      schema: RegisterAgentResponse,
+      operation: 'registerAgent',
+      options: { idempotencyKey, signal, timeoutMs, headers },
+    });
+  } catch (error) {
+    return new ApiPromise<RegisterAgentResponse>(Promise.reject(error));
+  }
+}

@@ -1,0 +1,60 @@
+// Input checks that run before anything is sent: bodies and ids against the shared schemas, and options.
+
+import type * as z from 'zod';
+import { IdempotencyKey } from '../schemas/common.js';
+import { type FieldIssue, fieldIssues } from '../schemas/issues.js';
+import { ValidationError } from './errors.js';
+import type { RequestOptions } from './options.js';
+
+/** Parses a request body with its schema, or throws a ValidationError naming each bad field. @internal */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, context: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new ValidationError(fieldIssues(result.error), context);
+}
+
+/**
+ * Checks a path parameter (`^cnv_` and so on) and returns it percent-encoded for the path.
+ * The field is named after the parameter, such as `conversationId`.
+ * @internal
+ */
+export function pathId(schema: z.ZodType<string>, value: unknown, field: string, context: string): string {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    const message =
+      typeof value === 'string' ? (result.error.issues[0]?.message ?? 'is invalid') : 'must be a string';
+    throw new ValidationError([{ field, message }], context);
+  }
+  return encodeURIComponent(result.data);
+}
+
+/** Checks the per-call options; returns them unchanged. @internal */
+export function checkRequestOptions(options: RequestOptions | undefined, context: string): RequestOptions {
+  if (options === undefined) return {};
+  const issues: FieldIssue[] = [];
+  if (typeof options !== 'object' || options === null) {
+    throw new ValidationError([{ field: 'options', message: 'must be an object' }], context);
+  }
+  const { idempotencyKey, timeoutMs, maxRetries, signal, headers } = options;
+  if (idempotencyKey !== undefined) {
+    const result = IdempotencyKey.safeParse(idempotencyKey);
+    if (!result.success) {
+      for (const issue of result.error.issues)
+        issues.push({ field: 'idempotencyKey', message: issue.message });
+    }
+  }
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
+    issues.push({ field: 'timeoutMs', message: 'must be a positive integer' });
+  }
+  if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0)) {
+    issues.push({ field: 'maxRetries', message: 'must be a non-negative integer' });
+  }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    issues.push({ field: 'signal', message: 'must be an AbortSignal' });
+  }
+  if (headers !== undefined && (typeof headers !== 'object' || headers === null || Array.isArray(headers))) {
+    issues.push({ field: 'headers', message: 'must be an object of header names to strings' });
+  }
+  if (issues.length > 0) throw new ValidationError(issues, context);
+  return options;
+}

@@ -1,0 +1,106 @@
+import { ApiPromise, type WithResponse } from '../core/api-promise.js';
+import { InvalidResponseError, ValidationError } from '../core/errors.js';
+import type { RequestOptions } from '../core/options.js';
+import { parseInput } from '../core/validate.js';
+import { Attachment, CreateAttachmentRequest } from '../schemas/attachments.js';
+import { Resource } from './resource.js';
+
+/** Upload progress, as bytes leave the process. */
+export interface UploadProgress {
+  /** 0 to 1. */
+  percent: number;
+  transferredBytes: number;
+  totalBytes: number;
+}
+
+/** What `attachments.upload` needs besides the bytes. */
+export interface UploadInput {
+  /** The file name; defaults to the name of a `File`. */
+  name?: string;
+  /** The MIME type; defaults to the `type` of a `Blob`. */
+  mime_type?: string;
+  /** Called as the bytes are sent. */
+  onProgress?: (progress: UploadProgress) => void;
+}
+
+/** The bytes `attachments.upload` takes. */
+export type UploadData = Blob | ArrayBuffer | Uint8Array<ArrayBuffer>;
+
+/** Upload handles: create one, or create one and send the bytes in one call. */
+export class Attachments extends Resource {
+  /** Creates an upload handle: `{ name, mime_type, size_bytes }`. Messages reference its `attachment_id`. */
+  create(body: CreateAttachmentRequest, options?: RequestOptions): ApiPromise<Attachment> {
+    return this._request(() => ({
+      method: 'POST',
+      path: '/v1/attachments',
+      body: parseInput(CreateAttachmentRequest, body, 'attachments.create'),
+      schema: Attachment,
+      operation: 'attachments.create',
+      options,
+    }));
+  }
+
+  /**
+   * Creates a handle for the bytes and PUTs them to its `upload_url` (no Authorization header goes
+   * there), reporting progress. Resolves with the handle once the upload succeeded.
+   *
+   * @example
+   * const { attachment_id } = await client.attachments.upload(bytes, { name: 'report.pdf', mime_type: 'application/pdf' });
+   * await client.messages.send(cnv, { content: [{ type: 'file', attachmentId: attachment_id }] });
+   */
+  upload(data: UploadData, input: UploadInput = {}, options?: RequestOptions): ApiPromise<Attachment> {
+    return new ApiPromise(this.#upload(data, input, options));
+  }
+
+  async #upload(
+    data: UploadData,
+    input: UploadInput,
+    options?: RequestOptions,
+  ): Promise<WithResponse<Attachment>> {
+    const operation = 'attachments.upload';
+    const body = toBody(data, operation);
+    if (input.onProgress !== undefined && typeof input.onProgress !== 'function') {
+      throw new ValidationError([{ field: 'onProgress', message: 'must be a function' }], operation);
+    }
+    const name = input.name ?? (typeof File !== 'undefined' && data instanceof File ? data.name : undefined);
+    const mime = input.mime_type ?? (body instanceof Blob && body.type !== '' ? body.type : undefined);
+    const size = body instanceof Blob ? body.size : body.byteLength;
+    const request = { name, mime_type: mime, size_bytes: size };
+    const handle = await this._transport.request({
+      method: 'POST',
+      path: '/v1/attachments',
+      body: parseInput(CreateAttachmentRequest, request, operation),
+      schema: Attachment,
+      operation,
+      options,
+    });
+    if (!URL.canParse(handle.upload_url) || !/^https?:$/.test(new URL(handle.upload_url).protocol)) {
+      throw new InvalidResponseError(
+        `${operation}: the upload_url of the handle is not an absolute http(s) URL.`,
+      );
+    }
+    // The PUT goes outside /v1: it takes the caller's signal and limits, not its key or headers.
+    const response = await this._transport.upload({
+      url: handle.upload_url,
+      body,
+      contentType: request.mime_type as string,
+      onProgress: input.onProgress,
+      operation,
+      options: options && {
+        signal: options.signal,
+        timeoutMs: options.timeoutMs,
+        maxRetries: options.maxRetries,
+      },
+    });
+    return { data: handle, response, requestId: response.headers.get('request-id') ?? undefined };
+  }
+}
+
+function toBody(data: UploadData, operation: string): Blob | Uint8Array<ArrayBuffer> {
+  if (data instanceof Blob || data instanceof Uint8Array) return data;
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  throw new ValidationError(
+    [{ field: 'data', message: 'must be a Blob, an ArrayBuffer or a Uint8Array' }],
+    operation,
+  );
+}

@@ -1,0 +1,160 @@
+import type { ApiPromise } from '../core/api-promise.js';
+import type { RequestOptions } from '../core/options.js';
+import { checkRequestOptions, parseInput, pathId } from '../core/validate.js';
+import { ConversationId } from '../schemas/common.js';
+import {
+  CreateDirectRequest,
+  CreateDirectResponse,
+  ListMessagesQuery,
+  ListMessagesResponse,
+  ReadRequest,
+  Receipt,
+  ReceiptRequest,
+  RetrieveConversationResponse,
+  TypingRequest,
+  TypingResponse,
+} from '../schemas/conversations.js';
+import type { Message } from '../schemas/messages.js';
+import { Resource } from './resource.js';
+
+/** The page size `history` asks for when none is given: the largest the service allows. */
+const HISTORY_PAGE_SIZE = 100;
+
+const conversationPath = (conversationId: unknown, operation: string) =>
+  `/v1/conversations/${pathId(ConversationId, conversationId, 'conversationId', operation)}`;
+
+/** An agent's conversations: read one, its history, and typing, receipts and read marks. */
+export class Conversations extends Resource {
+  /** Reads one conversation the agent is an active participant of (404 otherwise). */
+  retrieve(conversationId: string, options?: RequestOptions): ApiPromise<RetrieveConversationResponse> {
+    return this._request(() => ({
+      method: 'GET',
+      path: conversationPath(conversationId, 'conversations.retrieve'),
+      schema: RetrieveConversationResponse,
+      operation: 'conversations.retrieve',
+      options,
+    }));
+  }
+
+  /**
+   * One page of messages, newest first: `{ limit?: 1..100, before_sequence? }`.
+   *
+   * @example
+   * const { messages } = await client.conversations.listMessages(cnv, { limit: 50, before_sequence: 120 });
+   */
+  listMessages(
+    conversationId: string,
+    query?: ListMessagesQuery,
+    options?: RequestOptions,
+  ): ApiPromise<ListMessagesResponse> {
+    return this._request(() => ({
+      method: 'GET',
+      path: `${conversationPath(conversationId, 'conversations.listMessages')}/messages`,
+      query: parseInput(ListMessagesQuery, query ?? {}, 'conversations.listMessages'),
+      schema: ListMessagesResponse,
+      operation: 'conversations.listMessages',
+      options,
+    }));
+  }
+
+  /**
+   * Every message, newest first, paging backwards with `before_sequence` as the loop asks for more.
+   * Bad input throws at once, before any request; leaving the loop stops the paging.
+   *
+   * @example
+   * for await (const message of client.conversations.history(cnv)) console.log(message.sequence);
+   */
+  history(
+    conversationId: string,
+    query?: ListMessagesQuery,
+    options?: RequestOptions,
+  ): AsyncGenerator<Message> {
+    const operation = 'conversations.history';
+    const path = `${conversationPath(conversationId, operation)}/messages`;
+    const start = parseInput(ListMessagesQuery, query ?? {}, operation);
+    checkRequestOptions(options, operation);
+    return this.#pages(path, start.limit ?? HISTORY_PAGE_SIZE, start.before_sequence, options);
+  }
+
+  async *#pages(path: string, limit: number, before: number | undefined, options?: RequestOptions) {
+    for (;;) {
+      const query = { limit, before_sequence: before };
+      const operation = 'conversations.history';
+      const page = await this._transport.request({
+        method: 'GET',
+        path,
+        query,
+        schema: ListMessagesResponse,
+        operation,
+        options,
+      });
+      yield* page.messages;
+      // PROTOCOL.md section 7: the last page is short, or reaches sequence 1.
+      if (page.messages.length < limit) return;
+      const lowest = Math.min(...page.messages.map((message) => message.sequence));
+      if (lowest <= 1) return;
+      before = lowest;
+    }
+  }
+
+  /** Shows or clears the agent's typing indicator: `{ state: 'start' | 'stop' }`. */
+  typing(conversationId: string, body: TypingRequest, options?: RequestOptions): ApiPromise<TypingResponse> {
+    return this._request(() => ({
+      method: 'POST',
+      path: `${conversationPath(conversationId, 'conversations.typing')}/typing`,
+      body: parseInput(TypingRequest, body, 'conversations.typing'),
+      schema: TypingResponse,
+      idempotent: true,
+      operation: 'conversations.typing',
+      options,
+    }));
+  }
+
+  /** Records a delivery (or read) receipt for a user's message: `{ message_id, type }`. */
+  sendReceipt(conversationId: string, body: ReceiptRequest, options?: RequestOptions): ApiPromise<Receipt> {
+    return this._request(() => ({
+      method: 'POST',
+      path: `${conversationPath(conversationId, 'conversations.sendReceipt')}/receipts`,
+      body: parseInput(ReceiptRequest, body, 'conversations.sendReceipt'),
+      schema: Receipt,
+      idempotent: true,
+      operation: 'conversations.sendReceipt',
+      options,
+    }));
+  }
+
+  /** Marks a user's message read: `{ message_id }`. */
+  markRead(conversationId: string, body: ReadRequest, options?: RequestOptions): ApiPromise<Receipt> {
+    return this._request(() => ({
+      method: 'POST',
+      path: `${conversationPath(conversationId, 'conversations.markRead')}/read`,
+      body: parseInput(ReadRequest, body, 'conversations.markRead'),
+      schema: Receipt,
+      idempotent: true,
+      operation: 'conversations.markRead',
+      options,
+    }));
+  }
+}
+
+/** A user's conversations: create or reuse a direct conversation. */
+export class UserConversations extends Resource {
+  /**
+   * Creates the direct conversation with another verified user, or returns the existing one.
+   * An `Idempotency-Key` is generated when none is given, and kept across retries.
+   *
+   * @example
+   * const { conversation } = await user.conversations.createDirect({ user_id: 'usr_...' });
+   */
+  createDirect(body: CreateDirectRequest, options?: RequestOptions): ApiPromise<CreateDirectResponse> {
+    return this._request(() => ({
+      method: 'POST',
+      path: '/v1/conversations/direct',
+      body: parseInput(CreateDirectRequest, body, 'conversations.createDirect'),
+      schema: CreateDirectResponse,
+      requiresIdempotencyKey: true,
+      operation: 'conversations.createDirect',
+      options,
+    }));
+  }
+}

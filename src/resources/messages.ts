@@ -1,0 +1,114 @@
+import type { ApiPromise } from '../core/api-promise.js';
+import type { RequestOptions } from '../core/options.js';
+import { parseInput, pathId } from '../core/validate.js';
+import { BlockId, ConversationId, MessageId } from '../schemas/common.js';
+import {
+  AppendRequest,
+  AppendResponse,
+  CompleteRequest,
+  CompleteResponse,
+  ReactionRequest,
+  ReactionResponse,
+  SendMessageResponse,
+  UnsendResponse,
+} from '../schemas/messages.js';
+import { Resource } from './resource.js';
+import { buildSendBody, type SendInput } from './send-input.js';
+
+/** `DELETE /v1/messages/{id}` for either caller: safe to retry, a second unsend answers the tombstone. */
+function unsendSpec(messageId: string, options: RequestOptions | undefined) {
+  const id = pathId(MessageId, messageId, 'messageId', 'messages.unsend');
+  const path = `/v1/messages/${id}`;
+  return { method: 'DELETE', path, schema: UnsendResponse, operation: 'messages.unsend', options } as const;
+}
+
+/** An agent's messages: send, patch a streaming message, complete, unsend, react. */
+export class Messages extends Resource {
+  /**
+   * Sends a message. `{ text }` is a shorthand for one text block with the same `fallbackText`.
+   * An `Idempotency-Key` is generated when none is given, and kept across retries.
+   *
+   * @example
+   * await client.messages.send(cnv, { text: 'Hi' });
+   * await client.messages.send(cnv, { content, fallbackText }, { idempotencyKey: idempotencyKeyFor(event.eventId) });
+   */
+  send(conversationId: string, input: SendInput, options?: RequestOptions): ApiPromise<SendMessageResponse> {
+    return this._request(() => {
+      const id = pathId(ConversationId, conversationId, 'conversationId', 'messages.send');
+      return {
+        method: 'POST',
+        path: `/v1/conversations/${id}/messages`,
+        body: buildSendBody(input, 'messages.send'),
+        schema: SendMessageResponse,
+        requiresIdempotencyKey: true,
+        operation: 'messages.send',
+        options,
+      };
+    });
+  }
+
+  /** Appends text to a block of a streaming message (the fallback to Streamable HTTP). */
+  append(
+    messageId: string,
+    blockId: string,
+    body: AppendRequest,
+    options?: RequestOptions,
+  ): ApiPromise<AppendResponse> {
+    return this._request(() => {
+      const msg = pathId(MessageId, messageId, 'messageId', 'messages.append');
+      const blk = pathId(BlockId, blockId, 'blockId', 'messages.append');
+      return {
+        method: 'POST',
+        path: `/v1/messages/${msg}/blocks/${blk}/append`,
+        body: parseInput(AppendRequest, body, 'messages.append'),
+        schema: AppendResponse,
+        operation: 'messages.append',
+        options,
+      };
+    });
+  }
+
+  /** Completes a streaming message: `{ status: 'sent', fallbackText? }`. */
+  complete(messageId: string, body: CompleteRequest, options?: RequestOptions): ApiPromise<CompleteResponse> {
+    return this._request(() => {
+      const msg = pathId(MessageId, messageId, 'messageId', 'messages.complete');
+      return {
+        method: 'POST',
+        path: `/v1/messages/${msg}/complete`,
+        body: parseInput(CompleteRequest, body, 'messages.complete'),
+        schema: CompleteResponse,
+        operation: 'messages.complete',
+        options,
+      };
+    });
+  }
+
+  /** Unsends one of the agent's own messages, within two minutes of its creation. */
+  unsend(messageId: string, options?: RequestOptions): ApiPromise<UnsendResponse> {
+    return this._request(() => unsendSpec(messageId, options));
+  }
+
+  /** Adds or removes a reaction: `{ emoji, action: 'add' | 'remove' }`. */
+  react(messageId: string, body: ReactionRequest, options?: RequestOptions): ApiPromise<ReactionResponse> {
+    return this._request(() => {
+      const msg = pathId(MessageId, messageId, 'messageId', 'messages.react');
+      return {
+        method: 'POST',
+        path: `/v1/messages/${msg}/reactions`,
+        body: parseInput(ReactionRequest, body, 'messages.react'),
+        schema: ReactionResponse,
+        idempotent: true,
+        operation: 'messages.react',
+        options,
+      };
+    });
+  }
+}
+
+/** A user's messages: unsend. */
+export class UserMessages extends Resource {
+  /** Unsends one of the user's own messages, within two minutes of its creation. */
+  unsend(messageId: string, options?: RequestOptions): ApiPromise<UnsendResponse> {
+    return this._request(() => unsendSpec(messageId, options));
+  }
+}
