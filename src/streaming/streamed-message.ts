@@ -18,12 +18,12 @@ export interface StreamedMessage {
   lastSeq: number;
 }
 
-/** Joins the text of a message's text blocks, the way the service writes its fallback text. */
+/** Joins the text of a message's text blocks with newlines, as the service does for its fallback text. */
 export function textOfBlocks(blocks: readonly StreamedBlock[]): string {
   return blocks
     .filter((block) => block.type === 'text')
     .map((block) => block.text ?? '')
-    .join('');
+    .join('\n');
 }
 
 /** Applies stream events, in order, to the message they describe. */

@@ -1,0 +1,66 @@
+// The request body of a Streamable HTTP reply: JSON lines pushed while the request is in flight.
+
+const encoder = new TextEncoder();
+
+/**
+ * A `ReadableStream` of NDJSON lines that the writer pushes into as text is written. Once the
+ * connection is gone (the fetch cancelled the body) pushes are refused, so the caller knows the
+ * line was not sent.
+ * @internal
+ */
+export class NdjsonBody {
+  /** The body to hand to fetch (with `duplex: 'half'`). */
+  readonly stream: ReadableStream<Uint8Array>;
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  #open = true;
+
+  constructor() {
+    this.stream = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#controller = controller;
+      },
+      cancel: () => {
+        this.#open = false;
+      },
+    });
+  }
+
+  /** True until the body ended, failed, or the connection cancelled it. */
+  get open(): boolean {
+    return this.#open;
+  }
+
+  /** Pushes one JSON line; false when the body no longer takes lines. */
+  line(value: unknown): boolean {
+    if (!this.#open) return false;
+    try {
+      this.#controller.enqueue(encoder.encode(`${JSON.stringify(value)}\n`));
+      return true;
+    } catch {
+      this.#open = false;
+      return false;
+    }
+  }
+
+  /** Ends the body: the service has every line. */
+  end(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    try {
+      this.#controller.close();
+    } catch {
+      // Already closed by the other side.
+    }
+  }
+
+  /** Fails the body, which aborts the upload half of the request. */
+  abort(reason: unknown): void {
+    if (!this.#open) return;
+    this.#open = false;
+    try {
+      this.#controller.error(reason);
+    } catch {
+      // Already closed by the other side.
+    }
+  }
+}

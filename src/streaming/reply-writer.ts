@@ -1,0 +1,252 @@
+// The ReplyWriter: buffered writes into a streaming message, through whichever sink works, and
+// recovery from history when a connection breaks (PROTOCOL.md section 8).
+import { ConflictError } from '../core/api-error.js';
+import { AgentMessagingError, ConnectionError, ValidationError } from '../core/errors.js';
+import type { RequestOptions } from '../core/options.js';
+import { abortedError, isTransient, retryDelayMs, sleep } from '../core/retry.js';
+import type { Transport } from '../core/transport.js';
+import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
+import type { ReplyResult, ReplyTransport } from './options.js';
+import { type AppliedState, readBack } from './read-back.js';
+import { AppendSink, type Completion, type ReplySink } from './reply-sinks.js';
+import { WriteBuffer } from './write-buffer.js';
+
+/** Everything a writer is made from, once its message exists. @internal */
+export interface ReplyWriterInit {
+  transport: Transport;
+  conversationId: string;
+  messageId: string;
+  blockId: string;
+  blockIndex: number;
+  /** The block's text in the send shape. */
+  initialText: string;
+  /** The block's text when the stream started (longer than `initialText` after a replayed start). */
+  appliedText: string;
+  /** Characters the block may still take within the message's limit. */
+  room: number;
+  /** Used when `complete()` is given no fallbackText; else the reply's text is. */
+  fallbackText: string | undefined;
+  sink: ReplySink;
+  request: RequestOptions;
+  coalesce: { chars: number; ms: number };
+  operation: string;
+}
+
+/** Tries a failed step gets before its error is thrown, beyond the first. */
+const MAX_RECOVERIES = 3;
+
+/**
+ * A reply being written into a streaming message. Writes are buffered and sent in batches (256
+ * characters or 100 ms by default); `write()` waits when too much is buffered. `complete()` sends
+ * the rest and completes the message. A connection that breaks is recovered: the message is read
+ * back and the text the service did not apply is sent again, so the final text is exactly the
+ * text written.
+ *
+ * @example
+ * const reply = await client.messages.startReply(cnv, { replyToMessageId });
+ * for await (const token of llm) await reply.write(token);
+ * const { message_id, revision, text } = await reply.complete();
+ */
+export class ReplyWriter {
+  /** The id of the message being written. */
+  readonly messageId: string;
+  /** The id of the text block the reply appends to. */
+  readonly blockId: string;
+  readonly #init: ReplyWriterInit;
+  readonly #buffer: WriteBuffer;
+  #sink: ReplySink;
+  #written = '';
+  /** Text handed to a sink so far, after the block's initial text. */
+  #handed = '';
+  /** Text the service already holds beyond what was handed (a replayed start's): writes must match it. */
+  #surplus = '';
+  #failure: { error: unknown } | undefined;
+  #completion: Promise<ReplyResult> | undefined;
+  #onAbort: (() => void) | undefined;
+
+  /** Made by `startReply()`. @internal */
+  constructor(init: ReplyWriterInit) {
+    this.#init = init;
+    this.messageId = init.messageId;
+    this.blockId = init.blockId;
+    this.#sink = init.sink;
+    this.#buffer = new WriteBuffer((batch) => this.#send(batch), init.coalesce);
+    this.#reconcile(init.appliedText, 'streaming');
+    const signal = init.request.signal;
+    if (signal !== undefined) {
+      this.#onAbort = () => this.#fail(abortedError(signal));
+      signal.addEventListener('abort', this.#onAbort, { once: true });
+    }
+  }
+
+  /** How text reaches the service now: `stream` until a fallback or a recovery switches to `append`. */
+  get transport(): Exclude<ReplyTransport, 'auto'> {
+    return this.#sink.kind;
+  }
+
+  /** The text written so far, including what is still buffered. */
+  get text(): string {
+    return this.#init.initialText + this.#written;
+  }
+
+  /** Adds text to the reply; resolves once it is buffered and the buffer is below its bound. */
+  async write(text: string): Promise<void> {
+    if (typeof text !== 'string') {
+      throw new ValidationError([{ field: 'text', message: 'must be a string' }], 'reply.write');
+    }
+    if (this.#failure !== undefined) throw this.#failure.error;
+    if (this.#completion !== undefined)
+      throw new AgentMessagingError('reply.write: the reply was already completed.');
+    if (this.#written.length + text.length > this.#init.room) {
+      throw new ValidationError(
+        [{ field: 'text', message: `would make the message longer than ${MAX_MESSAGE_TEXT} characters` }],
+        'reply.write',
+      );
+    }
+    this.#written += text;
+    await this.#buffer.write(text);
+  }
+
+  /** Sends what is buffered and completes the message; a second call answers the same result. */
+  complete(options: { fallbackText?: string } = {}): Promise<ReplyResult> {
+    const fallbackText = options?.fallbackText;
+    if (
+      fallbackText !== undefined &&
+      (typeof fallbackText !== 'string' || fallbackText.length > MAX_MESSAGE_TEXT)
+    ) {
+      const message = `must be a string of at most ${MAX_MESSAGE_TEXT} characters`;
+      return Promise.reject(new ValidationError([{ field: 'fallbackText', message }], 'reply.complete'));
+    }
+    this.#completion ??= this.#finish(fallbackText);
+    return this.#completion;
+  }
+
+  async #finish(fallbackText: string | undefined): Promise<ReplyResult> {
+    try {
+      await this.#buffer.flush();
+      if (this.#surplus !== '') throw this.#diverged();
+      const fallback = fallbackText ?? (this.#init.fallbackText || this.text);
+      const completion = await this.#completeOnce(fallback);
+      this.#sink.close();
+      return {
+        message_id: this.messageId,
+        status: completion.status,
+        revision: completion.revision,
+        text: this.text,
+      };
+    } catch (error) {
+      this.#fail(error);
+      throw error;
+    } finally {
+      if (this.#onAbort) this.#init.request.signal?.removeEventListener('abort', this.#onAbort);
+    }
+  }
+
+  async #completeOnce(fallbackText: string): Promise<Completion> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#sink.complete(fallbackText);
+      } catch (error) {
+        if (attempt >= MAX_RECOVERIES) throw error;
+        const state = await this.#recover(error);
+        // A completion whose answer was lost has still completed the message.
+        if (state.status !== 'streaming') return { status: state.status, revision: state.revision ?? 0 };
+      }
+    }
+  }
+
+  /** Sends one batch, minus any part the service already holds; a failure is recovered. */
+  async #send(batch: string): Promise<void> {
+    let rest = batch;
+    if (this.#surplus !== '') {
+      const matched = Math.min(this.#surplus.length, batch.length);
+      if (!this.#surplus.startsWith(batch.slice(0, matched))) throw this.#diverged();
+      this.#surplus = this.#surplus.slice(matched);
+      rest = batch.slice(matched);
+    }
+    this.#handed += batch;
+    if (rest === '') return;
+    try {
+      await this.#sink.append(rest);
+    } catch (error) {
+      await this.#recover(error);
+    }
+  }
+
+  /**
+   * After a failed step: switches to the append endpoint, reads the message back, and sends the
+   * text handed so far that the service did not apply. Retries while the failures are transient.
+   */
+  async #recover(cause: unknown): Promise<AppliedState> {
+    let error = cause;
+    for (let attempt = 1; attempt <= MAX_RECOVERIES; attempt++) {
+      if (!isRecoverable(error)) throw error;
+      const delayMs = ConnectionError.is(error) && attempt === 1 ? 0 : retryDelayMs(error, attempt);
+      if (delayMs === undefined) throw error;
+      this.#useAppend(error);
+      if (delayMs > 0) await sleep(delayMs, this.#init.request.signal);
+      try {
+        const { transport, conversationId, blockIndex, request, operation } = this.#init;
+        const state = await readBack(
+          transport,
+          conversationId,
+          this.messageId,
+          blockIndex,
+          request,
+          operation,
+        );
+        const missing = this.#reconcile(state.text, state.status);
+        if (missing !== '') await this.#sink.append(missing);
+        return state;
+      } catch (failure) {
+        error = failure;
+      }
+    }
+    throw error;
+  }
+
+  /** Compares what the service holds with what was handed; answers the text it is missing. */
+  #reconcile(applied: string, status: string): string {
+    const expected = this.#init.initialText + this.#handed;
+    if (applied.startsWith(expected)) {
+      this.#surplus = applied.slice(expected.length);
+      return '';
+    }
+    if (!expected.startsWith(applied)) throw this.#diverged();
+    if (status !== 'streaming') {
+      throw new AgentMessagingError(
+        `${this.#init.operation}: message ${this.messageId} was completed before all of the reply's text was applied.`,
+      );
+    }
+    this.#surplus = '';
+    return expected.slice(applied.length);
+  }
+
+  #diverged(): AgentMessagingError {
+    return new AgentMessagingError(
+      `${this.#init.operation}: message ${this.messageId} holds text that differs from what this reply wrote (was the same idempotency key or eventId used for another reply?).`,
+    );
+  }
+
+  #useAppend(reason: unknown): void {
+    if (this.#sink.kind === 'append') return;
+    this.#sink.close(reason);
+    const { transport, request, operation } = this.#init;
+    this.#sink = new AppendSink(
+      transport,
+      { messageId: this.messageId, blockId: this.blockId },
+      request,
+      operation,
+    );
+  }
+
+  #fail(error: unknown): void {
+    this.#failure ??= { error };
+    this.#buffer.fail(error);
+    this.#sink.close(error);
+  }
+}
+
+function isRecoverable(error: unknown): boolean {
+  return isTransient(error) || (ConflictError.is(error) && error.code === 'message_not_streaming');
+}

@@ -1,0 +1,30 @@
+// Whether this runtime can send a request body as a stream (fetch with `duplex: 'half'`).
+
+let detected: boolean | undefined;
+
+/**
+ * True when `fetch` here can upload a `ReadableStream` body while the answer streams back. A runtime
+ * without it ignores `duplex` and turns the stream into a string body with a content-type, which is
+ * what the check looks for (the feature test Chrome's authors recommend).
+ */
+export function supportsStreamedBodies(): boolean {
+  if (detected !== undefined) return detected;
+  try {
+    let duplexRead = false;
+    const init = {
+      method: 'POST',
+      body: new ReadableStream(),
+      get duplex() {
+        duplexRead = true;
+        return 'half';
+      },
+    };
+    const hasContentType = new Request('http://feature.test/', init as RequestInit).headers.has(
+      'content-type',
+    );
+    detected = duplexRead && !hasContentType;
+  } catch {
+    detected = false;
+  }
+  return detected;
+}
