@@ -1,5 +1,27 @@
-// The webhook side of the SDK: verification now, the bot runtime beside it.
+// The webhook side of the SDK: verification, and the bot runtime built on it.
+
+export { createBot, DEFAULT_ACK_TIMEOUT_MS } from './bot.js';
+export type {
+  Bot,
+  BotErrorInfo,
+  BotOptions,
+  ContextFor,
+  EventContext,
+  Handler,
+  MessageContext,
+  ReplyOptions,
+  ReplyResult,
+} from './bot-types.js';
+export {
+  type ClaimResult,
+  createMemoryDedupeStore,
+  DEDUPE_RETENTION_MS,
+  type DedupeStore,
+  type MemoryDedupeStoreOptions,
+} from './dedupe-store.js';
+export type { WaitUntil } from './delivery.js';
 export type { WebhookBody, WebhookHeaders } from './raw-input.js';
 export { generateWebhookSecret, type SignedHeaders, signWebhook } from './signature.js';
+export type { StopTyping } from './typing.js';
 export { WebhookVerificationError, type WebhookVerificationErrorCode } from './verification-error.js';
 export { DEFAULT_TOLERANCE_SEC, type VerifyWebhookOptions, verifyWebhook } from './verify.js';

@@ -1,0 +1,55 @@
+// Checks of createBot's options, all reported together in one ValidationError naming each field.
+
+import { AgentClient } from '../client/agent-client.js';
+import { ValidationError } from '../core/errors.js';
+import type { FieldIssue } from '../schemas/issues.js';
+import type { BotOptions } from './bot-types.js';
+import { decodeSecrets } from './verify.js';
+
+/** The issues of the bot's own options. @internal */
+export function checkOptions(options: BotOptions): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  try {
+    decodeSecrets(options.webhookSecret);
+  } catch {
+    issues.push({
+      field: 'webhookSecret',
+      message: 'must be a "whsec_..." secret, or a non-empty list of them',
+    });
+  }
+  const { ack, ackTimeoutMs, toleranceSec, typingRenewMs, dedupe, waitUntil, now } = options;
+  if (ack !== undefined && ack !== 'after-handler' && ack !== 'immediately') {
+    issues.push({ field: 'ack', message: "must be 'after-handler' or 'immediately'" });
+  }
+  const nonNegative = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+  if (ackTimeoutMs !== undefined && !nonNegative(ackTimeoutMs)) {
+    issues.push({ field: 'ackTimeoutMs', message: 'must be a number of milliseconds >= 0' });
+  }
+  if (toleranceSec !== undefined && !nonNegative(toleranceSec)) {
+    issues.push({ field: 'toleranceSec', message: 'must be a number of seconds >= 0' });
+  }
+  if (typingRenewMs !== undefined && !(nonNegative(typingRenewMs) && typingRenewMs > 0)) {
+    issues.push({ field: 'typingRenewMs', message: 'must be a positive number of milliseconds' });
+  }
+  const methods = ['claim', 'complete', 'release'] as const;
+  if (dedupe !== undefined && !methods.every((name) => typeof dedupe?.[name] === 'function')) {
+    issues.push({ field: 'dedupe', message: 'must have claim, complete and release methods' });
+  }
+  if (waitUntil !== undefined && typeof waitUntil !== 'function') {
+    issues.push({ field: 'waitUntil', message: 'must be a function' });
+  }
+  if (now !== undefined && typeof now !== 'function')
+    issues.push({ field: 'now', message: 'must be a function' });
+  return issues;
+}
+
+/** The bot's client; its option issues are reported with the bot's. @internal */
+export function createClient(options: BotOptions, issues: FieldIssue[]): AgentClient {
+  const { apiKey, baseUrl, timeoutMs, maxRetries, fetch, logger } = options;
+  try {
+    return new AgentClient({ apiKey, baseUrl, timeoutMs, maxRetries, fetch, logger });
+  } catch (error) {
+    if (!ValidationError.is(error)) throw error;
+    throw new ValidationError([...issues, ...error.issues], 'createBot');
+  }
+}

@@ -1,0 +1,96 @@
+// The context of a `message.received` handler: the message, and replies that a redelivery cannot double.
+
+import type { AgentClient } from '../client/agent-client.js';
+import { idempotencyKeyFor } from '../core/idempotency.js';
+import type { MessageReceivedEvent } from '../schemas/webhooks.js';
+import type { MessageContext, ReplyOptions, ReplyResult } from './bot-types.js';
+import { keepTyping, type StopTyping } from './typing.js';
+
+/** What the bot passes in. @internal */
+export interface MessageContextDeps {
+  event: MessageReceivedEvent;
+  webhookId: string;
+  client: AgentClient;
+  typingRenewMs: number | undefined;
+  /** Reports a failure that must not fail the handler (a typing call). */
+  warn(error: unknown): void;
+}
+
+/** The text parts of a message, joined with newlines as the service joins them for `fallback_text`. */
+export function messageText(event: MessageReceivedEvent): string {
+  const parts = event.message.parts ?? [];
+  return parts
+    .filter((part) => part.type === 'text' && typeof part.text === 'string')
+    .map((part) => part.text)
+    .join('\n');
+}
+
+async function collect(chunks: AsyncIterable<string>): Promise<string> {
+  let text = '';
+  for await (const chunk of chunks) text += chunk;
+  return text;
+}
+
+/**
+ * Builds the context and the `finish` the bot calls once the handlers settled: it stops every typing
+ * indicator still running, so a handler that forgot to stop one does not leave it on.
+ * @internal
+ */
+export function createMessageContext(deps: MessageContextDeps): {
+  ctx: MessageContext;
+  finish: () => Promise<void>;
+} {
+  const { event, webhookId, client } = deps;
+  const conversationId = event.conversationId;
+  const message = event.message;
+  const typingStops = new Set<StopTyping>();
+  let replies = 0;
+
+  // The n-th reply of a handler gets the same key on every delivery of the event: a redelivery
+  // replays the first answer instead of sending again, as long as the handler replies in the same order.
+  const nextReplyKey = () => {
+    replies += 1;
+    return idempotencyKeyFor(webhookId, replies === 1 ? 'reply' : `reply-${replies}`);
+  };
+
+  const reply = async (
+    input: string | AsyncIterable<string>,
+    options: ReplyOptions = {},
+  ): Promise<ReplyResult> => {
+    const idempotencyKey = nextReplyKey();
+    const replyTo = options.replyToMessageId === undefined ? message.id : options.replyToMessageId;
+    const text = typeof input === 'string' ? input : await collect(input);
+    const body = {
+      text,
+      ...(replyTo === null ? {} : { replyToMessageId: replyTo }),
+      ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
+    };
+    const sent = await client.messages.send(conversationId, body, { idempotencyKey });
+    return { message_id: sent.message.id, status: sent.message.status, text };
+  };
+
+  const ctx: MessageContext = {
+    event,
+    webhookId,
+    client,
+    message,
+    text: messageText(event),
+    conversationId,
+    reply,
+    async typing() {
+      const stop = await keepTyping((state) => client.conversations.typing(conversationId, { state }), {
+        ...(deps.typingRenewMs === undefined ? {} : { renewMs: deps.typingRenewMs }),
+        onError: deps.warn,
+      });
+      typingStops.add(stop);
+      return stop;
+    },
+    react: (emoji) => client.messages.react(message.id, { emoji, action: 'add' }),
+    markRead: () => client.conversations.markRead(conversationId, { message_id: message.id }),
+  };
+
+  const finish = async () => {
+    await Promise.all([...typingStops].map((stop) => stop()));
+  };
+  return { ctx, finish };
+}
