@@ -12,6 +12,12 @@ import {
   SendMessageResponse,
   UnsendResponse,
 } from '../schemas/messages.js';
+import type { MessageStream } from '../streaming/message-stream.js';
+import { openMessageStream } from '../streaming/open-stream.js';
+import type { ReplyOptions, ReplyResult, StreamOptions } from '../streaming/options.js';
+import type { ReplyWriter } from '../streaming/reply-writer.js';
+import type { StreamBody } from '../streaming/send-shape.js';
+import { type PipeReplyOptions, pipeReply, startReply } from '../streaming/start-reply.js';
 import { Resource } from './resource.js';
 import { buildSendBody, type SendInput } from './send-input.js';
 
@@ -86,6 +92,46 @@ export class Messages extends Resource {
   /** Unsends one of the agent's own messages, within two minutes of its creation. */
   unsend(messageId: string, options?: RequestOptions): ApiPromise<UnsendResponse> {
     return this._request(() => unsendSpec(messageId, options));
+  }
+
+  /**
+   * Starts a streamed message (`?stream=true`) and returns its events as the service applies them:
+   * `message.started`, `message.patch`..., `message.completed`. Read it once; `break` closes it.
+   *
+   * @example
+   * const stream = await client.messages.stream(cnv, { replyToMessageId });
+   * for await (const event of stream) if (event.type === 'message.patch') console.log(event.patch.value);
+   */
+  stream(conversationId: string, body?: StreamBody, options?: StreamOptions): Promise<MessageStream> {
+    return openMessageStream(this._transport, conversationId, body, options);
+  }
+
+  /**
+   * Starts a reply to write into as text arrives: Streamable HTTP when it can, append and complete
+   * when it cannot (`transport: 'auto' | 'stream' | 'append'`); nothing written is lost or doubled.
+   *
+   * @example
+   * const reply = await client.messages.startReply(cnv, { replyToMessageId });
+   * await reply.write('Hello');
+   * const { message_id, revision, text } = await reply.complete();
+   */
+  startReply(conversationId: string, body?: StreamBody, options?: ReplyOptions): Promise<ReplyWriter> {
+    return startReply(this._transport, conversationId, body, options);
+  }
+
+  /**
+   * Pipes text chunks (an LLM's tokens, say) into a reply and completes it; if the source throws,
+   * the reply is completed with what was written and the error is rethrown.
+   *
+   * @example
+   * await client.messages.reply(cnv, llmTextChunks, { replyToMessageId });
+   */
+  reply(
+    conversationId: string,
+    chunks: AsyncIterable<string> | Iterable<string>,
+    options?: PipeReplyOptions,
+  ): Promise<ReplyResult> {
+    return pipeReply(this._transport, conversationId, chunks, options);
   }
 
   /** Adds or removes a reaction: `{ emoji, action: 'add' | 'remove' }`. */
