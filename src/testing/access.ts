@@ -1,0 +1,53 @@
+// Who may see and do what: membership answers 404 (SPEC rule 1 for every conversation-scoped
+// call), permission answers 403 (PROTOCOL.md section 2).
+import type { Caller } from './auth.js';
+import { forbidden, notFound } from './http.js';
+import type { RouteContext } from './router.js';
+import type { AgentRecord, ConversationRecord, MessageRecord, MockState, UserRecord } from './state.js';
+
+/** The calling agent of an agent-token route. */
+export function agentOf(ctx: RouteContext): AgentRecord {
+  if (ctx.caller?.kind !== 'agent') throw new Error('route declared without agent auth');
+  return ctx.caller.agent;
+}
+
+/** The calling user of a user-session route. */
+export function userOf(ctx: RouteContext): UserRecord {
+  if (ctx.caller?.kind !== 'user') throw new Error('route declared without user auth');
+  return ctx.caller.user;
+}
+
+/** True when the id is an active participant of the conversation. */
+export function isActiveMember(conversation: ConversationRecord, id: string): boolean {
+  return conversation.participants.some((participant) => participant.id === id && participant.active);
+}
+
+/** The conversation, when the caller is an active participant; 404 otherwise. */
+export function conversationFor(
+  state: MockState,
+  callerId: string,
+  conversationId: string,
+): ConversationRecord {
+  const conversation = state.conversations.get(conversationId);
+  if (!conversation || !isActiveMember(conversation, callerId)) throw notFound('conversation');
+  return conversation;
+}
+
+/** The message and its conversation, when the caller is an active participant there; 404 otherwise. */
+export function messageFor(
+  state: MockState,
+  caller: Caller,
+  messageId: string,
+): { message: MessageRecord; conversation: ConversationRecord } {
+  const message = state.messages.get(messageId);
+  const conversation = message && state.conversations.get(message.conversation_id);
+  if (!message || !conversation || !isActiveMember(conversation, caller.id)) throw notFound('message');
+  return { message, conversation };
+}
+
+/** 403 unless the agent is `active`: only active agents send, stream, react, type or invite. */
+export function requireActive(agent: AgentRecord): void {
+  if (agent.status !== 'active') {
+    throw forbidden(`agent ${agent.id} is not active: set a webhook that answers webhook.test first`);
+  }
+}

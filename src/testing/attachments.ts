@@ -1,0 +1,99 @@
+// Attachments (PROTOCOL.md section 9): an upload handle valid 15 minutes, then PUT the bytes and
+// GET them back. The file URLs are absolute, built from the origin of the request that created the
+// handle (so they work through either door), and take no Authorization header.
+import { CreateAttachmentRequest, MAX_ATTACHMENT_BYTES } from '../schemas/attachments.js';
+import { agentOf } from './access.js';
+import { invalid, json, MockError, notFound } from './http.js';
+import { newId, newUrlToken } from './ids.js';
+import { type RouteContext, route } from './router.js';
+import type { AttachmentRecord } from './state.js';
+import { iso } from './world.js';
+
+/** How long an upload handle stays valid. */
+export const UPLOAD_TTL_MS = 15 * 60 * 1000;
+
+/** `POST /v1/attachments`: an upload handle. */
+export const createAttachment = route({
+  method: 'POST',
+  path: '/v1/attachments',
+  auth: 'agent',
+  body: CreateAttachmentRequest,
+  handle: (ctx) => {
+    const agent = agentOf(ctx);
+    const attachment: AttachmentRecord = {
+      id: newId('att'),
+      agent_id: agent.id,
+      ...ctx.body,
+      expires_at: new Date(ctx.world.clock.nowMs() + UPLOAD_TTL_MS),
+      upload_token: newUrlToken(),
+      download_token: newUrlToken(),
+      bytes: null,
+    };
+    ctx.world.state.attachments.set(attachment.id, attachment);
+    return json(201, {
+      attachment_id: attachment.id,
+      upload_url: `${ctx.origin}/_files/upload/${attachment.id}/${attachment.upload_token}`,
+      download_url: `${ctx.origin}/_files/download/${attachment.id}/${attachment.download_token}`,
+      expires_at: iso(attachment.expires_at),
+    });
+  },
+});
+
+function findAttachment(ctx: RouteContext, kind: 'upload_token' | 'download_token'): AttachmentRecord {
+  const attachment = ctx.world.state.attachments.get(ctx.params.attachment_id ?? '');
+  // A wrong token is answered like an unknown file: the URL is the credential.
+  if (!attachment || attachment[kind] !== ctx.params.token) throw notFound('file');
+  return attachment;
+}
+
+/** `PUT {upload_url}`: 200 when the size matches, 400 otherwise (the handle stays usable), 410 when expired. */
+export const uploadFile = route({
+  method: 'PUT',
+  path: '/_files/upload/:attachment_id/:token',
+  auth: 'none',
+  handle: async (ctx) => {
+    const attachment = findAttachment(ctx, 'upload_token');
+    if (ctx.world.clock.nowMs() >= attachment.expires_at.getTime()) {
+      throw new MockError(
+        410,
+        'attachment_expired',
+        `upload handle ${attachment.id} expired at ${iso(attachment.expires_at)}`,
+      );
+    }
+    const declared = attachment.mime_type.split(';')[0]?.trim().toLowerCase();
+    const sent = ctx.request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
+    if (sent !== declared) {
+      throw invalid(
+        `content-type: must be the declared mime_type "${attachment.mime_type}", got "${sent ?? ''}"`,
+      );
+    }
+    const bytes = new Uint8Array(await ctx.request.arrayBuffer());
+    if (bytes.byteLength > MAX_ATTACHMENT_BYTES) {
+      throw new MockError(413, 'payload_too_large', `body: larger than ${MAX_ATTACHMENT_BYTES} bytes`);
+    }
+    if (bytes.byteLength !== attachment.size_bytes) {
+      throw invalid(`body: is ${bytes.byteLength} bytes, but size_bytes declared ${attachment.size_bytes}`);
+    }
+    attachment.bytes = bytes;
+    return json(200, { attachment_id: attachment.id, size_bytes: bytes.byteLength });
+  },
+});
+
+/** `GET {download_url}`: the bytes with the declared type, once uploaded. */
+export const downloadFile = route({
+  method: 'GET',
+  path: '/_files/download/:attachment_id/:token',
+  auth: 'none',
+  handle: (ctx) => {
+    const attachment = findAttachment(ctx, 'download_token');
+    if (!attachment.bytes) throw notFound(`file ${attachment.id} (not uploaded yet)`);
+    return new Response(attachment.bytes.slice(), {
+      status: 200,
+      headers: {
+        'content-type': attachment.mime_type,
+        'content-length': String(attachment.bytes.byteLength),
+        'content-disposition': `attachment; filename="${attachment.name.replace(/["\\\r\n]/g, '_')}"`,
+      },
+    });
+  },
+});

@@ -1,0 +1,96 @@
+// Request bodies: JSON checked against the strict request schemas (400 naming the field), and the
+// NDJSON body of a streaming send read line by line while the answer streams back.
+import type * as z from 'zod';
+import { describeIssues } from '../schemas/issues.js';
+import { invalid, MAX_BODY_BYTES, MockError } from './http.js';
+
+/** Parses JSON text against a strict schema; 400 `invalid_request` naming each bad field. */
+export function parseJson<S extends z.ZodType>(schema: S, text: string, root = 'body'): z.output<S> {
+  const value = decodeJson(text, root);
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw invalid(describeIssues(parsed.error, root));
+  return parsed.data;
+}
+
+/** JSON text to a value; an empty body reads as `{}` so a missing body names the missing fields. */
+export function decodeJson(text: string, root = 'body'): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalid(`${root}: is not valid JSON`);
+  }
+}
+
+/** A stable text for a JSON value, key order aside, so equal bodies compare equal. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  );
+}
+
+/** True when the request body is NDJSON (the streamed input of PROTOCOL.md section 8). */
+export function isNdjson(request: Request): boolean {
+  return /^application\/x-ndjson\b/i.test(request.headers.get('content-type') ?? '');
+}
+
+/**
+ * Reads a streamed body one line at a time, as it arrives. `onText` sees every chunk of raw text
+ * as soon as it is read, so the request log fills in while the request is still open.
+ */
+export class LineReader {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  readonly #decoder = new TextDecoder();
+  readonly #onText: (text: string) => void;
+  #buffer = '';
+  #ended = false;
+
+  constructor(body: ReadableStream<Uint8Array> | null, onText: (text: string) => void) {
+    this.#reader = body?.getReader();
+    this.#onText = onText;
+  }
+
+  /** The next line without its `\n`; the last line may lack one; undefined at the end. */
+  async next(): Promise<string | undefined> {
+    for (;;) {
+      const newline = this.#buffer.indexOf('\n');
+      if (newline >= 0) {
+        const line = this.#buffer.slice(0, newline).replace(/\r$/, '');
+        this.#buffer = this.#buffer.slice(newline + 1);
+        return line;
+      }
+      if (this.#ended || !this.#reader) {
+        const rest = this.#buffer;
+        this.#buffer = '';
+        return rest === '' ? undefined : rest;
+      }
+      if (this.#buffer.length > MAX_BODY_BYTES) {
+        throw new MockError(413, 'payload_too_large', `body: a line is longer than ${MAX_BODY_BYTES} bytes`);
+      }
+      const { done, value } = await this.#reader.read();
+      const text = done ? this.#decoder.decode() : this.#decoder.decode(value, { stream: true });
+      if (done) this.#ended = true;
+      if (text) {
+        this.#buffer += text;
+        this.#onText(text);
+      }
+    }
+  }
+
+  /** The next line that is not blank. */
+  async nextNonBlank(): Promise<string | undefined> {
+    for (;;) {
+      const line = await this.next();
+      if (line === undefined || line.trim() !== '') return line;
+    }
+  }
+
+  /** Stops reading; lines not yet read are never applied. */
+  cancel(): void {
+    this.#ended = true;
+    this.#buffer = '';
+    this.#reader?.cancel().catch(() => undefined);
+  }
+}

@@ -1,0 +1,101 @@
+// The control surface over HTTP under /_mock (PROTOCOL.md section 13); the same functions serve
+// the in-process surface of the mock object.
+import {
+  ClockAdvanceRequest,
+  CreateUserRequest,
+  FaultSpec,
+  InstallRequest,
+  UserMessageRequest,
+} from '../schemas/mock-control.js';
+import { clearFaults, injectFault } from './faults.js';
+import { json } from './http.js';
+import { snapshotRequests } from './request-log.js';
+import { route } from './router.js';
+import { createState } from './state.js';
+import { createUser, installAgent, postUserMessage } from './users.js';
+import { iso, type MockWorld } from './world.js';
+
+/** Empties the state: every record, fault, log, delivery, scheduled task and open stream. */
+export function resetWorld(world: MockWorld): void {
+  world.clock.clearTasks();
+  world.streams.closeAll();
+  world.state = createState(world.state.generation + 1);
+}
+
+/** The routes under `/_mock`. */
+export const controlRoutes = [
+  route({
+    method: 'POST',
+    path: '/_mock/users',
+    auth: 'none',
+    body: CreateUserRequest,
+    handle: (ctx) => json(201, createUser(ctx.world, ctx.body)),
+  }),
+  route({
+    method: 'POST',
+    path: '/_mock/installs',
+    auth: 'none',
+    body: InstallRequest,
+    handle: (ctx) => json(201, installAgent(ctx.world, ctx.body)),
+  }),
+  route({
+    method: 'POST',
+    path: '/_mock/conversations/:conversation_id/user-messages',
+    auth: 'none',
+    body: UserMessageRequest,
+    handle: (ctx) => json(201, postUserMessage(ctx.world, ctx.params.conversation_id ?? '', ctx.body)),
+  }),
+  route({
+    method: 'POST',
+    path: '/_mock/clock/advance',
+    auth: 'none',
+    body: ClockAdvanceRequest,
+    handle: async (ctx) => {
+      await ctx.world.clock.advance(ctx.body.seconds);
+      return json(200, { now: iso(ctx.world.clock.now()) });
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/_mock/clock',
+    auth: 'none',
+    handle: (ctx) => json(200, { now: iso(ctx.world.clock.now()) }),
+  }),
+  route({
+    method: 'POST',
+    path: '/_mock/faults',
+    auth: 'none',
+    body: FaultSpec,
+    handle: (ctx) => json(201, injectFault(ctx.world.state, ctx.body)),
+  }),
+  route({
+    method: 'DELETE',
+    path: '/_mock/faults',
+    auth: 'none',
+    handle: (ctx) => {
+      clearFaults(ctx.world.state);
+      return json(200, {});
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/_mock/deliveries',
+    auth: 'none',
+    handle: (ctx) => json(200, ctx.world.state.deliveries),
+  }),
+  route({
+    method: 'GET',
+    path: '/_mock/requests',
+    auth: 'none',
+    handle: (ctx) => json(200, snapshotRequests(ctx.world.state)),
+  }),
+  route({
+    method: 'POST',
+    path: '/_mock/reset',
+    auth: 'none',
+    handle: (ctx) => {
+      resetWorld(ctx.world);
+      return json(200, {});
+    },
+  }),
+];

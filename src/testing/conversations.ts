@@ -1,0 +1,131 @@
+// Conversations (PROTOCOL.md section 11): creation, the agent read shape, the direct shape, and
+// the two endpoints that read or create one.
+import { CreateDirectRequest } from '../schemas/conversations.js';
+import { agentOf, conversationFor, userOf } from './access.js';
+import { invalid, json, MockError, notFound } from './http.js';
+import { newId } from './ids.js';
+import { messageView, newestFirst } from './message-view.js';
+import { route } from './router.js';
+import type { ConversationRecord, MockState, ParticipantRecord } from './state.js';
+import { iso, type MockWorld } from './world.js';
+
+/** Adds a conversation with these participants, all active. */
+export function createConversation(
+  world: MockWorld,
+  kind: ConversationRecord['kind'],
+  title: string | null,
+  participants: Omit<ParticipantRecord, 'active'>[],
+): ConversationRecord {
+  const conversation: ConversationRecord = {
+    id: newId('cnv'),
+    kind,
+    title,
+    participants: participants.map((participant) => ({ ...participant, active: true })),
+    membership_version: 1,
+    created_at: world.clock.now(),
+    messages: [],
+  };
+  world.state.conversations.set(conversation.id, conversation);
+  return conversation;
+}
+
+/** The display name of a user or agent id. */
+export function displayName(state: MockState, id: string): string {
+  return state.users.get(id)?.display_name ?? state.agents.get(id)?.display_name ?? id;
+}
+
+function counterpart(state: MockState, conversation: ConversationRecord, viewerId: string) {
+  const other = conversation.participants.find((p) => p.kind === 'user' && p.id !== viewerId);
+  if (!other || conversation.kind === 'group') return null;
+  return { id: other.id, display_name: displayName(state, other.id), avatar_url: null };
+}
+
+function lastOf(conversation: ConversationRecord) {
+  const last = conversation.messages.at(-1);
+  return { last_sequence: last?.sequence ?? 0, last_message_at: last ? iso(last.created_at) : null };
+}
+
+/** The agent read shape of `GET /v1/conversations/{id}`. */
+export function agentConversationView(state: MockState, conversation: ConversationRecord, agentId: string) {
+  const user = counterpart(state, conversation, agentId);
+  return {
+    id: conversation.id,
+    title: conversation.title ?? user?.display_name ?? null,
+    counterpart_user: user,
+    participant_count: conversation.participants.filter((p) => p.active).length,
+    ...lastOf(conversation),
+    created_at: iso(conversation.created_at),
+  };
+}
+
+/** The direct-conversation shape, as seen by one user. */
+export function conversationView(state: MockState, conversation: ConversationRecord, viewerId: string) {
+  const user = counterpart(state, conversation, viewerId);
+  const last = conversation.messages.at(-1);
+  const unread = conversation.messages.filter(
+    (m) => m.sender_id !== viewerId && m.status !== 'deleted' && !m.read_at,
+  );
+  return {
+    id: conversation.id,
+    kind: conversation.kind,
+    title: conversation.title ?? user?.display_name ?? null,
+    avatar_url: null,
+    membership_version: conversation.membership_version,
+    participants: conversation.participants.map((p) => ({ ...p, display_name: displayName(state, p.id) })),
+    contact_id: user?.id ?? null,
+    counterpart_user: user,
+    created_at: iso(conversation.created_at),
+    ...lastOf(conversation),
+    last_message_preview:
+      last && last.status !== 'deleted' ? (messageView(last).fallback_text as string) : null,
+    unread: unread.length,
+    messages: newestFirst(conversation, 50).map(messageView),
+  };
+}
+
+/** `GET /v1/conversations/{id}`: agent token, active participants only (404 otherwise). */
+export const retrieveConversation = route({
+  method: 'GET',
+  path: '/v1/conversations/:conversation_id',
+  auth: 'agent',
+  handle: (ctx) => {
+    const agent = agentOf(ctx);
+    const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');
+    return json(200, { conversation: agentConversationView(ctx.world.state, conversation, agent.id) });
+  },
+});
+
+/** `POST /v1/conversations/direct`: one conversation per normalized pair; 201 created, 200 reused. */
+export const createDirect = route({
+  method: 'POST',
+  path: '/v1/conversations/direct',
+  auth: 'user',
+  body: CreateDirectRequest,
+  idempotent: true,
+  handle: (ctx) => {
+    const { state } = ctx.world;
+    const me = userOf(ctx);
+    const targetId = ctx.body.user_id;
+    if (targetId === me.id) throw invalid('user_id: must be another user, not yourself');
+    const target = state.users.get(targetId);
+    if (!target) throw notFound(`user ${targetId}`);
+    if (!target.verified)
+      throw new MockError(422, 'ineligible_target', `user_id: ${targetId} is not a verified user`);
+    const pair = [me.id, targetId].sort().join(' ');
+    const existing = [...state.conversations.values()].find(
+      (c) =>
+        c.kind === 'direct' &&
+        c.participants
+          .map((p) => p.id)
+          .sort()
+          .join(' ') === pair,
+    );
+    const conversation =
+      existing ??
+      createConversation(ctx.world, 'direct', null, [
+        { id: me.id, kind: 'user' },
+        { id: targetId, kind: 'user' },
+      ]);
+    return json(existing ? 200 : 201, { conversation: conversationView(state, conversation, me.id) });
+  },
+});

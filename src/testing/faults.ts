@@ -1,0 +1,43 @@
+// Fault injection (PROTOCOL.md section 13): the next matching requests misbehave on purpose.
+import { describeIssues } from '../schemas/issues.js';
+import { FaultSpec } from '../schemas/mock-control.js';
+import { invalid } from './http.js';
+import { newId } from './ids.js';
+import type { FaultRecord, MockState } from './state.js';
+
+/** The parsed form of a fault, as the request pipeline uses it. */
+export type Fault = FaultSpec;
+
+/** Adds a fault after checking its shape; answers its id. */
+export function injectFault(state: MockState, spec: unknown): { fault_id: string } {
+  const parsed = FaultSpec.safeParse(spec);
+  if (!parsed.success) throw invalid(describeIssues(parsed.error, 'fault'));
+  const record: FaultRecord = { id: newId('flt'), spec: parsed.data, remaining: parsed.data.times ?? 1 };
+  state.faults.push(record);
+  return { fault_id: record.id };
+}
+
+/** Removes every fault. */
+export function clearFaults(state: MockState): void {
+  state.faults.length = 0;
+}
+
+/**
+ * The oldest fault matching this request, counted as used. A fault counts every request it
+ * matches, even one where its effect cannot fire (a cut_stream on a JSON answer).
+ */
+export function takeFault(state: MockState, method: string, path: string): Fault | undefined {
+  const record = state.faults.find((fault) => matches(fault.spec, method, path));
+  if (!record) return undefined;
+  record.remaining -= 1;
+  if (record.remaining <= 0) state.faults.splice(state.faults.indexOf(record), 1);
+  return record.spec;
+}
+
+function matches(spec: FaultSpec, method: string, path: string): boolean {
+  if (spec.method && spec.method.toUpperCase() !== method.toUpperCase()) return false;
+  const want = spec.path.split('/');
+  const got = path.split('/');
+  // `*` stands for exactly one segment, so the two paths must have as many segments.
+  return want.length === got.length && want.every((segment, i) => segment === '*' || segment === got[i]);
+}

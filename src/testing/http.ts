@@ -1,0 +1,85 @@
+// Answers in the wire's shape: JSON bodies, the error body of PROTOCOL.md section 2, Request-Id.
+import type { ErrorCode } from '../schemas/errors.js';
+
+/** The code PROTOCOL.md section 2 gives each error status, for a fault that names none. */
+export const DEFAULT_ERROR_CODES: Record<number, ErrorCode> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'idempotency_in_progress',
+  410: 'invite_expired',
+  413: 'payload_too_large',
+  415: 'streaming_unsupported',
+  422: 'idempotency_key_reused',
+  429: 'rate_limited',
+  500: 'internal_error',
+  503: 'unavailable',
+};
+
+/** A rule of the service said no: becomes `{ error: { code, message } }` with this status. */
+export class MockError extends Error {
+  override name = 'MockError';
+
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** 400 `invalid_request` naming the field. */
+export const invalid = (message: string) => new MockError(400, 'invalid_request', message);
+/** 404 `not_found`. */
+export const notFound = (what: string) => new MockError(404, 'not_found', `${what} not found`);
+/** 403 `forbidden`. */
+export const forbidden = (message: string) => new MockError(403, 'forbidden', message);
+
+/** A JSON answer. */
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+/** The error body for a status and code. */
+export function errorResponse(error: MockError): Response {
+  return json(error.status, { error: { code: error.code, message: error.message } }, error.headers);
+}
+
+/** An error status with the code of section 2 unless one is given (used by `status` faults). */
+export function statusResponse(status: number, code?: string, retryAfter?: number): Response {
+  const headers: Record<string, string> =
+    retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) };
+  const resolved =
+    code ?? DEFAULT_ERROR_CODES[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request');
+  return json(status, { error: { code: resolved, message: `injected fault: HTTP ${status}` } }, headers);
+}
+
+/** The same answer with `Request-Id` (and any extra headers) set; a network error stays as it is. */
+export function withHeaders(response: Response, headers: Record<string, string>): Response {
+  if (response.type === 'error') return response;
+  const merged = new Headers(response.headers);
+  for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+  return new Response(response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: merged,
+  });
+}
+
+/** The body of a request as UTF-8 text, refusing one over `limit` bytes with 413. */
+export async function readText(request: Request, limit: number): Promise<string> {
+  const buffer = new Uint8Array(await request.arrayBuffer());
+  if (buffer.byteLength > limit) {
+    throw new MockError(413, 'payload_too_large', `body: larger than ${limit} bytes`);
+  }
+  return new TextDecoder().decode(buffer);
+}
+
+/** 1 MiB: the largest JSON body the service reads (PROTOCOL.md section 2). */
+export const MAX_BODY_BYTES = 1024 * 1024;

@@ -1,0 +1,22 @@
+// `agent-messaging/testing`: the whole service in memory, with msw handlers or a real port.
+
+export type {
+  CreateUserRequest,
+  CreateUserResponse,
+  Delivery,
+  FaultSpec,
+  InstallRequest,
+  InstallResponse,
+  RequestLogEntry,
+  UserMessageRequest,
+  UserMessageResponse,
+} from '../schemas/mock-control.js';
+export { generateWebhookSecret, signWebhook } from '../webhooks/signature.js';
+export { createMockService } from './mock-service.js';
+export type {
+  MockClockControl,
+  MockFaults,
+  MockServer,
+  MockService,
+  MockServiceOptions,
+} from './types.js';

@@ -1,0 +1,101 @@
+// Typing, receipts, read and reactions (PROTOCOL.md section 10).
+import { ReadRequest, ReceiptRequest, TypingRequest } from '../schemas/conversations.js';
+import { ReactionRequest } from '../schemas/messages.js';
+import { agentOf, conversationFor, messageFor, requireActive } from './access.js';
+import { invalid, json, notFound } from './http.js';
+import { type RouteContext, route } from './router.js';
+import type { MessageRecord } from './state.js';
+import { iso } from './world.js';
+
+/** How long a typing `start` lasts. */
+export const TYPING_MS = 10_000;
+
+/** `POST /v1/conversations/{id}/typing`: `start` lasts 10 s; `stop` expires now. */
+export const typing = route({
+  method: 'POST',
+  path: '/v1/conversations/:conversation_id/typing',
+  auth: 'agent',
+  body: TypingRequest,
+  handle: (ctx) => {
+    const agent = agentOf(ctx);
+    const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');
+    requireActive(agent);
+    const now = ctx.world.clock.nowMs();
+    const expires = ctx.body.state === 'start' ? now + TYPING_MS : now;
+    return json(200, {
+      conversation_id: conversation.id,
+      state: ctx.body.state,
+      expires_at: iso(new Date(expires)),
+    });
+  },
+});
+
+/** Sets `delivered_at` or `read_at` once; a repeat answers the first time. */
+function mark(ctx: RouteContext, messageId: string, type: 'delivered' | 'read'): Response {
+  const agent = agentOf(ctx);
+  const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');
+  const message = conversation.messages.find((candidate) => candidate.id === messageId);
+  if (!message) throw notFound(`message ${messageId} in conversation ${conversation.id}`);
+  if (message.sender_id === agent.id)
+    throw invalid('message_id: receipts apply to messages of another sender');
+  const now = ctx.world.clock.now();
+  if (type === 'read') {
+    message.read_at ??= now;
+    // Reading implies delivery.
+    message.delivered_at ??= message.read_at;
+  } else {
+    message.delivered_at ??= now;
+  }
+  const at = type === 'read' ? message.read_at : message.delivered_at;
+  return json(200, { message_id: message.id, type, at: iso(at ?? now) });
+}
+
+/** `POST /v1/conversations/{id}/receipts`. */
+export const receipts = route({
+  method: 'POST',
+  path: '/v1/conversations/:conversation_id/receipts',
+  auth: 'agent',
+  body: ReceiptRequest,
+  handle: (ctx) => mark(ctx, ctx.body.message_id, ctx.body.type),
+});
+
+/** `POST /v1/conversations/{id}/read`. */
+export const markRead = route({
+  method: 'POST',
+  path: '/v1/conversations/:conversation_id/read',
+  auth: 'agent',
+  body: ReadRequest,
+  handle: (ctx) => mark(ctx, ctx.body.message_id, 'read'),
+});
+
+/** `POST /v1/messages/{id}/reactions`: `add` keeps one per actor and emoji; `remove` is always 200. */
+export const react = route({
+  method: 'POST',
+  path: '/v1/messages/:message_id/reactions',
+  auth: 'agent',
+  body: ReactionRequest,
+  handle: (ctx) => {
+    const agent = agentOf(ctx);
+    const { message } = messageFor(
+      ctx.world.state,
+      { kind: 'agent', id: agent.id, agent },
+      ctx.params.message_id ?? '',
+    );
+    requireActive(agent);
+    if (message.status === 'deleted') throw notFound(`message ${message.id} (it was unsent)`);
+    const { emoji, action } = ctx.body;
+    applyReaction(message, agent.id, emoji, action);
+    return json(200, { message_id: message.id, emoji, action, at: iso(ctx.world.clock.now()) });
+  },
+});
+
+function applyReaction(
+  message: MessageRecord,
+  actorId: string,
+  emoji: string,
+  action: 'add' | 'remove',
+): void {
+  const same = (r: { emoji: string; actor_id: string }) => r.emoji === emoji && r.actor_id === actorId;
+  if (action === 'remove') message.reactions = message.reactions.filter((r) => !same(r));
+  else if (!message.reactions.some(same)) message.reactions.push({ part_index: 0, emoji, actor_id: actorId });
+}

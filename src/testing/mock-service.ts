@@ -1,0 +1,84 @@
+// createMockService: one world (state, clock, streams, webhooks) behind a Web-standard fetch, with
+// the in-process control surface and two doors, msw handlers and a loopback HTTP server.
+import type { HttpHandler } from 'msw';
+import type { FaultSpec } from '../schemas/mock-control.js';
+import { MockClock } from './clock.js';
+import { controlRoutes, resetWorld } from './control.js';
+import { clearFaults, injectFault } from './faults.js';
+import { createMswHandlers } from './msw-door.js';
+import { snapshotRequests } from './request-log.js';
+import { serviceRoutes } from './routes.js';
+import { createServiceFetch } from './service-fetch.js';
+import { createState } from './state.js';
+import { StreamHub } from './stream-hub.js';
+import type { MockServer, MockService, MockServiceOptions } from './types.js';
+import { createUser, installAgent, postUserMessage } from './users.js';
+import { WebhookDispatcher } from './webhook-delivery.js';
+import type { MockWorld } from './world.js';
+
+const DEFAULT_BASE_URL = 'http://ams.test';
+
+/**
+ * The whole Agent Messaging Service in memory, for tests and local development.
+ *
+ * @example
+ * const mock = createMockService();
+ * const server = setupServer(...mock.handlers);           // msw, in-process
+ * const { baseUrl, close } = await mock.listen({ port: 0 }); // or real HTTP on 127.0.0.1
+ */
+export function createMockService(options: MockServiceOptions = {}): MockService {
+  const baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+  const world: MockWorld = {
+    state: createState(),
+    clock: new MockClock(options.now === undefined ? undefined : new Date(options.now)),
+    options: {
+      fetch: () => options.fetch ?? ((request) => globalThis.fetch(request)),
+      keepAliveMs: options.keepAliveMs ?? 15_000,
+      streamedBodies: options.streamedBodies ?? true,
+    },
+    streams: new StreamHub(),
+    webhooks: new WebhookDispatcher(() => world),
+  };
+  const serviceFetch = createServiceFetch(() => world, { service: serviceRoutes, control: controlRoutes });
+  const fetch = (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
+    const request =
+      input instanceof Request && init === undefined
+        ? input
+        : new Request(new URL(String(input instanceof Request ? input.url : input), `${baseUrl}/`), init);
+    return serviceFetch(request);
+  };
+  let handlers: HttpHandler[] | undefined;
+
+  return {
+    baseUrl,
+    fetch,
+    get handlers() {
+      handlers ??= createMswHandlers(baseUrl, serviceFetch);
+      return handlers;
+    },
+    async listen({ port = 0 } = {}): Promise<MockServer> {
+      // node:http is loaded only when a server is asked for, so the rest runs on any runtime.
+      const { serveOnLoopback } = await import('./node-door.js');
+      return serveOnLoopback(serviceFetch, port);
+    },
+    createUser: (input) => createUser(world, input),
+    installAgent: (input) => installAgent(world, input),
+    postUserMessage: (conversationId, input) => postUserMessage(world, conversationId, input),
+    clock: {
+      now: () => world.clock.now(),
+      advance: (seconds) => world.clock.advance(seconds),
+    },
+    faults: {
+      inject: (spec: FaultSpec) => injectFault(world.state, spec),
+      clear: () => clearFaults(world.state),
+    },
+    get deliveries() {
+      return world.state.deliveries.map((delivery) => ({ ...delivery }));
+    },
+    get requests() {
+      return snapshotRequests(world.state);
+    },
+    reset: () => resetWorld(world),
+    idle: () => world.webhooks.idle(),
+  };
+}

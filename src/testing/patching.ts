@@ -1,0 +1,48 @@
+// The fallback input of a streaming message (PROTOCOL.md section 8): one request per change.
+// Their changes appear on every open stream of the message too.
+import { AppendRequest, CompleteRequest } from '../schemas/messages.js';
+import { agentOf, messageFor, requireActive } from './access.js';
+import { forbidden, json } from './http.js';
+import { appendText, completeMessage } from './message-store.js';
+import { type RouteContext, route } from './router.js';
+import type { MessageRecord } from './state.js';
+
+/** The agent's own message, for a change: 404 outside membership, 403 for another sender. */
+function ownMessage(ctx: RouteContext): MessageRecord {
+  const agent = agentOf(ctx);
+  const { message } = messageFor(
+    ctx.world.state,
+    { kind: 'agent', id: agent.id, agent },
+    ctx.params.message_id ?? '',
+  );
+  if (message.sender_id !== agent.id) throw forbidden('only the sender of a message may change it');
+  requireActive(agent);
+  return message;
+}
+
+/** `POST /v1/messages/{id}/blocks/{blk}/append`: answers the new revision. */
+export const appendToBlock = route({
+  method: 'POST',
+  path: '/v1/messages/:message_id/blocks/:block_id/append',
+  auth: 'agent',
+  body: AppendRequest,
+  handle: (ctx) => {
+    const message = ownMessage(ctx);
+    const blockId = ctx.params.block_id ?? '';
+    const revision = appendText(ctx.world, message, blockId, ctx.body.value);
+    return json(200, { message_id: message.id, block_id: blockId, revision });
+  },
+});
+
+/** `POST /v1/messages/{id}/complete`: 409 `message_not_streaming` once it is no longer streaming. */
+export const completeStreamedMessage = route({
+  method: 'POST',
+  path: '/v1/messages/:message_id/complete',
+  auth: 'agent',
+  body: CompleteRequest,
+  handle: (ctx) => {
+    const message = ownMessage(ctx);
+    const revision = completeMessage(ctx.world, message, ctx.body.fallbackText);
+    return json(200, { message_id: message.id, status: message.status, revision });
+  },
+});

@@ -1,0 +1,186 @@
+// mock.fetch: every request goes through here, and the checks run in the order of PROTOCOL.md
+// section 2: log, faults, authentication (401), shape (400), idempotent replay, then the rule
+// (404, 403, 409/410, 422). The doors (msw, node:http) only translate to and from this.
+import type { AuthKind } from './auth.js';
+import { authenticate } from './auth.js';
+import { canonicalJson, decodeJson, isNdjson, LineReader, parseJson } from './body.js';
+import { type Fault, takeFault } from './faults.js';
+import { errorResponse, invalid, MAX_BODY_BYTES, MockError, statusResponse, withHeaders } from './http.js';
+import {
+  beginIdempotent,
+  idempotencyKeyOf,
+  idempotencyScope,
+  type Reservation,
+  snapshotReplay,
+} from './idempotency.js';
+import { newId } from './ids.js';
+import { logRequest } from './request-log.js';
+import { matchRoute, type Route, type RouteContext } from './router.js';
+import type { MockWorld } from './world.js';
+
+/** The route tables: `/v1` and the file URLs, and the control surface under `/_mock`. */
+export interface RouteTables {
+  service: readonly Route[];
+  control: readonly Route[];
+}
+
+/** Builds `mock.fetch` over a world (read on every call, since reset replaces the state). */
+export function createServiceFetch(
+  world: () => MockWorld,
+  tables: RouteTables,
+): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const requestId = newId('req');
+    let response: Response;
+    try {
+      response = await dispatch(world(), tables, request);
+    } catch (error) {
+      response = errorResponse(error instanceof MockError ? error : internalError(error));
+    }
+    return withHeaders(response, { 'request-id': requestId });
+  };
+}
+
+function internalError(error: unknown): MockError {
+  const detail = error instanceof Error ? error.message : String(error);
+  return new MockError(500, 'internal_error', `the mock service failed: ${detail}`);
+}
+
+async function dispatch(world: MockWorld, tables: RouteTables, request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const path = url.pathname;
+  if (path === '/_mock' || path.startsWith('/_mock/')) {
+    const text = await request.text();
+    return run(world, tables.control, request, url, { text, fault: undefined, lines: undefined });
+  }
+  const ndjson = isNdjson(request);
+  let bytes: Uint8Array | undefined;
+  let entry: { body: string | null } | undefined;
+  if (path.startsWith('/v1/')) {
+    // Recorded on arrival, before any fault; a streamed body fills in as its lines are read.
+    bytes = ndjson ? undefined : new Uint8Array(await request.arrayBuffer());
+    const text = bytes && bytes.byteLength > 0 ? new TextDecoder().decode(bytes) : null;
+    entry = logRequest(world.state, request, url, ndjson ? '' : text);
+  }
+  const fault = takeFault(world.state, request.method, path);
+  if (fault?.fault === 'status') return statusResponse(fault.status, fault.code, fault.retry_after);
+  if (ndjson && (fault?.fault === 'refuse_streamed_body' || !world.options.streamedBodies)) {
+    throw new MockError(
+      415,
+      'streaming_unsupported',
+      'content-type: streamed (NDJSON) request bodies are not accepted here',
+    );
+  }
+  if (bytes && bytes.byteLength > MAX_BODY_BYTES) {
+    throw new MockError(413, 'payload_too_large', `body: larger than ${MAX_BODY_BYTES} bytes`);
+  }
+  const lines =
+    ndjson && entry
+      ? new LineReader(request.body, (chunk) => {
+          if (entry) entry.body = (entry.body ?? '') + chunk;
+        })
+      : undefined;
+  const text = bytes ? new TextDecoder().decode(bytes) : undefined;
+  return run(world, tables.service, request, url, { text, fault, lines });
+}
+
+interface Input {
+  /** The JSON body text; undefined where the rule reads the body itself (file uploads). */
+  text: string | undefined;
+  fault: Fault | undefined;
+  lines: LineReader | undefined;
+}
+
+async function run(
+  world: MockWorld,
+  routes: readonly Route[],
+  request: Request,
+  url: URL,
+  input: Input,
+): Promise<Response> {
+  const { route, params } = matchRoute(routes, request.method, url.pathname);
+  const caller = authenticate(world.state, request, route.auth as AuthKind);
+  let raw = input.text;
+  if (input.lines) {
+    if (!route.acceptsNdjson || url.searchParams.get('stream') !== 'true') {
+      throw invalid(
+        'content-type: application/x-ndjson is only accepted by the streaming send (?stream=true)',
+      );
+    }
+    // The first line is the send shape; the rule reads the rest while its answer streams.
+    raw = (await input.lines.nextNonBlank()) ?? '';
+  }
+  const body = parseBody(route, raw);
+  const key = route.idempotent ? idempotencyKeyOf(request) : undefined;
+  const ctx: RouteContext = {
+    world,
+    request,
+    url,
+    params,
+    caller,
+    body,
+    origin: url.origin,
+    fault: input.fault,
+    lines: input.lines,
+  };
+  let reservation: Reservation | undefined;
+  if (key !== undefined && caller) {
+    const streamFlag = url.searchParams.get('stream') === 'true' ? 'stream ' : '';
+    const fingerprint = streamFlag + canonicalJson(decodeJson(raw ?? ''));
+    const scope = idempotencyScope(caller.id, request.method, url.pathname, key);
+    const begun = beginIdempotent(world.state, scope, fingerprint, world.clock.nowMs());
+    if ('replay' in begun) {
+      return answer(
+        withHeaders(begun.replay(ctx), { 'idempotent-replayed': 'true' }),
+        input.fault,
+        undefined,
+      );
+    }
+    reservation = begun.reservation;
+  }
+  let response: Response;
+  try {
+    response = await route.handle(ctx);
+  } catch (error) {
+    reservation?.release();
+    throw error;
+  }
+  // A stream counts as completed once message.started is written, so it is stored before any delay.
+  if (reservation && ctx.replayWith) {
+    if (response.ok) reservation.store(ctx.replayWith);
+    else reservation.release();
+    reservation = undefined;
+  }
+  const stored = reservation && response.ok ? await snapshotReplay(response) : undefined;
+  return answer(response, input.fault, () => {
+    if (!reservation) return;
+    if (stored) reservation.store(stored);
+    else reservation.release();
+  });
+}
+
+/** Applies the delay and drop_after_commit faults to a finished answer. */
+async function answer(
+  response: Response,
+  fault: Fault | undefined,
+  commit: (() => void) | undefined,
+): Promise<Response> {
+  // The key stays in flight during a delay, so a second request with it meets 409.
+  if (fault?.fault === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.delay_ms));
+  commit?.();
+  if (fault?.fault === 'drop_after_commit') {
+    await response.body?.cancel().catch(() => undefined);
+    return Response.error();
+  }
+  return response;
+}
+
+function parseBody(route: Route, raw: string | undefined): unknown {
+  if (raw === undefined) return undefined;
+  if (route.body) return parseJson(route.body, raw);
+  const value = decodeJson(raw);
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length > 0) {
+    throw invalid('body: this endpoint takes no body');
+  }
+  return undefined;
+}

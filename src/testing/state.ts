@@ -1,0 +1,164 @@
+// The whole service as plain data. Rules are functions over this; nothing here does I/O.
+import type { Delivery, FaultSpec, RequestLogEntry } from '../schemas/mock-control.js';
+import type { RouteContext } from './router.js';
+
+/** A user of the service's app. */
+export interface UserRecord {
+  id: string;
+  display_name: string;
+  verified: boolean;
+  session_token: string;
+  /** Agents this user installed. */
+  installs: Set<string>;
+}
+
+/** A registered agent with its credentials. */
+export interface AgentRecord {
+  id: string;
+  handle: string;
+  display_name: string;
+  status: 'pending_webhook' | 'active';
+  webhook_url: string;
+  capabilities: string[];
+  webhook_status: 'unverified' | 'verified';
+  api_key: string;
+  webhook_secret: string;
+  created_at: Date;
+}
+
+/** A participant of a conversation. */
+export interface ParticipantRecord {
+  id: string;
+  kind: 'user' | 'agent';
+  active: boolean;
+}
+
+/** A conversation of any kind; its messages are ordered by sequence. */
+export interface ConversationRecord {
+  id: string;
+  kind: 'direct' | 'agent' | 'group';
+  title: string | null;
+  participants: ParticipantRecord[];
+  membership_version: number;
+  created_at: Date;
+  messages: MessageRecord[];
+}
+
+/** A content block as stored: the send shape's fields plus its id. */
+export interface BlockRecord {
+  id: string;
+  type: 'text' | 'actions' | 'file' | 'image';
+  text?: string;
+  layout?: string;
+  actions?: unknown[];
+  attachmentId?: string;
+}
+
+/** A reaction on part 0 of a message. */
+export interface ReactionRecord {
+  part_index: number;
+  emoji: string;
+  actor_id: string;
+}
+
+/** A message, from a user or an agent. */
+export interface MessageRecord {
+  id: string;
+  conversation_id: string;
+  sequence: number;
+  sender_id: string;
+  blocks: BlockRecord[];
+  fallback_text: string | null;
+  status: 'sent' | 'streaming' | 'deleted';
+  created_at: Date;
+  reply_to: { message_id: string; part_index: number } | null;
+  metadata: Record<string, unknown> | null;
+  delivered_at: Date | null;
+  read_at: Date | null;
+  reactions: ReactionRecord[];
+  /** Applied appends; 0 until the first (PROTOCOL.md section 8). */
+  revision: number;
+  /** Clock time of the last change, for auto-completion. */
+  last_change: Date;
+  /** Scheduler handle of the pending auto-completion. */
+  auto_complete_task?: number;
+}
+
+/** An upload handle and, once uploaded, its bytes. */
+export interface AttachmentRecord {
+  id: string;
+  agent_id: string;
+  name: string;
+  mime_type: string;
+  size_bytes: number;
+  expires_at: Date;
+  upload_token: string;
+  download_token: string;
+  bytes: Uint8Array | null;
+}
+
+/** A group invite and who accepted it. */
+export interface InviteRecord {
+  id: string;
+  agent_id: string;
+  title: string;
+  reason: string;
+  user_ids: string[];
+  accepted: Set<string>;
+  status: 'pending' | 'completed' | 'expired';
+  created_at: Date;
+  expires_at: Date;
+  /** The existing group the invite adds to, or null for a new group. */
+  conversation_id: string | null;
+  /** The group once completed. */
+  result_conversation_id: string | null;
+}
+
+/** A stored outcome for one `Idempotency-Key`. */
+export interface IdempotencyRecord {
+  fingerprint: string;
+  created_at: number;
+  /** Absent while the first request is in flight. */
+  replay?: (ctx: RouteContext) => Response;
+}
+
+/** An injected fault and how many more requests it will match. */
+export interface FaultRecord {
+  id: string;
+  spec: FaultSpec;
+  remaining: number;
+}
+
+/** Every piece of mutable state of the mock. */
+export interface MockState {
+  users: Map<string, UserRecord>;
+  agents: Map<string, AgentRecord>;
+  conversations: Map<string, ConversationRecord>;
+  /** Message id to message, across conversations. */
+  messages: Map<string, MessageRecord>;
+  attachments: Map<string, AttachmentRecord>;
+  invites: Map<string, InviteRecord>;
+  idempotency: Map<string, IdempotencyRecord>;
+  faults: FaultRecord[];
+  requests: RequestLogEntry[];
+  deliveries: Delivery[];
+  /** Bumped by reset(), so work begun before it cannot write into the new state. */
+  generation: number;
+}
+
+/** Empty state. */
+export function createState(generation = 0): MockState {
+  return {
+    users: new Map(),
+    agents: new Map(),
+    conversations: new Map(),
+    messages: new Map(),
+    attachments: new Map(),
+    invites: new Map(),
+    idempotency: new Map(),
+    faults: [],
+    requests: [],
+    deliveries: [],
+    generation,
+  };
+}

@@ -1,0 +1,81 @@
+// The public types of `agent-messaging/testing`.
+import type { HttpHandler } from 'msw';
+import type {
+  CreateUserRequest,
+  CreateUserResponse,
+  Delivery,
+  FaultSpec,
+  InstallRequest,
+  InstallResponse,
+  RequestLogEntry,
+  UserMessageRequest,
+  UserMessageResponse,
+} from '../schemas/mock-control.js';
+
+/** Options of {@link createMockService}. */
+export interface MockServiceOptions {
+  /** Origin the msw handlers answer for. @default 'http://ams.test' */
+  baseUrl?: string;
+  /** Sends webhooks; resolved on every delivery. @default globalThis.fetch */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Idle time before an open event stream gets a `: keep-alive` comment. @default 15000 */
+  keepAliveMs?: number;
+  /** false answers 415 `streaming_unsupported` to every NDJSON request body. @default true */
+  streamedBodies?: boolean;
+  /** Where the mock clock starts. @default the real time */
+  now?: Date | string | number;
+}
+
+/** A real HTTP server onto the mock, on 127.0.0.1. */
+export interface MockServer {
+  /** `http://127.0.0.1:<port>`, without a trailing slash. */
+  baseUrl: string;
+  /** Stops listening and ends every open connection and stream. */
+  close(): Promise<void>;
+}
+
+/** The mock's clock: real time plus every advance. */
+export interface MockClockControl {
+  /** The current time on the mock clock. */
+  now(): Date;
+  /** Moves the clock; due expiries, webhook retries and stream auto-completions run. */
+  advance(seconds: number): Promise<void>;
+}
+
+/** Fault injection into the next matching requests. */
+export interface MockFaults {
+  /** Adds a fault (PROTOCOL.md section 13); answers its id. */
+  inject(spec: FaultSpec): { fault_id: string };
+  /** Removes every fault. */
+  clear(): void;
+}
+
+/** The whole Agent Messaging Service, in memory. */
+export interface MockService {
+  /** The origin of the msw handlers. */
+  readonly baseUrl: string;
+  /** Answers any request of the service, `/_mock` and the file URLs included; usable as a fetch. */
+  fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
+  /** msw request handlers for `baseUrl` (msw is loaded on first access). */
+  readonly handlers: HttpHandler[];
+  /** Serves the mock on 127.0.0.1 (`port` 0 picks a free one). */
+  listen(options?: { port?: number }): Promise<MockServer>;
+  /** Creates a user; `verified` defaults to true. */
+  createUser(input: CreateUserRequest): CreateUserResponse;
+  /** The user installs the agent; answers the `agent`-kind conversation. */
+  installAgent(input: InstallRequest): InstallResponse;
+  /** A user posts in a conversation; active agents get `message.received`. */
+  postUserMessage(conversationId: string, input: UserMessageRequest): UserMessageResponse;
+  /** The controllable clock. */
+  readonly clock: MockClockControl;
+  /** Fault injection. */
+  readonly faults: MockFaults;
+  /** Every webhook delivery attempt so far, oldest first (a copy). */
+  readonly deliveries: Delivery[];
+  /** Every `/v1` request so far, as it arrived, oldest first (a copy). */
+  readonly requests: RequestLogEntry[];
+  /** Empties all state (the clock keeps its time). */
+  reset(): void;
+  /** Resolves when every webhook delivery in flight has settled. */
+  idle(): Promise<void>;
+}

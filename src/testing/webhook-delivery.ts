@@ -1,0 +1,136 @@
+// Webhook delivery (PROTOCOL.md section 6): signed with Standard Webhooks, 10 s timeout, retried
+// on the mock clock after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h with the same webhook-id, then dropped.
+import { EVENT_SCHEMA } from '../schemas/common.js';
+import { signWebhook } from '../webhooks/signature.js';
+import { newId } from './ids.js';
+import type { AgentRecord } from './state.js';
+import { iso, type MockWorld } from './world.js';
+
+/** Seconds to wait after each failed attempt before the next one. */
+export const RETRY_DELAYS_S = [5, 300, 1800, 7200, 18_000, 36_000] as const;
+/** How long one attempt may take before it counts as failed. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+/** The outcome of one attempt. */
+export interface AttemptResult {
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+}
+
+interface PendingEvent {
+  id: string;
+  type: string;
+  agentId: string;
+  body: string;
+}
+
+/** Sends events to agents' webhooks and keeps track of the attempts still in flight. */
+export class WebhookDispatcher {
+  readonly #world: () => MockWorld;
+  readonly #inflight = new Set<Promise<unknown>>();
+
+  constructor(world: () => MockWorld) {
+    this.#world = world;
+  }
+
+  /** Builds an event and delivers it in the background, retrying on the schedule. */
+  send(agentId: string, type: string, fields: Record<string, unknown>): void {
+    const event = this.#event(agentId, type, fields);
+    this.#attemptInBackground(event, 1);
+  }
+
+  /** Sends a `webhook.test` to `url` and waits for the answer (PATCH webhook); never retried. */
+  async verify(agent: AgentRecord, url: string): Promise<AttemptResult> {
+    const event = this.#event(agent.id, 'webhook.test', {});
+    return this.#track(this.#attempt(event, url, agent.webhook_secret, 1));
+  }
+
+  /** Resolves when every attempt in flight has settled, including ones they start. */
+  async idle(): Promise<void> {
+    while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight]);
+  }
+
+  #event(agentId: string, type: string, fields: Record<string, unknown>): PendingEvent {
+    const world = this.#world();
+    const id = newId('evt');
+    const payload = {
+      schema: EVENT_SCHEMA,
+      eventId: id,
+      type,
+      createdAt: iso(world.clock.now()),
+      agentId,
+      ...fields,
+    };
+    return { id, type, agentId, body: JSON.stringify(payload) };
+  }
+
+  #attemptInBackground(event: PendingEvent, attempt: number): void {
+    const world = this.#world();
+    const agent = world.state.agents.get(event.agentId);
+    // An agent without a verified webhook has nowhere to receive events.
+    if (agent?.status !== 'active') return;
+    const generation = world.state.generation;
+    void this.#track(
+      this.#attempt(event, agent.webhook_url, agent.webhook_secret, attempt).then((result) => {
+        if (result.ok || attempt > RETRY_DELAYS_S.length) return;
+        const current = this.#world();
+        if (current.state.generation !== generation) return;
+        const delay = RETRY_DELAYS_S[attempt - 1] ?? 0;
+        current.clock.schedule(current.clock.nowMs() + delay * 1000, () =>
+          this.#attemptInBackground(event, attempt + 1),
+        );
+      }),
+    );
+  }
+
+  #track<T>(promise: Promise<T>): Promise<T> {
+    this.#inflight.add(promise);
+    void promise.finally(() => this.#inflight.delete(promise)).catch(() => undefined);
+    return promise;
+  }
+
+  async #attempt(event: PendingEvent, url: string, secret: string, attempt: number): Promise<AttemptResult> {
+    const world = this.#world();
+    const generation = world.state.generation;
+    const at = iso(world.clock.now());
+    // webhook-timestamp is real wall-clock time even after clock.advance, so real receivers accept it.
+    const signed = await signWebhook({ id: event.id, payload: event.body, secret });
+    let result: AttemptResult;
+    try {
+      const request = new Request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...signed },
+        body: event.body,
+        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      });
+      const response = await world.options.fetch()(request);
+      await response.body?.cancel().catch(() => undefined);
+      const ok = response.status >= 200 && response.status < 300;
+      result = { ok, status: response.status, error: ok ? null : `answered HTTP ${response.status}` };
+    } catch (error) {
+      result = { ok: false, status: null, error: describeFailure(error) };
+    }
+    const current = this.#world();
+    if (current.state.generation === generation) {
+      current.state.deliveries.push({
+        event_id: event.id,
+        type: event.type,
+        url,
+        attempt,
+        status: result.status,
+        at,
+        error: result.error,
+      });
+    }
+    return result;
+  }
+}
+
+function describeFailure(error: unknown): string {
+  if (error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+    return `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return `network error: ${message}`;
+}
