@@ -1,0 +1,61 @@
+import { AgentClient } from '../../src/client/agent-client.js';
+import { registerAgent } from '../../src/client/register-agent.js';
+import type { RequestLogEntry } from '../../src/schemas/mock-control.js';
+import { createMockService } from '../../src/testing/index.js';
+import type { MockService } from '../../src/testing/types.js';
+
+/** An active agent with a user's conversation, on the mock served over loopback HTTP. */
+export interface World {
+  mock: MockService;
+  baseUrl: string;
+  client: AgentClient;
+  agentId: string;
+  apiKey: string;
+  conversationId: string;
+  close(): Promise<void>;
+}
+
+let handles = 0;
+
+/** Starts the mock on a free port and makes an agent that a user installed. */
+export async function startWorld(options: { streamedBodies?: boolean } = {}): Promise<World> {
+  // Webhook deliveries (the webhook.test) are answered 204 without a network hop.
+  const mock = createMockService({ fetch: async () => new Response(null, { status: 204 }), ...options });
+  const server = await mock.listen({ port: 0 });
+  const handle = `stream_${process.pid}_${++handles}`;
+  const { agent, api_key } = await registerAgent(
+    { handle, display_name: 'Streamer', webhook_url: 'http://hook.test/', capabilities: ['text'] },
+    { baseUrl: server.baseUrl },
+  );
+  const client = new AgentClient({ apiKey: api_key, baseUrl: server.baseUrl });
+  await client.agents.setWebhook(agent.id, { webhook_url: 'http://hook.test/', capabilities: ['text'] });
+  const { user } = mock.createUser({ display_name: 'Ann' });
+  const { conversation_id } = mock.installAgent({ user_id: user.id, agent_id: agent.id });
+  return {
+    mock,
+    baseUrl: server.baseUrl,
+    client,
+    agentId: agent.id,
+    apiKey: api_key,
+    conversationId: conversation_id,
+    close: server.close,
+  };
+}
+
+/** The requests logged after the first `from` entries. */
+export const requestsSince = (world: World, from: number): RequestLogEntry[] => world.mock.requests.slice(from);
+
+/** The agent's messages in the conversation, oldest first. */
+export async function agentMessages(world: World) {
+  const { messages } = await world.client.conversations.listMessages(world.conversationId, { limit: 100 });
+  return messages.filter((message) => message.sender.id === world.agentId).reverse();
+}
+
+/** The text of a message's first text part. */
+export const textOf = (message: { parts?: { type: string; text?: string | undefined }[] | undefined }) =>
+  message.parts?.find((part) => part.type === 'text')?.text;
+
+/** `count` small pieces of text, with multi-byte characters among them. */
+export function pieces(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => (i % 10 === 9 ? `é${i}🙂 ` : `w${i} `));
+}
