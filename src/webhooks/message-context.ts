@@ -3,6 +3,7 @@
 import type { AgentClient } from '../client/agent-client.js';
 import { idempotencyKeyFor } from '../core/idempotency.js';
 import type { MessageReceivedEvent } from '../schemas/webhooks.js';
+import { pipeReply } from '../streaming/start-reply.js';
 import type { MessageContext, ReplyOptions, ReplyResult } from './bot-types.js';
 import { keepTyping, type StopTyping } from './typing.js';
 
@@ -23,12 +24,6 @@ export function messageText(event: MessageReceivedEvent): string {
     .filter((part) => part.type === 'text' && typeof part.text === 'string')
     .map((part) => part.text)
     .join('\n');
-}
-
-async function collect(chunks: AsyncIterable<string>): Promise<string> {
-  let text = '';
-  for await (const chunk of chunks) text += chunk;
-  return text;
 }
 
 /**
@@ -59,14 +54,17 @@ export function createMessageContext(deps: MessageContextDeps): {
   ): Promise<ReplyResult> => {
     const idempotencyKey = nextReplyKey();
     const replyTo = options.replyToMessageId === undefined ? message.id : options.replyToMessageId;
-    const text = typeof input === 'string' ? input : await collect(input);
-    const body = {
-      text,
+    const fields = {
       ...(replyTo === null ? {} : { replyToMessageId: replyTo }),
       ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
     };
-    const sent = await client.messages.send(conversationId, body, { idempotencyKey });
-    return { message_id: sent.message.id, status: sent.message.status, text };
+    if (typeof input !== 'string') {
+      // A stream of text goes through the reply writer: Streamable HTTP, or append where it cannot.
+      return pipeReply(client._transport, conversationId, input, { ...fields, idempotencyKey });
+    }
+    // A whole text is one plain send: one request, under the same Idempotency-Key rule.
+    const sent = await client.messages.send(conversationId, { text: input, ...fields }, { idempotencyKey });
+    return { message_id: sent.message.id, status: sent.message.status, text: input };
   };
 
   const ctx: MessageContext = {

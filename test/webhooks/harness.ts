@@ -1,0 +1,121 @@
+// A bot wired to the mock service in process: the bot's client calls the mock through `mock.fetch`,
+// and the mock's webhook deliveries go to `bot.fetch`, or into a list the test replays by hand.
+
+import { expect } from 'vitest';
+import { registerAgent } from '../../src/client/register-agent.js';
+import { createMockService } from '../../src/testing/index.js';
+import { type BotOptions, createBot, signWebhook } from '../../src/webhooks/index.js';
+
+/** A delivery as the mock sent it: the exact bytes and headers. */
+export interface RecordedDelivery {
+  body: string;
+  headers: Headers;
+}
+
+/** The request the mock would send for a body signed with `secret`. */
+export async function signedRequest(
+  body: string,
+  secret: string,
+  options: { id?: string; timestamp?: number; headers?: Record<string, string> } = {},
+): Promise<Request> {
+  const id = options.id ?? (JSON.parse(body) as { eventId: string }).eventId;
+  const signed = await signWebhook({
+    id,
+    payload: body,
+    secret,
+    ...(options.timestamp ? { timestamp: options.timestamp } : {}),
+  });
+  return new Request('http://bot.test/webhook', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...signed, ...options.headers },
+    body,
+  });
+}
+
+/** Replays a recorded delivery, byte for byte, to a fetch handler. */
+export function replay(delivery: RecordedDelivery): Request {
+  return new Request('http://bot.test/webhook', {
+    method: 'POST',
+    headers: delivery.headers,
+    body: delivery.body,
+  });
+}
+
+/**
+ * Registers an agent on a fresh mock, verifies its webhook through the bot, and creates a user with
+ * the agent installed. Deliveries reach the bot until `record()` is called.
+ */
+export async function createLoop(options: Partial<BotOptions> = {}) {
+  const recorded: RecordedDelivery[] = [];
+  let recording = false;
+  let deliver: (request: Request) => Promise<Response> = async () => new Response(null, { status: 503 });
+  const mock = createMockService({
+    fetch: async (request) => {
+      if (!recording) return deliver(request);
+      recorded.push({ body: await request.text(), headers: new Headers(request.headers) });
+      return new Response(null, { status: 204 });
+    },
+  });
+  // The Request alone: mock.fetch rebuilds a Request from the URL when given an init (reported to the lead).
+  const fetch = (input: string | URL | Request, init?: RequestInit) => mock.fetch(new Request(input, init));
+  const connection = { baseUrl: mock.baseUrl, fetch };
+  const webhook_url = 'http://bot.test/webhook';
+  const registration = await registerAgent(
+    { handle: 'echo_bot', display_name: 'Echo', webhook_url, capabilities: ['text'] },
+    connection,
+  );
+  const bot = createBot({
+    apiKey: registration.api_key,
+    webhookSecret: registration.webhook_secret,
+    ...connection,
+    ...options,
+  });
+  deliver = (request) => bot.fetch(request);
+  const verified = await bot.client.agents.setWebhook(registration.agent.id, {
+    webhook_url,
+    capabilities: ['text'],
+  });
+  expect(verified.webhook_status).toBe('verified');
+
+  const { user } = mock.createUser({ display_name: 'Ada' });
+  const { conversation_id: conversationId } = mock.installAgent({
+    user_id: user.id,
+    agent_id: registration.agent.id,
+  });
+
+  return {
+    mock,
+    bot,
+    agent: registration.agent,
+    secret: registration.webhook_secret,
+    user,
+    conversationId,
+    recorded,
+    /** From now on deliveries are recorded (and answered 204) instead of reaching the bot. */
+    record() {
+      recording = true;
+    },
+    /** The user posts; resolves once the mock's delivery settled. */
+    async post(text: string) {
+      const { message } = mock.postUserMessage(conversationId, { user_id: user.id, text });
+      await mock.idle();
+      return message;
+    },
+    /** The `/v1` requests the bot's client made, after the setup's. */
+    requests(filter: { method?: string; path?: RegExp } = {}) {
+      return mock.requests.filter(
+        (entry) =>
+          (filter.method === undefined || entry.method === filter.method) &&
+          (filter.path === undefined || filter.path.test(entry.path)),
+      );
+    },
+    /** The conversation's messages sent by the agent, oldest first. */
+    async agentMessages() {
+      const { messages } = await bot.client.conversations.listMessages(conversationId);
+      return messages.filter((message) => message.sender.id === registration.agent.id).reverse();
+    },
+  };
+}
+
+/** What `createLoop` gives. */
+export type Loop = Awaited<ReturnType<typeof createLoop>>;
