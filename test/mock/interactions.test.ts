@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { ListMessagesResponse, Receipt, TypingResponse } from '../../src/schemas/conversations.js';
+import { ReactionResponse, SendMessageResponse } from '../../src/schemas/messages.js';
+import { errorOf, newKey, setupScenario, textSend } from './helpers.js';
+import { useMockOverMsw } from './msw-setup.js';
+
+const { mock, call } = useMockOverMsw();
+
+async function latest(conversationId: string, apiKey: string) {
+  const answer = await call('GET', `/v1/conversations/${conversationId}/messages?limit=1`, { token: apiKey });
+  return ListMessagesResponse.parse(answer.body).messages[0];
+}
+
+describe('typing', () => {
+  it('answers expires_at 10 s ahead on start and now on stop', async () => {
+    const s = await setupScenario(mock, call);
+    const now = mock.clock.now().getTime();
+    const start = TypingResponse.parse(
+      (
+        await call('POST', `/v1/conversations/${s.conversationId}/typing`, {
+          token: s.apiKey,
+          body: { state: 'start' },
+        })
+      ).body,
+    );
+    expect(start).toMatchObject({ conversation_id: s.conversationId, state: 'start' });
+    expect(Date.parse(start.expires_at) - now).toBeGreaterThanOrEqual(10_000);
+    expect(Date.parse(start.expires_at) - now).toBeLessThan(11_000);
+    await mock.clock.advance(3);
+    const stop = TypingResponse.parse(
+      (
+        await call('POST', `/v1/conversations/${s.conversationId}/typing`, {
+          token: s.apiKey,
+          body: { state: 'stop' },
+        })
+      ).body,
+    );
+    expect(Date.parse(stop.expires_at)).toBeGreaterThanOrEqual(now + 3000);
+    expect(Date.parse(stop.expires_at)).toBeLessThan(now + 4000);
+  });
+
+  it('answers 400 naming state for another value', async () => {
+    const s = await setupScenario(mock, call);
+    const answer = await call('POST', `/v1/conversations/${s.conversationId}/typing`, {
+      token: s.apiKey,
+      body: { state: 'maybe' },
+    });
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer).message).toContain('state');
+  });
+});
+
+describe('receipts and read', () => {
+  it('sets delivered_at and read_at once; a repeat answers the first time', async () => {
+    const s = await setupScenario(mock, call);
+    const { message } = mock.postUserMessage(s.conversationId, { user_id: s.userId, text: 'hi' });
+    const path = `/v1/conversations/${s.conversationId}`;
+    const delivered = Receipt.parse(
+      (
+        await call('POST', `${path}/receipts`, {
+          token: s.apiKey,
+          body: { message_id: message.id, type: 'delivered' },
+        })
+      ).body,
+    );
+    expect(delivered).toMatchObject({ message_id: message.id, type: 'delivered' });
+    await mock.clock.advance(30);
+    const repeat = Receipt.parse(
+      (
+        await call('POST', `${path}/receipts`, {
+          token: s.apiKey,
+          body: { message_id: message.id, type: 'delivered' },
+        })
+      ).body,
+    );
+    expect(repeat.at).toBe(delivered.at);
+    const read = Receipt.parse(
+      (await call('POST', `${path}/read`, { token: s.apiKey, body: { message_id: message.id } })).body,
+    );
+    expect(read.type).toBe('read');
+    expect(Date.parse(read.at) - Date.parse(delivered.at)).toBeGreaterThanOrEqual(30_000);
+    expect(await latest(s.conversationId, s.apiKey)).toMatchObject({
+      delivered_at: delivered.at,
+      read_at: read.at,
+    });
+  });
+
+  it('answers 400 for a receipt on its own message and 404 for a message elsewhere', async () => {
+    const s = await setupScenario(mock, call);
+    const own = SendMessageResponse.parse(
+      (
+        await call('POST', `/v1/conversations/${s.conversationId}/messages`, {
+          token: s.apiKey,
+          idempotencyKey: newKey(),
+          body: textSend('mine'),
+        })
+      ).body,
+    ).message;
+    const path = `/v1/conversations/${s.conversationId}`;
+    const self = await call('POST', `${path}/read`, { token: s.apiKey, body: { message_id: own.id } });
+    expect(self.status).toBe(400);
+    expect(errorOf(self).message).toContain('message_id');
+    const missing = await call('POST', `${path}/read`, {
+      token: s.apiKey,
+      body: { message_id: 'msg_nowhere' },
+    });
+    expect(missing.status).toBe(404);
+  });
+});
+
+describe('reactions', () => {
+  it('keeps one reaction per actor and emoji, on part 0, and removes it', async () => {
+    const s = await setupScenario(mock, call);
+    const { message } = mock.postUserMessage(s.conversationId, { user_id: s.userId, text: 'hi' });
+    const path = `/v1/messages/${message.id}/reactions`;
+    const added = ReactionResponse.parse(
+      (await call('POST', path, { token: s.apiKey, body: { emoji: '👍', action: 'add' } })).body,
+    );
+    expect(added).toMatchObject({ message_id: message.id, emoji: '👍', action: 'add' });
+    await call('POST', path, { token: s.apiKey, body: { emoji: '👍', action: 'add' } });
+    expect((await latest(s.conversationId, s.apiKey))?.reactions).toEqual([
+      { part_index: 0, emoji: '👍', actor_id: s.agentId },
+    ]);
+    expect(
+      (await call('POST', path, { token: s.apiKey, body: { emoji: '👍', action: 'remove' } })).status,
+    ).toBe(200);
+    expect(
+      (await call('POST', path, { token: s.apiKey, body: { emoji: '👍', action: 'remove' } })).status,
+    ).toBe(200);
+    expect((await latest(s.conversationId, s.apiKey))?.reactions).toEqual([]);
+  });
+
+  it('answers 400 for an emoji over 16 characters', async () => {
+    const s = await setupScenario(mock, call);
+    const { message } = mock.postUserMessage(s.conversationId, { user_id: s.userId, text: 'hi' });
+    const answer = await call('POST', `/v1/messages/${message.id}/reactions`, {
+      token: s.apiKey,
+      body: { emoji: 'x'.repeat(17), action: 'add' },
+    });
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer).message).toContain('emoji');
+  });
+});
