@@ -1,6 +1,7 @@
 // Webhook bodies as the service sends them (PROTOCOL.md section 6), and signing helpers for the tests.
 
-import { signWebhook } from '../../src/webhooks/signature.js';
+import { expect } from 'vitest';
+import { signWebhook, WebhookVerificationError } from '../../src/webhooks/index.js';
 
 /** A fixed clock for verification tests: 2023-11-14T22:13:20Z. */
 export const NOW_SEC = 1_700_000_000;
@@ -43,4 +44,14 @@ export function messageReceivedBody(eventId = 'evt_msg_1', texts: string[] = ['h
 export async function sign(body: string, secret: string, options: { id?: string; timestamp?: number } = {}) {
   const id = options.id ?? (JSON.parse(body) as { eventId?: string }).eventId ?? 'evt_x';
   return signWebhook({ id, payload: body, secret, timestamp: options.timestamp ?? NOW_SEC });
+}
+
+/** The error a verification rejects with; fails the test when it resolves or throws anything else. */
+export async function rejection(promise: Promise<unknown>): Promise<WebhookVerificationError> {
+  const error = await promise.then(
+    () => expect.unreachable('verification should have failed'),
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(WebhookVerificationError);
+  return error as WebhookVerificationError;
 }

@@ -87,7 +87,10 @@ export async function createLoop(options: Partial<BotOptions> = {}) {
     mock,
     bot,
     agent: registration.agent,
+    apiKey: registration.api_key,
     secret: registration.webhook_secret,
+    /** `baseUrl` and `fetch` for another client or bot of the same mock. */
+    connection,
     user,
     conversationId,
     recorded,
@@ -119,3 +122,32 @@ export async function createLoop(options: Partial<BotOptions> = {}) {
 
 /** What `createLoop` gives. */
 export type Loop = Awaited<ReturnType<typeof createLoop>>;
+
+/** A promise the test settles by hand. */
+export function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+}
+
+/** Records one real message.received delivery of the mock, without letting it reach the bot. */
+export async function recordMessage(loop: Loop, text = 'hello') {
+  loop.record();
+  await loop.post(text);
+  const delivery = loop.recorded.at(-1);
+  if (!delivery) throw new Error('the mock delivered nothing');
+  return delivery;
+}
+
+/** A signed-able body of an event type this SDK does not know. */
+export const unknownEvent = (eventId: string) =>
+  JSON.stringify({
+    schema: 'svc.event.v1',
+    eventId,
+    type: 'agent.renamed',
+    createdAt: new Date().toISOString(),
+    agentId: 'agt_1',
+    handle: 'new_name',
+  });

@@ -1,0 +1,186 @@
+import { describe, expect, it, vi } from 'vitest';
+import { ValidationError } from '../../src/core/errors.js';
+import { createBot, generateWebhookSecret } from '../../src/webhooks/index.js';
+import { NOW_SEC } from './fixtures.js';
+import { createLoop, recordMessage, replay, signedRequest, unknownEvent } from './harness.js';
+
+describe('bot.fetch answers deliveries', () => {
+  it('answers a verified webhook.test with 200 when no handler is registered', async () => {
+    // createLoop's setWebhook only succeeds when the bot answered the mock's signed test with a 2xx.
+    const loop = await createLoop();
+    const tests = loop.mock.deliveries.filter((delivery) => delivery.type === 'webhook.test');
+    expect(tests.map((delivery) => delivery.status)).toEqual([200]);
+  });
+
+  it('answers an unknown event type with 200 and hands it to onAny with every field', async () => {
+    const loop = await createLoop();
+    const seen: unknown[] = [];
+    loop.bot.onAny((ctx) => {
+      seen.push(ctx.event);
+    });
+    const body = unknownEvent('evt_unknown_1');
+    const response = await loop.bot.fetch(await signedRequest(body, loop.secret));
+    expect(response.status).toBe(200);
+    expect(seen).toEqual([JSON.parse(body)]);
+  });
+
+  it('runs typed handlers of an event in order, then onAny, with the message context', async () => {
+    const loop = await createLoop();
+    const delivery = await recordMessage(loop, 'hello there');
+    const calls: string[] = [];
+    loop.bot.on('message.received', (ctx) => {
+      calls.push(`first:${ctx.text}:${ctx.conversationId === loop.conversationId}`);
+    });
+    loop.bot.on('message.received', (ctx) => {
+      calls.push(`second:${ctx.message.sender.id === loop.user.id}`);
+    });
+    loop.bot.on('invite.expired', () => {
+      calls.push('wrong type');
+    });
+    loop.bot.onAny((ctx) => {
+      calls.push(`any:${ctx.event.type}`);
+    });
+    const response = await loop.bot.fetch(replay(delivery));
+    expect(response.status).toBe(200);
+    expect(calls).toEqual(['first:hello there:true', 'second:true', 'any:message.received']);
+  });
+
+  it('is bound, so `export default { fetch: bot.fetch }` works', async () => {
+    const loop = await createLoop();
+    const { fetch } = loop.bot;
+    const response = await fetch(await signedRequest(unknownEvent('evt_bound'), loop.secret));
+    expect(response.status).toBe(200);
+  });
+
+  it('answers 405 to anything but POST', async () => {
+    const loop = await createLoop();
+    const response = await loop.bot.fetch(new Request('http://bot.test/webhook'));
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe('bot.fetch refuses deliveries that fail verification with a 4xx', () => {
+  it('answers every attack with its code and never runs a handler', async () => {
+    const loop = await createLoop();
+    const handler = vi.fn();
+    loop.bot.onAny(handler);
+    const body = unknownEvent('evt_attack');
+    const nowSec = Math.floor(Date.now() / 1000);
+    const good = await signedRequest(body, loop.secret);
+    const headersOf = (request: Request) => Object.fromEntries(request.headers);
+    const attacks: [string, Request, number, string][] = [
+      [
+        'tampered body',
+        new Request(good.url, {
+          method: 'POST',
+          headers: headersOf(good),
+          body: body.replace('new_name', 'evil'),
+        }),
+        401,
+        'no_matching_signature',
+      ],
+      ['wrong secret', await signedRequest(body, generateWebhookSecret()), 401, 'no_matching_signature'],
+      [
+        'stale timestamp',
+        await signedRequest(body, loop.secret, { timestamp: nowSec - 3600 }),
+        401,
+        'timestamp_too_old',
+      ],
+      [
+        'future timestamp',
+        await signedRequest(body, loop.secret, { timestamp: nowSec + 3600 }),
+        401,
+        'timestamp_too_new',
+      ],
+      [
+        'milliseconds',
+        await signedRequest(body, loop.secret, { timestamp: nowSec * 1000 }),
+        401,
+        'timestamp_too_new',
+      ],
+      [
+        'junk signature',
+        await signedRequest(body, loop.secret, { headers: { 'webhook-signature': 'v1,AAAA' } }),
+        401,
+        'no_matching_signature',
+      ],
+      ['missing headers', new Request(good.url, { method: 'POST', body }), 400, 'missing_headers'],
+      [
+        'not a timestamp',
+        await signedRequest(body, loop.secret, { headers: { 'webhook-timestamp': 'now' } }),
+        400,
+        'invalid_timestamp',
+      ],
+    ];
+    for (const [name, request, status, code] of attacks) {
+      const response = await loop.bot.fetch(request);
+      const answer = (await response.json()) as { error: { code: string; message: string } };
+      expect({ name, status: response.status, code: answer.error.code }).toEqual({ name, status, code });
+      expect(answer.error.message).not.toContain(loop.secret.slice(6));
+    }
+    expect(handler).not.toHaveBeenCalled();
+    // The genuine delivery still gets through afterwards.
+    expect((await loop.bot.fetch(good)).status).toBe(200);
+    expect(handler).toHaveBeenCalledTimes(1);
+  });
+
+  it('logs a refused delivery at warn level without the secret', async () => {
+    const warn = vi.fn();
+    const loop = await createLoop({ logger: { debug: () => {}, warn } as never });
+    await loop.bot.fetch(await signedRequest(unknownEvent('evt_w'), generateWebhookSecret()));
+    expect(warn).toHaveBeenCalledWith(
+      'webhook refused',
+      expect.objectContaining({ code: 'no_matching_signature' }),
+    );
+    expect(JSON.stringify(warn.mock.calls)).not.toContain(loop.secret.slice(6));
+  });
+});
+
+describe('createBot', () => {
+  it('refuses bad options with a ValidationError naming each field and never the secret', () => {
+    const secret = 'whsec_not-a-secret!';
+    const attempt = () =>
+      createBot({
+        apiKey: '',
+        webhookSecret: secret,
+        baseUrl: 'http://ams.test',
+        ack: 'later' as never,
+        ackTimeoutMs: -1,
+      });
+    expect(attempt).toThrow(ValidationError);
+    try {
+      attempt();
+    } catch (error) {
+      const fields = (error as ValidationError).issues.map((issue) => issue.field);
+      expect(fields).toEqual(expect.arrayContaining(['webhookSecret', 'ack', 'ackTimeoutMs', 'apiKey']));
+      expect((error as Error).message).not.toContain('not-a-secret');
+    }
+  });
+
+  it('accepts several webhook secrets while rotating', async () => {
+    const previous = generateWebhookSecret();
+    const next = generateWebhookSecret();
+    const bot = createBot({
+      apiKey: 'ams_sk_x',
+      webhookSecret: [next, previous],
+      baseUrl: 'http://ams.test',
+    });
+    for (const [index, secret] of [previous, next].entries()) {
+      const response = await bot.fetch(await signedRequest(unknownEvent(`evt_rot_${index}`), secret));
+      expect(response.status).toBe(200);
+    }
+  });
+
+  it('checks webhook-timestamp against the `now` option', async () => {
+    const secret = generateWebhookSecret();
+    const bot = createBot({
+      apiKey: 'ams_sk_x',
+      webhookSecret: secret,
+      baseUrl: 'http://ams.test',
+      now: () => new Date(NOW_SEC * 1000),
+    });
+    const request = await signedRequest(unknownEvent('evt_clock'), secret, { timestamp: NOW_SEC - 10 });
+    expect((await bot.fetch(request)).status).toBe(200);
+  });
+});
