@@ -11,7 +11,11 @@ type Fetch = (request: Request) => Promise<Response>;
 /** Listens on 127.0.0.1:`port` (0 picks a free port) and answers every request with `fetch`. */
 export async function serveOnLoopback(fetch: Fetch, port: number): Promise<MockServer> {
   const server = createServer((req, res) => {
-    void bridge(fetch, req, res, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const socket = req.socket;
+    // Nothing the bridge meets may crash the process; a broken exchange just closes its connection.
+    bridge(fetch, req, res, `http://127.0.0.1:${(server.address() as AddressInfo).port}`).catch(() =>
+      socket.destroy(),
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -38,6 +42,8 @@ async function bridge(
   res: ServerResponse,
   origin: string,
 ): Promise<void> {
+  // Held now: once the request stream is destroyed, req.socket reads null.
+  const socket = req.socket;
   const aborted = new AbortController();
   // The client went away before the answer finished: tell the mock (it stops following, and changes nothing).
   res.on('close', () => {
@@ -60,7 +66,7 @@ async function bridge(
   const response = await fetch(request);
   if (response.type === 'error') {
     // drop_after_commit: the work is done, the answer never comes.
-    req.socket.destroy();
+    socket.destroy();
     return;
   }
   const outHeaders: Record<string, string | string[]> = {};
@@ -86,6 +92,6 @@ async function bridge(
     res.end();
   } catch {
     // A stream cut by a fault: destroy the connection so the client sees a broken body.
-    req.socket.destroy();
+    socket.destroy();
   }
 }
