@@ -45,7 +45,7 @@ export interface EventContext<E = WebhookEvent> {
 }
 
 /** Options of {@link MessageContext.reply}. */
-export interface ReplyOptions {
+export interface BotReplyOptions {
   /** The message replied to; the received message by default, `null` for none. */
   replyToMessageId?: string | null;
   /** Free-form metadata sent with the reply. */
@@ -65,7 +65,7 @@ export interface MessageContext extends EventContext<MessageReceivedEvent> {
    * of text is streamed as it comes. A redelivered event never replies twice: each reply's
    * Idempotency-Key derives from the webhook id and the reply's position in the handler.
    */
-  reply(text: string | AsyncIterable<string>, options?: ReplyOptions): Promise<ReplyResult>;
+  reply(text: string | AsyncIterable<string>, options?: BotReplyOptions): Promise<BotReplyResult>;
   /** Shows the typing indicator until the handler ends or the returned function is called. */
   typing(): Promise<StopTyping>;
   /** Adds a reaction to the received message. */
@@ -75,7 +75,7 @@ export interface MessageContext extends EventContext<MessageReceivedEvent> {
 }
 
 /** What a reply produced (the fields of the reply writer's result that every reply has). */
-export interface ReplyResult {
+export interface BotReplyResult {
   /** The id of the reply message. */
   message_id: string;
   /** `sent` once the reply is complete. */

@@ -5,12 +5,12 @@ export type {
   Bot,
   BotErrorInfo,
   BotOptions,
+  BotReplyOptions,
+  BotReplyResult,
   ContextFor,
   EventContext,
   Handler,
   MessageContext,
-  ReplyOptions,
-  ReplyResult,
 } from './bot-types.js';
 export {
   type ClaimResult,

@@ -3,8 +3,7 @@
 import type { AgentClient } from '../client/agent-client.js';
 import { idempotencyKeyFor } from '../core/idempotency.js';
 import type { MessageReceivedEvent } from '../schemas/webhooks.js';
-import { pipeReply } from '../streaming/start-reply.js';
-import type { MessageContext, ReplyOptions, ReplyResult } from './bot-types.js';
+import type { BotReplyOptions, BotReplyResult, MessageContext } from './bot-types.js';
 import { keepTyping, type StopTyping } from './typing.js';
 
 /** What the bot passes in. @internal */
@@ -50,8 +49,8 @@ export function createMessageContext(deps: MessageContextDeps): {
 
   const reply = async (
     input: string | AsyncIterable<string>,
-    options: ReplyOptions = {},
-  ): Promise<ReplyResult> => {
+    options: BotReplyOptions = {},
+  ): Promise<BotReplyResult> => {
     const idempotencyKey = nextReplyKey();
     const replyTo = options.replyToMessageId === undefined ? message.id : options.replyToMessageId;
     const fields = {
@@ -60,7 +59,7 @@ export function createMessageContext(deps: MessageContextDeps): {
     };
     if (typeof input !== 'string') {
       // A stream of text goes through the reply writer: Streamable HTTP, or append where it cannot.
-      return pipeReply(client._transport, conversationId, input, { ...fields, idempotencyKey });
+      return client.messages.reply(conversationId, input, { ...fields, idempotencyKey });
     }
     // A whole text is one plain send: one request, under the same Idempotency-Key rule.
     const sent = await client.messages.send(conversationId, { text: input, ...fields }, { idempotencyKey });

@@ -1,4 +1,4 @@
-import { AgentMessagingError } from '../core/errors.js';
+import { AgentMessagingError, hasKind, markKind } from '../core/errors.js';
 
 /** Why a webhook delivery was refused; one string per failure, stable across versions. */
 export type WebhookVerificationErrorCode =
@@ -37,6 +37,10 @@ export class WebhookVerificationError extends AgentMessagingError {
   /** Which check failed. */
   readonly code: WebhookVerificationErrorCode;
 
+  static {
+    markKind(WebhookVerificationError, 'WebhookVerificationError');
+  }
+
   constructor(code: WebhookVerificationErrorCode, message: string) {
     super(message);
     this.code = code;
@@ -44,9 +48,6 @@ export class WebhookVerificationError extends AgentMessagingError {
 
   /** True for this error, even one thrown by another copy of the package. */
   static override is(value: unknown): value is WebhookVerificationError {
-    return (
-      value instanceof WebhookVerificationError ||
-      (AgentMessagingError.is(value) && value.name === 'WebhookVerificationError' && 'code' in value)
-    );
+    return value instanceof WebhookVerificationError || hasKind(value, 'WebhookVerificationError');
   }
 }
