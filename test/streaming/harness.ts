@@ -43,7 +43,8 @@ export async function startWorld(options: { streamedBodies?: boolean } = {}): Pr
 }
 
 /** The requests logged after the first `from` entries. */
-export const requestsSince = (world: World, from: number): RequestLogEntry[] => world.mock.requests.slice(from);
+export const requestsSince = (world: World, from: number): RequestLogEntry[] =>
+  world.mock.requests.slice(from);
 
 /** The agent's messages in the conversation, oldest first. */
 export async function agentMessages(world: World) {
