@@ -121,8 +121,8 @@ export class Transport {
     );
     call.ky = this.#plainKy;
     call.input = spec.url;
-    // The query of an upload URL may be a signed grant: logs and errors name the path only.
-    call.logPath = new URL(spec.url).pathname;
+    // An upload URL is a grant in itself (its path or query holds a token): logs never show it.
+    call.logPath = 'upload_url';
     call.onUploadProgress = spec.onProgress;
     return this.#withRetries(call, async (attempt) => (await attemptOnce(call, attempt, true)).response);
   }

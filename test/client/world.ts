@@ -45,8 +45,10 @@ let handles = 0;
 
 /** Registers the hooks of one test file and answers the world they keep up to date. */
 export function useWorld(door: Door): World {
-  // The mock's webhook.test deliveries are answered 204 without a network hop.
-  const mock = createMockService({ fetch: async () => new Response(null, { status: 204 }) });
+  // The mock's webhook deliveries are answered without a network hop: 500 for a URL with `/failing`.
+  const mock = createMockService({
+    fetch: async (request) => new Response(null, { status: request.url.includes('/failing') ? 500 : 204 }),
+  });
   const world = { mock, server: undefined, lines: [], fetched: [] } as unknown as World;
   let close: (() => Promise<void>) | undefined;
   let since = 0;
