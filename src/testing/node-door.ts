@@ -91,7 +91,8 @@ async function bridge(
     }
     res.end();
   } catch {
-    // A stream cut by a fault: destroy the connection so the client sees a broken body.
-    socket.destroy();
+    // A cut stream: close the connection once what was written is flushed, before the chunked
+    // body's last chunk, so the client sees a broken body after the events it was sent.
+    socket.end(() => socket.destroy());
   }
 }

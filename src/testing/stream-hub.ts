@@ -40,13 +40,19 @@ export class StreamHub {
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     const subscribers = () => this.#subscribers.get(message.id);
 
+    let cutPending = false;
+    const cutNow = () => controller.error(new Error('stream cut'));
     const finish = (how: 'close' | 'error' | 'cancel') => {
       if (done) return;
       done = true;
       clearTimeout(keepAlive);
       subscribers()?.delete(subscriber);
       if (how === 'close') controller.close();
-      if (how === 'error') controller.error(new Error('stream cut by an injected fault'));
+      // error() drops queued chunks, so events already written wait until the reader has them.
+      if (how === 'error') {
+        if ((controller.desiredSize ?? 0) > 0) cutNow();
+        else cutPending = true;
+      }
       if (how !== 'close') options.onStop?.();
     };
     const armKeepAlive = () => {
@@ -97,6 +103,9 @@ export class StreamHub {
         set.add(subscriber);
         write('message.started', { message: { id: message.id, content: message.blocks.map(sendBlock) } });
         if (message.status !== 'streaming') subscriber.complete();
+      },
+      pull: () => {
+        if (cutPending) cutNow();
       },
       // The client went away: the message is untouched, only this stream stops.
       cancel: () => finish('cancel'),
