@@ -65,7 +65,10 @@ export interface MessageContext extends EventContext<MessageReceivedEvent> {
    * of text is streamed as it comes. A redelivered event never replies twice: each reply's
    * Idempotency-Key derives from the webhook id and the reply's position in the handler.
    */
-  reply(text: string | AsyncIterable<string>, options?: BotReplyOptions): Promise<BotReplyResult>;
+  reply(
+    text: string | AsyncIterable<string> | Iterable<string>,
+    options?: BotReplyOptions,
+  ): Promise<BotReplyResult>;
   /** Shows the typing indicator until the handler ends or the returned function is called. */
   typing(): Promise<StopTyping>;
   /** Adds a reaction to the received message. */

@@ -48,7 +48,7 @@ export function createMessageContext(deps: MessageContextDeps): {
   };
 
   const reply = async (
-    input: string | AsyncIterable<string>,
+    input: string | AsyncIterable<string> | Iterable<string>,
     options: BotReplyOptions = {},
   ): Promise<BotReplyResult> => {
     const idempotencyKey = nextReplyKey();

@@ -1,6 +1,11 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { ValidationError } from '../../src/core/errors.js';
-import { createBot, generateWebhookSecret } from '../../src/webhooks/index.js';
+import {
+  type ContextFor,
+  createBot,
+  generateWebhookSecret,
+  type MessageContext,
+} from '../../src/webhooks/index.js';
 import { NOW_SEC } from './fixtures.js';
 import { createLoop, recordMessage, replay, signedRequest, unknownEvent } from './harness.js';
 
@@ -182,5 +187,14 @@ describe('createBot', () => {
     });
     const request = await signedRequest(unknownEvent('evt_clock'), secret, { timestamp: NOW_SEC - 10 });
     expect((await bot.fetch(request)).status).toBe(200);
+  });
+});
+
+describe('bot.on types', () => {
+  it('types each handler context by its event type', () => {
+    expectTypeOf<ContextFor<'message.received'>>().toEqualTypeOf<MessageContext>();
+    expectTypeOf<ContextFor<'invite.completed'>['event']['conversationId']>().toEqualTypeOf<string>();
+    expectTypeOf<ContextFor<'invite.expired'>['event']['type']>().toEqualTypeOf<'invite.expired'>();
+    expectTypeOf<ContextFor<'agent.renamed'>['event']['eventId']>().toEqualTypeOf<string>();
   });
 });
