@@ -1,27 +1,32 @@
+import { setupServer } from 'msw/node';
 import { AgentClient } from '../../src/client/agent-client.js';
 import { registerAgent } from '../../src/client/register-agent.js';
 import type { RequestLogEntry } from '../../src/schemas/mock-control.js';
 import { createMockService } from '../../src/testing/index.js';
 import type { MockService } from '../../src/testing/types.js';
 
-/** An active agent with a user's conversation, on the mock served over loopback HTTP. */
+/** An active agent with a user's conversation, on the mock behind one door. */
 export interface World {
   mock: MockService;
   baseUrl: string;
   client: AgentClient;
   agentId: string;
   apiKey: string;
+  userId: string;
   conversationId: string;
   close(): Promise<void>;
 }
 
+/** How the client reaches the mock: a real port (streamed bodies go over the wire), or msw in-process. */
+export type Door = 'loopback' | 'msw';
+
 let handles = 0;
 
-/** Starts the mock on a free port and makes an agent that a user installed. */
-export async function startWorld(options: { streamedBodies?: boolean } = {}): Promise<World> {
+/** Starts the mock behind the door and makes an agent that a user installed. */
+export async function startWorld(door: Door = 'loopback'): Promise<World> {
   // Webhook deliveries (the webhook.test) are answered 204 without a network hop.
-  const mock = createMockService({ fetch: async () => new Response(null, { status: 204 }), ...options });
-  const server = await mock.listen({ port: 0 });
+  const mock = createMockService({ fetch: async () => new Response(null, { status: 204 }) });
+  const server = door === 'loopback' ? await mock.listen({ port: 0 }) : mswServer(mock);
   const handle = `stream_${process.pid}_${++handles}`;
   const { agent, api_key } = await registerAgent(
     { handle, display_name: 'Streamer', webhook_url: 'http://hook.test/', capabilities: ['text'] },
@@ -37,9 +42,16 @@ export async function startWorld(options: { streamedBodies?: boolean } = {}): Pr
     client,
     agentId: agent.id,
     apiKey: api_key,
+    userId: user.id,
     conversationId: conversation_id,
     close: server.close,
   };
+}
+
+function mswServer(mock: MockService) {
+  const server = setupServer(...mock.handlers);
+  server.listen({ onUnhandledFrame: 'error' });
+  return { baseUrl: mock.baseUrl, close: async () => server.close() };
 }
 
 /** The requests logged after the first `from` entries. */
