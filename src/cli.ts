@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+// The `agent-messaging` command line: a small dispatcher of named commands, each with its own
+// options and help. Add a command by adding an entry to `commands`.
+import { parseArgs } from 'node:util';
+import { createMockService } from './testing/index.js';
+
+/** One command of the command line. */
+export interface Command {
+  /** One line for the command list. */
+  summary: string;
+  /** The usage text shown by `--help`. */
+  usage: string;
+  /** Runs the command with the arguments after its name; resolves with the exit code. */
+  run(args: string[]): Promise<number>;
+}
+
+/** `agent-messaging mock [--port 4010]`: serves the mock service until Ctrl-C. */
+const mock: Command = {
+  summary: 'serve the in-memory mock of the Agent Messaging Service on 127.0.0.1',
+  usage: [
+    'Usage: agent-messaging mock [--port <port>]',
+    '',
+    'Serves /v1, /_mock and the file URLs on http://127.0.0.1:<port> and prints the base URL.',
+    'Ctrl-C stops it.',
+    '',
+    'Options:',
+    '  -p, --port <port>  port to listen on; 0 picks a free one (default 4010)',
+    '  -h, --help         show this help',
+  ].join('\n'),
+  async run(args) {
+    const { values } = parseArgs({
+      args,
+      options: {
+        port: { type: 'string', short: 'p', default: '4010' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+    if (values.help) {
+      console.log(this.usage);
+      return 0;
+    }
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+      console.error(`--port: must be an integer from 0 to 65535, got "${values.port}"`);
+      return 2;
+    }
+    const server = await createMockService().listen({ port });
+    console.log(server.baseUrl);
+    console.error('Agent Messaging mock service is listening; press Ctrl-C to stop.');
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await server.close();
+    return 0;
+  },
+};
+
+/** Every command, by name. */
+export const commands: Record<string, Command> = { mock };
+
+function help(): string {
+  const width = Math.max(...Object.keys(commands).map((name) => name.length));
+  return [
+    'Usage: agent-messaging <command> [options]',
+    '',
+    'Commands:',
+    ...Object.entries(commands).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`),
+    '',
+    'Run `agent-messaging <command> --help` for the options of a command.',
+  ].join('\n');
+}
+
+/** Runs the command line; resolves with the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    console.log(help());
+    return name === undefined ? 2 : 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    console.error(`Unknown command "${name}".\n\n${help()}`);
+    return 2;
+  }
+  try {
+    return await command.run(rest);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));
