@@ -8,7 +8,8 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'agent-messaging-smoke-'));
-const run = (cmd, args, cwd = work) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] }).toString();
+const run = (cmd, args, cwd = work) =>
+  execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] }).toString();
 const step = (name) => console.log(`smoke: ${name}`);
 
 try {
@@ -20,7 +21,19 @@ try {
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'smoke-app', private: true }));
   step('npm install the tarball into a fresh folder');
-  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, `typescript@${tsVersion()}`, '@types/node@24'], app);
+  run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      tarball,
+      `typescript@${tsVersion()}`,
+      '@types/node@24',
+    ],
+    app,
+  );
 
   const scenario = (load) => `
 ${load}
@@ -80,8 +93,18 @@ export function kind(event: WebhookEvent): string { return event.type; }
       process.execPath,
       [
         join(app, 'node_modules/typescript/bin/tsc'),
-        '--noEmit', '--strict', '--skipLibCheck', '--target', 'es2023', '--lib', 'es2023,dom',
-        '--module', module, '--moduleResolution', resolution, 'consumer.ts',
+        '--noEmit',
+        '--strict',
+        '--skipLibCheck',
+        '--target',
+        'es2023',
+        '--lib',
+        'es2023,dom',
+        '--module',
+        module,
+        '--moduleResolution',
+        resolution,
+        'consumer.ts',
       ],
       app,
     );
@@ -92,5 +115,7 @@ export function kind(event: WebhookEvent): string { return event.type; }
 }
 
 function tsVersion() {
-  return JSON.parse(execFileSync('npm', ['pkg', 'get', 'devDependencies.typescript'], { cwd: root }).toString());
+  return JSON.parse(
+    execFileSync('npm', ['pkg', 'get', 'devDependencies.typescript'], { cwd: root }).toString(),
+  );
 }

@@ -1,0 +1,150 @@
+/**
+ * `agent-messaging`: the TypeScript SDK for the Agent Messaging Service.
+ *
+ * @example
+ * import { AgentClient } from 'agent-messaging';
+ * const client = new AgentClient({ apiKey: process.env.AMS_API_KEY!, baseUrl: 'https://ams.example' });
+ * await client.messages.send('cnv_123', { text: 'Hello' });
+ *
+ * @packageDocumentation
+ */
+
+// Clients
+export { AgentClient } from './client/agent-client.js';
+export { type RegisterAgentOptions, registerAgent } from './client/register-agent.js';
+export { UserClient } from './client/user-client.js';
+// Errors
+export {
+  ApiError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  GoneError,
+  InternalServerError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  UnprocessableEntityError,
+} from './core/api-error.js';
+export { ApiPromise, type WithResponse } from './core/api-promise.js';
+export {
+  AgentMessagingError,
+  ConnectionError,
+  InvalidResponseError,
+  RequestAbortedError,
+  TimeoutError,
+  ValidationError,
+} from './core/errors.js';
+export { idempotencyKeyFor } from './core/idempotency.js';
+export {
+  type AgentClientOptions,
+  type ConnectionOptions,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  type LogFields,
+  type Logger,
+  type RequestOptions,
+  type UserClientOptions,
+} from './core/options.js';
+export type { UploadData, UploadInput, UploadProgress } from './resources/attachments.js';
+export type { SendBody, SendContentInput, SendInput, SendTextInput } from './resources/send-input.js';
+export type {
+  AcceptInviteResponse,
+  Action,
+  Agent,
+  AgentConversation,
+  AppendRequest,
+  AppendResponse,
+  Attachment,
+  CompleteRequest,
+  CompleteResponse,
+  Conversation,
+  CreateAttachmentRequest,
+  CreateDirectRequest,
+  CreateDirectResponse,
+  CreateInviteRequest,
+  CreateInviteResponse,
+  ErrorBody,
+  ErrorCode,
+  GroupInvite,
+  InviteCompletedEvent,
+  InviteExpiredEvent,
+  ListMessagesQuery,
+  ListMessagesResponse,
+  Message,
+  MessageCompletedEvent,
+  MessagePart,
+  MessagePatchEvent,
+  MessageReceivedEvent,
+  MessageStartedEvent,
+  Participant,
+  ReactionRequest,
+  ReactionResponse,
+  ReadRequest,
+  Receipt,
+  ReceiptRequest,
+  RegisterAgentRequest,
+  RegisterAgentResponse,
+  ResponseBlock,
+  RetrieveConversationResponse,
+  SendBlock,
+  SendMessageRequest,
+  SendMessageResponse,
+  SetWebhookRequest,
+  SetWebhookResponse,
+  StreamEvent,
+  TextPatch,
+  TypingRequest,
+  TypingResponse,
+  UnsendResponse,
+  WebhookEvent,
+  WebhookEventType,
+  WebhookTestEvent,
+} from './schemas/index.js';
+// The wire: one zod schema per shape, and the types derived from them.
+export * as schemas from './schemas/index.js';
+// Streaming
+export {
+  type CoalesceOptions,
+  DEFAULT_COALESCE,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  MessageStream,
+  type MessageStreamOptions,
+  type ReplyOptions,
+  type ReplyResult,
+  type ReplyTransport,
+  ReplyWriter,
+  type StreamBody,
+  type StreamedBlock,
+  type StreamedMessage,
+  type StreamOptions,
+  supportsStreamedBodies,
+} from './streaming/index.js';
+// Webhooks and bots
+export {
+  type Bot,
+  type BotErrorInfo,
+  type BotOptions,
+  type BotReplyOptions,
+  type BotReplyResult,
+  type ClaimResult,
+  type ContextFor,
+  createBot,
+  createMemoryDedupeStore,
+  DEDUPE_RETENTION_MS,
+  DEFAULT_ACK_TIMEOUT_MS,
+  DEFAULT_TOLERANCE_SEC,
+  type DedupeStore,
+  type EventContext,
+  type Handler,
+  type MemoryDedupeStoreOptions,
+  type MessageContext,
+  type StopTyping,
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WaitUntil,
+  type WebhookBody,
+  type WebhookHeaders,
+  WebhookVerificationError,
+  type WebhookVerificationErrorCode,
+} from './webhooks/index.js';
