@@ -11,6 +11,8 @@ const encoder = new TextEncoder();
 export interface StreamOptions {
   cutAfterEvents?: number;
   keepAliveMs: number;
+  /** The request's signal: when the client aborts, the stream stops following (nothing else changes). */
+  signal?: AbortSignal;
   /** Called once when the stream stops following the message for any reason but completion. */
   onStop?: () => void;
 }
@@ -110,6 +112,15 @@ export class StreamHub {
       // The client went away: the message is untouched, only this stream stops.
       cancel: () => finish('cancel'),
     });
+    options.signal?.addEventListener(
+      'abort',
+      () => {
+        if (done) return;
+        finish('cancel');
+        controller.error(options.signal?.reason);
+      },
+      { once: true },
+    );
     return { body, cut: () => finish('error') };
   }
 

@@ -52,6 +52,7 @@ function followMessage(ctx: RouteContext, message: MessageRecord): Response {
   const stream = world.streams.open(message, {
     cutAfterEvents: ctx.fault?.fault === 'cut_stream' ? ctx.fault.after_events : undefined,
     keepAliveMs: world.options.keepAliveMs,
+    signal: ctx.request.signal,
     // Cut or disconnected: lines not yet applied are never applied, and the message stays as it is.
     onStop: () => {
       control.stopped = true;

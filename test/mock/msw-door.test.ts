@@ -79,4 +79,33 @@ describe('the msw door', () => {
     expect(answer.status).toBe(201);
     expect(mock.requests.at(-1)?.path).toBe('/v1/agents');
   });
+
+  it('stops a stream in-process when the request is aborted, leaving the message streaming', async () => {
+    const s = await setupScenario(mock, call);
+    const abort = new AbortController();
+    const response = await mock.fetch(
+      new Request(`${mock.baseUrl}/v1/conversations/${s.conversationId}/messages?stream=true`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${s.apiKey}`,
+          'idempotency-key': newKey(),
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ schema: 'svc.agent-send.v1', content: [{ type: 'text', text: 'begun' }] }),
+        signal: abort.signal,
+      }),
+    );
+    const events = new EventReader(response);
+    await events.waitFor(1);
+    abort.abort();
+    expect(await events.done).toBeInstanceOf(Error);
+    const history = ListMessagesResponse.parse(
+      (await call('GET', `/v1/conversations/${s.conversationId}/messages`, { token: s.apiKey })).body,
+    );
+    expect(history.messages[0]).toMatchObject({
+      status: 'streaming',
+      parts: [{ text: 'begun' }],
+      revision: 0,
+    });
+  });
 });
