@@ -52,9 +52,22 @@ export function checkRequestOptions(options: RequestOptions | undefined, context
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     issues.push({ field: 'signal', message: 'must be an AbortSignal' });
   }
-  if (headers !== undefined && (typeof headers !== 'object' || headers === null || Array.isArray(headers))) {
-    issues.push({ field: 'headers', message: 'must be an object of header names to strings' });
-  }
+  if (headers !== undefined) checkHeaders(headers, issues);
   if (issues.length > 0) throw new ValidationError(issues, context);
   return options;
+}
+
+// Checked here because fetch would otherwise throw a TypeError that quotes the offending value.
+function checkHeaders(headers: unknown, issues: FieldIssue[]): void {
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) {
+    issues.push({ field: 'headers', message: 'must be an object of header names to strings' });
+    return;
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      issues.push({ field: `headers.${name}`, message: 'is not a valid header name' });
+    } else if (typeof value !== 'string' || /[\r\n\0]/.test(value)) {
+      issues.push({ field: `headers.${name}`, message: 'must be a string without line breaks' });
+    }
+  }
 }

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
+import { AgentClient } from '../../src/client/agent-client.js';
 import { InternalServerError, NotFoundError } from '../../src/core/api-error.js';
+import { RequestAbortedError } from '../../src/core/errors.js';
 import { rejectionOf, useWorld, type World } from './world.js';
 
 const sendPath = (world: World) => `/v1/conversations/${world.conversationId}/messages`;
@@ -109,6 +111,47 @@ describe.each(['msw', 'loopback'] as const)('Transport.raw over %s', (door) => {
     expect(error).toBeInstanceOf(InternalServerError);
     expect(w.requests()).toHaveLength(1);
     expect(w.requests()[0]?.headers['content-type']).toBe('application/x-ndjson');
+  });
+});
+
+describe('per-call options', () => {
+  const w = useWorld('msw');
+
+  test('extra headers go on the wire with the call', async () => {
+    await w.client.conversations.retrieve(w.conversationId, { headers: { 'x-trace-id': 'trace-1' } });
+
+    expect(w.requests()[0]?.headers['x-trace-id']).toBe('trace-1');
+  });
+
+  test('an already aborted signal rejects with RequestAbortedError and sends nothing', async () => {
+    const error = await rejectionOf(
+      w.client.messages.send(
+        w.conversationId,
+        { text: 'hi' },
+        { signal: AbortSignal.abort(new Error('stop')) },
+      ),
+    );
+
+    expect(error).toBeInstanceOf(RequestAbortedError);
+    expect(w.fetched).toEqual([]);
+  });
+
+  test('an abort while waiting for the answer rejects with RequestAbortedError', async () => {
+    w.mock.faults.inject({ path: '/v1/conversations/*', fault: 'delay', delay_ms: 300 });
+    const controller = new AbortController();
+    const client = new AgentClient({ apiKey: w.apiKey, baseUrl: w.baseUrl });
+    // Abort once the mock has the request (it then holds it for 300 ms).
+    void (async () => {
+      while (w.requests().length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      controller.abort();
+    })();
+
+    const error = await rejectionOf(
+      client.conversations.retrieve(w.conversationId, { signal: controller.signal }),
+    );
+
+    expect(error).toBeInstanceOf(RequestAbortedError);
+    expect(w.requests()).toHaveLength(1);
   });
 });
 

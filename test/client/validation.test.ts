@@ -120,6 +120,11 @@ const cases: [string, (world: World) => PromiseLike<unknown>, string][] = [
     'timeoutMs',
   ],
   [
+    'a header value with a line break',
+    (x) => x.client.conversations.retrieve(x.conversationId, { headers: { 'x-trace': 'a\nb' } }),
+    'headers.x-trace',
+  ],
+  [
     'a complete status other than sent',
     (x) => x.client.messages.complete('msg_1', { status: 'done' as 'sent' }),
     'status',
