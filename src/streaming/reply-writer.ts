@@ -181,7 +181,9 @@ export class ReplyWriter {
     let error = cause;
     for (let attempt = 1; attempt <= MAX_RECOVERIES; attempt++) {
       if (!isRecoverable(error)) throw error;
-      const delayMs = ConnectionError.is(error) && attempt === 1 ? 0 : retryDelayMs(error, attempt);
+      // A broken connection or a completed message needs no pause before reading back; a busy service does.
+      const immediate = attempt === 1 && (ConnectionError.is(error) || isNotStreaming(error));
+      const delayMs = immediate ? 0 : retryDelayMs(error, attempt);
       if (delayMs === undefined) throw error;
       this.#useAppend(error);
       if (delayMs > 0) await sleep(delayMs, this.#init.request.signal);
@@ -247,6 +249,6 @@ export class ReplyWriter {
   }
 }
 
-function isRecoverable(error: unknown): boolean {
-  return isTransient(error) || (ConflictError.is(error) && error.code === 'message_not_streaming');
-}
+const isNotStreaming = (error: unknown) => ConflictError.is(error) && error.code === 'message_not_streaming';
+
+const isRecoverable = (error: unknown) => isTransient(error) || isNotStreaming(error);

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RequestAbortedError, ValidationError } from '../../src/core/errors.js';
+import { agentMessages, type Door, pieces, startWorld, textOf, type World } from './harness.js';
+
+async function* tokens(parts: readonly string[], failAfter?: number) {
+  for (const [index, part] of parts.entries()) {
+    if (index === failAfter) throw new Error('the model stopped');
+    yield part;
+  }
+}
+
+describe.each<Door>(['loopback', 'msw'])('messages.reply (%s door)', (door) => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld(door);
+  });
+  afterAll(() => world?.close());
+
+  it('pipes a token stream into one completed reply to the user message', async () => {
+    const { message: question } = world.mock.postUserMessage(world.conversationId, {
+      user_id: world.userId,
+      text: 'Tell me a story',
+    });
+    const parts = pieces(300);
+    const result = await world.client.messages.reply(world.conversationId, tokens(parts), {
+      replyToMessageId: question.id,
+    });
+    const message = (await agentMessages(world)).at(-1)!;
+    expect(message).toMatchObject({
+      id: result.message_id,
+      status: 'sent',
+      reply_to: { message_id: question.id },
+    });
+    expect(textOf(message)).toBe(parts.join(''));
+    expect(result.text).toBe(parts.join(''));
+  });
+
+  it('completes with what was written and rethrows when the source throws', async () => {
+    const parts = pieces(50);
+    const error = await world.client.messages
+      .reply(world.conversationId, tokens(parts, 20))
+      .catch((thrown: unknown) => thrown);
+    expect((error as Error).message).toBe('the model stopped');
+    const message = (await agentMessages(world)).at(-1)!;
+    expect(message.status).toBe('sent');
+    expect(textOf(message)).toBe(parts.slice(0, 20).join(''));
+  });
+
+  it('with the same eventId twice makes one message and does not double its text', async () => {
+    const first = await world.client.messages.reply(world.conversationId, ['Hi ', 'there'], {
+      eventId: `evt_${door}`,
+    });
+    const count = (await agentMessages(world)).length;
+    const second = await world.client.messages.reply(world.conversationId, ['Hi ', 'there'], {
+      eventId: `evt_${door}`,
+    });
+    expect(second.message_id).toBe(first.message_id);
+    const messages = await agentMessages(world);
+    expect(messages).toHaveLength(count);
+    expect(textOf(messages.at(-1)!)).toBe('Hi there');
+  });
+
+  it('refuses a second reply with the same eventId whose text differs', async () => {
+    await world.client.messages.reply(world.conversationId, ['Yes'], { eventId: `evt_differs_${door}` });
+    await expect(
+      world.client.messages.reply(world.conversationId, ['No'], { eventId: `evt_differs_${door}` }),
+    ).rejects.toThrow(/differs from what this reply wrote/);
+  });
+});
+
+describe('a reply that is aborted or given bad input', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld('loopback');
+  });
+  afterAll(() => world?.close());
+
+  it('stops at the abort with RequestAbortedError and leaves the message streaming', async () => {
+    const controller = new AbortController();
+    const reply = await world.client.messages.startReply(
+      world.conversationId,
+      {},
+      { signal: controller.signal },
+    );
+    await reply.write('partial');
+    controller.abort();
+    await expect(reply.write(' more')).rejects.toBeInstanceOf(RequestAbortedError);
+    await expect(reply.complete()).rejects.toBeInstanceOf(RequestAbortedError);
+    expect((await agentMessages(world)).at(-1)).toMatchObject({ id: reply.messageId, status: 'streaming' });
+  });
+
+  it.each([
+    ['conversationId', () => world.client.messages.startReply('conv_1')],
+    [
+      'transport',
+      () => world.client.messages.startReply(world.conversationId, {}, { transport: 'sideways' as 'auto' }),
+    ],
+    [
+      'replyToMessageId',
+      () => world.client.messages.startReply(world.conversationId, { replyToMessageId: 'm1' }),
+    ],
+    [
+      'coalesce.chars',
+      () => world.client.messages.startReply(world.conversationId, {}, { coalesce: { chars: 0 } }),
+    ],
+    ['idleTimeoutMs', () => world.client.messages.stream(world.conversationId, {}, { idleTimeoutMs: -5 })],
+    [
+      'idempotencyKey',
+      () => world.client.messages.stream(world.conversationId, {}, { idempotencyKey: 'short' }),
+    ],
+    ['chunks', () => world.client.messages.reply(world.conversationId, 'not chunks' as unknown as string[])],
+  ])('names %s in a ValidationError and sends nothing', async (field, call) => {
+    const before = world.mock.requests.length;
+    const error = await call().catch((thrown: unknown) => thrown);
+    expect(ValidationError.is(error) && error.field).toBe(field);
+    expect(world.mock.requests).toHaveLength(before);
+  });
+
+  it('names text in a ValidationError for a non-string write or one past the message limit', async () => {
+    const reply = await world.client.messages.startReply(world.conversationId);
+    const notText = await reply.write(42 as unknown as string).catch((thrown: unknown) => thrown);
+    expect(ValidationError.is(notText) && notText.field).toBe('text');
+    await reply.write('x'.repeat(31_999));
+    const tooLong = await reply.write('yz').catch((thrown: unknown) => thrown);
+    expect(ValidationError.is(tooLong) && tooLong.message).toMatch(/longer than 32000 characters/);
+    const result = await reply.complete();
+    expect(result.text).toHaveLength(31_999);
+  });
+
+  it("refuses transport 'stream' on a runtime without streamed bodies before sending", async () => {
+    const before = world.mock.requests.length;
+    const error = await world.client.messages
+      .startReply(world.conversationId, {}, { transport: 'stream', streamedBodies: false })
+      .catch((thrown: unknown) => thrown);
+    expect(ValidationError.is(error) && error.field).toBe('transport');
+    expect(world.mock.requests).toHaveLength(before);
+  });
+});
