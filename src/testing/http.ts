@@ -72,14 +72,5 @@ export function withHeaders(response: Response, headers: Record<string, string>)
   });
 }
 
-/** The body of a request as UTF-8 text, refusing one over `limit` bytes with 413. */
-export async function readText(request: Request, limit: number): Promise<string> {
-  const buffer = new Uint8Array(await request.arrayBuffer());
-  if (buffer.byteLength > limit) {
-    throw new MockError(413, 'payload_too_large', `body: larger than ${limit} bytes`);
-  }
-  return new TextDecoder().decode(buffer);
-}
-
 /** 1 MiB: the largest JSON body the service reads (PROTOCOL.md section 2). */
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -1,5 +1,6 @@
 // Creating and changing messages: sequence numbers, appends that raise the revision, completion
 // (by call, by stream line, or automatically 10 minutes after the last change).
+import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
 import { invalid, MockError } from './http.js';
 import { newId } from './ids.js';
 import type { BlockRecord, ConversationRecord, MessageRecord } from './state.js';

@@ -8,6 +8,7 @@ import {
   RequestLogEntry,
   UserMessageResponse,
 } from '../../src/schemas/mock-control.js';
+import { createMockService } from '../../src/testing/index.js';
 import { errorOf, setupScenario } from './helpers.js';
 import { useMockOverMsw } from './msw-setup.js';
 
@@ -129,5 +130,18 @@ describe('the control surface under /_mock', () => {
     expect(answer.status).toBe(404);
     expect(errorOf(answer).code).toBe('not_found');
     expect(answer.headers.get('request-id')).toMatch(/^req_/);
+  });
+});
+
+describe('the clock', () => {
+  it('starts at the `now` option and runs on from there', async () => {
+    const start = Date.parse('2030-01-01T00:00:00.000Z');
+    const other = createMockService({ now: '2030-01-01T00:00:00.000Z' });
+    const now = other.clock.now().getTime();
+    expect(now).toBeGreaterThanOrEqual(start);
+    expect(now).toBeLessThan(start + 60_000);
+    await other.clock.advance(90);
+    expect(other.clock.now().getTime()).toBeGreaterThanOrEqual(start + 90_000);
+    await expect(other.clock.advance(-1)).rejects.toThrow(/seconds/);
   });
 });
