@@ -105,7 +105,10 @@ export class Transport {
     return this.#withRetries(call, async (attempt) => (await attemptOnce(call, attempt, false)).response);
   }
 
-  /** PUTs bytes to an upload URL (no Authorization header: the URL carries its own grant). */
+  /**
+   * PUTs bytes to an upload URL (no Authorization header: the URL carries its own grant). Without a
+   * per-call `timeoutMs`, each attempt gets the client's timeout plus 10 s per MB of body.
+   */
   async upload(spec: UploadSpec): Promise<Response> {
     this.#plainKy ??= ky.create({
       retry: 0,
@@ -113,14 +116,19 @@ export class Transport {
       throwHttpErrors: false,
       ...(this.#config.fetch ? { fetch: this.#config.fetch } : {}),
     });
+    const operation = spec.operation ?? 'upload';
     const call = this.#prepare(
-      { method: 'PUT', path: spec.url, operation: spec.operation, options: spec.options },
+      { method: 'PUT', path: '', operation, options: spec.options },
       spec.body,
       spec.contentType,
       false,
     );
     call.ky = this.#plainKy;
     call.input = spec.url;
+    // The attempt covers sending the bytes: unless told otherwise, allow 10 s more per MB.
+    if (spec.options?.timeoutMs === undefined) {
+      call.timeoutMs += Math.ceil((spec.body instanceof Blob ? spec.body.size : spec.body.byteLength) / 100);
+    }
     // An upload URL is a grant in itself (its path or query holds a token): logs never show it.
     call.logPath = 'upload_url';
     call.onUploadProgress = spec.onProgress;
