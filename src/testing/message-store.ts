@@ -57,8 +57,9 @@ export function appendText(world: MockWorld, message: MessageRecord, blockId: st
   if (block.type !== 'text') throw invalid(`blockId: block ${blockId} is not a text block`);
   requireStreaming(message);
   const total = message.blocks.reduce((sum, b) => sum + (b.text?.length ?? 0), 0);
-  if (total + value.length > 32_000)
-    throw invalid('value: the message would exceed 32000 characters of text');
+  if (total + value.length > MAX_MESSAGE_TEXT) {
+    throw invalid(`value: the message would exceed ${MAX_MESSAGE_TEXT} characters of text`);
+  }
   block.text = (block.text ?? '') + value;
   message.revision += 1;
   message.last_change = world.clock.now();

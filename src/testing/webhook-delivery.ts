@@ -104,7 +104,7 @@ export class WebhookDispatcher {
         body: event.body,
         signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
       });
-      const response = await world.options.fetch()(request);
+      const response = await withinTimeout(world.options.fetch()(request));
       await response.body?.cancel().catch(() => undefined);
       const ok = response.status >= 200 && response.status < 300;
       result = { ok, status: response.status, error: ok ? null : `answered HTTP ${response.status}` };
@@ -125,6 +125,19 @@ export class WebhookDispatcher {
     }
     return result;
   }
+}
+
+/** The 10 s limit holds even for a `fetch` option that ignores the request's signal. */
+function withinTimeout<T>(promise: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new DOMException('no answer in time', 'TimeoutError')),
+      DELIVERY_TIMEOUT_MS,
+    );
+    timer.unref?.();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 function describeFailure(error: unknown): string {
