@@ -97,4 +97,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+// No top-level await: a module graph with one cannot be loaded through require().
+void main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});
