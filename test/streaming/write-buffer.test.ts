@@ -1,0 +1,104 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { WriteBuffer } from '../../src/streaming/write-buffer.js';
+
+/** A sender whose sends stay pending until the test settles them. */
+function manualSender() {
+  const batches: string[] = [];
+  const pending: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+  const send = (batch: string) =>
+    new Promise<void>((resolve, reject) => {
+      batches.push(batch);
+      pending.push({ resolve, reject });
+    });
+  return { batches, pending, send };
+}
+
+const settled = async <T>(promise: Promise<T>) => {
+  let done = false;
+  promise.then(
+    () => {
+      done = true;
+    },
+    () => {
+      done = true;
+    },
+  );
+  await vi.advanceTimersByTimeAsync(0);
+  return done;
+};
+
+describe('the write buffer', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('sends one batch once the character threshold is reached, not one per write', async () => {
+    const sender = manualSender();
+    const buffer = new WriteBuffer(sender.send, { chars: 10, ms: 100 });
+    for (const piece of ['abc', 'def', 'ghi']) await buffer.write(piece);
+    expect(sender.batches).toEqual([]);
+    await buffer.write('jk');
+    expect(sender.batches).toEqual(['abcdefghijk']);
+  });
+
+  it('sends what waits once the interval has passed since the oldest waiting character', async () => {
+    const sender = manualSender();
+    const buffer = new WriteBuffer(sender.send, { chars: 256, ms: 100 });
+    await buffer.write('hi');
+    await vi.advanceTimersByTimeAsync(99);
+    expect(sender.batches).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sender.batches).toEqual(['hi']);
+  });
+
+  it('keeps batches in order and never overlaps two sends', async () => {
+    const sender = manualSender();
+    const buffer = new WriteBuffer(sender.send, { chars: 4, ms: 100 });
+    await buffer.write('1234');
+    await buffer.write('5678');
+    expect(sender.batches).toEqual(['1234']);
+    sender.pending[0]!.resolve();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sender.batches).toEqual(['1234', '5678']);
+  });
+
+  it('makes write() wait while four batches of text wait behind a slow send', async () => {
+    const sender = manualSender();
+    const buffer = new WriteBuffer(sender.send, { chars: 10, ms: 100 });
+    await buffer.write('x'.repeat(10));
+    for (let i = 0; i < 4; i++) await buffer.write('y'.repeat(10));
+    expect(buffer.pendingLength).toBe(40);
+    const blocked = buffer.write('z');
+    expect(await settled(blocked)).toBe(false);
+    expect(buffer.pendingLength).toBe(40);
+    sender.pending[0]!.resolve();
+    expect(await settled(blocked)).toBe(true);
+    expect(sender.batches[1]).toBe('y'.repeat(40));
+  });
+
+  it('flush() sends the rest and resolves once it was sent', async () => {
+    const sender = manualSender();
+    const buffer = new WriteBuffer(sender.send, { chars: 256, ms: 100 });
+    await buffer.write('tail');
+    const flushed = buffer.flush();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sender.batches).toEqual(['tail']);
+    expect(await settled(flushed)).toBe(false);
+    sender.pending[0]!.resolve();
+    expect(await settled(flushed)).toBe(true);
+  });
+
+  it('fails every later write and flush with the error of a failed send', async () => {
+    const sender = manualSender();
+    const buffer = new WriteBuffer(sender.send, { chars: 2, ms: 100 });
+    await buffer.write('ab');
+    const failure = new Error('gone');
+    sender.pending[0]!.reject(failure);
+    await vi.advanceTimersByTimeAsync(0);
+    await expect(buffer.write('c')).rejects.toBe(failure);
+    await expect(buffer.flush()).rejects.toBe(failure);
+  });
+});
