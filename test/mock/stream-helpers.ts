@@ -89,7 +89,11 @@ export class NdjsonWriter {
   readonly #encoder = new TextEncoder();
 
   constructor() {
-    this.body = new ReadableStream({ start: (controller) => void (this.#controller = controller) });
+    this.body = new ReadableStream({
+      start: (controller) => {
+        this.#controller = controller;
+      },
+    });
   }
 
   /** Sends one JSON line. */
