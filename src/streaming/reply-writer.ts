@@ -1,13 +1,13 @@
 // The ReplyWriter: buffered writes into a streaming message, through whichever sink works, and
 // recovery from history when a connection breaks (PROTOCOL.md section 8).
-import { ConflictError } from '../core/api-error.js';
-import { AgentMessagingError, ConnectionError, ValidationError } from '../core/errors.js';
+import { AgentMessagingError, ValidationError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
-import { abortedError, isTransient, retryDelayMs, sleep } from '../core/retry.js';
+import { abortedError, sleep } from '../core/retry.js';
 import type { Transport } from '../core/transport.js';
 import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
 import type { ReplyResult, ReplyTransport } from './options.js';
 import { type AppliedState, readBack } from './read-back.js';
+import { compareApplied, DIVERGED, matchSurplus, recoveryDelayMs } from './reconcile.js';
 import { AppendSink, type Completion, type ReplySink } from './reply-sinks.js';
 import { WriteBuffer } from './write-buffer.js';
 
@@ -159,10 +159,10 @@ export class ReplyWriter {
   async #send(batch: string): Promise<void> {
     let rest = batch;
     if (this.#surplus !== '') {
-      const matched = Math.min(this.#surplus.length, batch.length);
-      if (!this.#surplus.startsWith(batch.slice(0, matched))) throw this.#diverged();
-      this.#surplus = this.#surplus.slice(matched);
-      rest = batch.slice(matched);
+      const matched = matchSurplus(this.#surplus, batch);
+      if (matched === DIVERGED) throw this.#diverged();
+      this.#surplus = matched.surplus;
+      rest = matched.rest;
     }
     this.#handed += batch;
     if (rest === '') return;
@@ -180,10 +180,7 @@ export class ReplyWriter {
   async #recover(cause: unknown): Promise<AppliedState> {
     let error = cause;
     for (let attempt = 1; attempt <= MAX_RECOVERIES; attempt++) {
-      if (!isRecoverable(error)) throw error;
-      // A broken connection or a completed message needs no pause before reading back; a busy service does.
-      const immediate = attempt === 1 && (ConnectionError.is(error) || isNotStreaming(error));
-      const delayMs = immediate ? 0 : retryDelayMs(error, attempt);
+      const delayMs = recoveryDelayMs(error, attempt);
       if (delayMs === undefined) throw error;
       this.#useAppend(error);
       if (delayMs > 0) await sleep(delayMs, this.#init.request.signal);
@@ -209,19 +206,15 @@ export class ReplyWriter {
 
   /** Compares what the service holds with what was handed; answers the text it is missing. */
   #reconcile(applied: string, status: string): string {
-    const expected = this.#init.initialText + this.#handed;
-    if (applied.startsWith(expected)) {
-      this.#surplus = applied.slice(expected.length);
-      return '';
-    }
-    if (!expected.startsWith(applied)) throw this.#diverged();
-    if (status !== 'streaming') {
+    const compared = compareApplied(this.#init.initialText + this.#handed, applied);
+    if (compared === DIVERGED) throw this.#diverged();
+    if (compared.missing !== '' && status !== 'streaming') {
       throw new AgentMessagingError(
         `${this.#init.operation}: message ${this.messageId} was completed before all of the reply's text was applied.`,
       );
     }
-    this.#surplus = '';
-    return expected.slice(applied.length);
+    this.#surplus = compared.surplus;
+    return compared.missing;
   }
 
   #diverged(): AgentMessagingError {
@@ -248,7 +241,3 @@ export class ReplyWriter {
     this.#sink.close(error);
   }
 }
-
-const isNotStreaming = (error: unknown) => ConflictError.is(error) && error.code === 'message_not_streaming';
-
-const isRecoverable = (error: unknown) => isTransient(error) || isNotStreaming(error);
