@@ -1,0 +1,165 @@
+// Scaffolding that lets every example run against `npm run mock` with no account: it registers a
+// throwaway agent, points its webhook at the bot, and plays the users through the mock's `/_mock`
+// control surface. On the real service an agent is registered once and users come by themselves:
+// copy the examples, not this file.
+
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AgentClient, type Bot, createBot, registerAgent, schemas } from 'agent-messaging';
+import { toNodeHandler } from 'agent-messaging/node';
+import type * as z from 'zod';
+
+/** Where `npm run mock` serves the mock service. */
+export const MOCK_URL = 'http://127.0.0.1:4010';
+
+/** What a bot or a client needs: the agent's credentials and the service's address. */
+export interface AgentCredentials {
+  apiKey: string;
+  webhookSecret: string;
+  baseUrl: string;
+  /** Set only for a throwaway agent registered on the mock: its webhook is still to be set. */
+  agentId?: string;
+}
+
+const isLoopback = (url: string) => ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(url).hostname);
+
+/**
+ * The agent from AMS_API_KEY and AMS_WEBHOOK_SECRET; without them, a throwaway agent registered on the
+ * mock at AMS_BASE_URL (default {@link MOCK_URL}).
+ */
+export async function credentialsFromEnv(handle: string, env = process.env): Promise<AgentCredentials> {
+  const baseUrl = env.AMS_BASE_URL || MOCK_URL;
+  if (env.AMS_API_KEY && env.AMS_WEBHOOK_SECRET) {
+    return { apiKey: env.AMS_API_KEY, webhookSecret: env.AMS_WEBHOOK_SECRET, baseUrl };
+  }
+  return registerOnMock(handle, baseUrl);
+}
+
+/** Registers a throwaway agent on the mock; refuses any service that is not on loopback. */
+export async function registerOnMock(handle: string, baseUrl: string): Promise<AgentCredentials> {
+  if (!isLoopback(baseUrl)) {
+    throw new Error(`Set AMS_API_KEY and AMS_WEBHOOK_SECRET (from registerAgent) to use ${baseUrl}.`);
+  }
+  const { agent, api_key, webhook_secret } = await registerAgent(
+    {
+      // Handles are unique: a fresh one on every run.
+      handle: `${handle}_${Date.now().toString(36)}`,
+      display_name: handle,
+      // A placeholder: the bot's real URL is set with setWebhook once the bot listens.
+      webhook_url: 'http://127.0.0.1/webhook',
+      capabilities: ['text', 'file'],
+    },
+    { baseUrl },
+  );
+  return { apiKey: api_key, webhookSecret: webhook_secret, baseUrl, agentId: agent.id };
+}
+
+/** The mock's user side, over its HTTP control surface (`npm run mock` runs in another process). */
+export function mockControl(baseUrl: string) {
+  const post = async <S extends z.ZodType>(path: string, body: unknown, schema: S): Promise<z.output<S>> => {
+    const response = await fetch(`${baseUrl}/_mock${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok)
+      throw new Error(`POST /_mock${path} answered ${response.status}: ${await response.text()}`);
+    return schema.parse(await response.json());
+  };
+  return {
+    /** A verified user, and the session token a UserClient takes. */
+    createUser: (display_name: string) => post('/users', { display_name }, schemas.CreateUserResponse),
+    /** The user installs the agent; answers their conversation with it. */
+    install: (user_id: string, agent_id: string) =>
+      post('/installs', { user_id, agent_id }, schemas.InstallResponse),
+    /** The user posts; the service delivers `message.received` to the agent. */
+    say: (conversationId: string, user_id: string, text: string) =>
+      post(`/conversations/${conversationId}/user-messages`, { user_id, text }, schemas.UserMessageResponse),
+  };
+}
+
+/** The URL of a listening server's webhook route, on loopback. */
+export function webhookUrl(server: Server, path = '/webhook'): string {
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+}
+
+/**
+ * For a bot running on a throwaway agent: verifies its webhook, makes a user who installs the agent and
+ * says `text`, and prints each answer of the bot. The bot keeps running; the printed curl says more.
+ */
+export async function chatOnMock(
+  bot: Bot,
+  agent: AgentCredentials,
+  url: string,
+  text: string,
+): Promise<void> {
+  if (!agent.agentId) return;
+  await bot.client.agents.setWebhook(agent.agentId, { webhook_url: url, capabilities: ['text'] });
+  const mock = mockControl(agent.baseUrl);
+  const { user } = await mock.createUser('Ada');
+  const { conversation_id } = await mock.install(user.id, agent.agentId);
+  // onAny handlers run after the typed ones: by then the bot's reply is in the conversation.
+  let answered = () => {};
+  const firstAnswer = new Promise<void>((resolve) => {
+    answered = resolve;
+  });
+  bot.onAny(async (ctx) => {
+    if (ctx.event.type !== 'message.received') return;
+    const { messages } = await ctx.client.conversations.listMessages(conversation_id, { limit: 1 });
+    console.log(`Bot: ${messages[0]?.fallback_text ?? '(no reply)'}`);
+    answered();
+  });
+  console.log(`Ada: ${text}`);
+  await mock.say(conversation_id, user.id, text);
+  await firstAnswer;
+  const body = JSON.stringify({ user_id: user.id, text: 'hi again' });
+  console.log(`Say more (Ctrl-C stops the bot):`);
+  console.log(`  curl -s ${agent.baseUrl}/_mock/conversations/${conversation_id}/user-messages \\`);
+  console.log(`    -H 'content-type: application/json' -d '${body}'`);
+}
+
+/** An agent with a verified webhook (an empty bot on a loopback port) and a user who installed it. */
+export interface DevAgent {
+  client: AgentClient;
+  agentId: string;
+  user: { id: string; session_token: string };
+  /** The user's conversation with the agent. */
+  conversationId: string;
+  /** Stops the agent's webhook receiver. */
+  close(): Promise<void>;
+}
+
+/** Sets up a {@link DevAgent} on the mock, for the examples that only call the API. */
+export async function devAgentOnMock(
+  handle: string,
+  baseUrl = process.env.AMS_BASE_URL || MOCK_URL,
+): Promise<DevAgent> {
+  const agent = await registerOnMock(handle, baseUrl);
+  const agentId = agent.agentId as string;
+  const bot = createBot(agent); // answers the webhook test by itself
+  const server = createServer(toNodeHandler(bot)).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  await bot.client.agents.setWebhook(agentId, {
+    webhook_url: webhookUrl(server),
+    capabilities: ['text', 'file'],
+  });
+  const mock = mockControl(agent.baseUrl);
+  const { user, session_token } = await mock.createUser('Ada');
+  const { conversation_id } = await mock.install(user.id, agentId);
+  return {
+    client: new AgentClient(agent),
+    agentId,
+    user: { id: user.id, session_token },
+    conversationId: conversation_id,
+    close: () => closeServer(server),
+  };
+}
+
+/** Stops a node:http server, ending its idle keep-alive connections. */
+export async function closeServer(server: Server): Promise<void> {
+  const closed = once(server, 'close');
+  server.close();
+  server.closeAllConnections();
+  await closed;
+}
