@@ -5,6 +5,7 @@ import { generateWebhookSecret } from '../webhooks/signature.js';
 import { agentOf } from './access.js';
 import { json, MockError, notFound } from './http.js';
 import { newAgentToken, newId } from './ids.js';
+import { agentChanged } from './live-events.js';
 import { route } from './router.js';
 import type { AgentRecord } from './state.js';
 
@@ -46,6 +47,7 @@ export const registerAgent = route({
       created_at: ctx.world.clock.now(),
     };
     state.agents.set(agent.id, agent);
+    agentChanged(ctx.world, agent, 'created');
     return json(201, {
       agent: agentView(agent),
       api_key: agent.api_key,
@@ -77,6 +79,7 @@ export const setWebhook = route({
     if (capabilities) agent.capabilities = [...capabilities];
     agent.webhook_status = 'verified';
     agent.status = 'active';
+    agentChanged(ctx.world, agent, 'updated');
     return json(200, { agent_id: agent.id, webhook_url, webhook_status: agent.webhook_status });
   },
 });

@@ -5,6 +5,7 @@ import { CreateAttachmentRequest, MAX_ATTACHMENT_BYTES } from '../schemas/attach
 import { agentOf } from './access.js';
 import { invalid, json, MockError, notFound } from './http.js';
 import { newId, newUrlToken } from './ids.js';
+import { attachmentUpdated } from './live-events.js';
 import { type RouteContext, route } from './router.js';
 import type { AttachmentRecord } from './state.js';
 import { iso } from './world.js';
@@ -30,6 +31,7 @@ export const createAttachment = route({
       bytes: null,
     };
     ctx.world.state.attachments.set(attachment.id, attachment);
+    attachmentUpdated(ctx.world, attachment);
     return json(201, {
       attachment_id: attachment.id,
       upload_url: `${ctx.origin}/_files/upload/${attachment.id}/${attachment.upload_token}`,
@@ -75,6 +77,7 @@ export const uploadFile = route({
       throw invalid(`body: is ${bytes.byteLength} bytes, but size_bytes declared ${attachment.size_bytes}`);
     }
     attachment.bytes = bytes;
+    attachmentUpdated(ctx.world, attachment);
     return json(200, { attachment_id: attachment.id, size_bytes: bytes.byteLength });
   },
 });
@@ -87,13 +90,18 @@ export const downloadFile = route({
   handle: (ctx) => {
     const attachment = findAttachment(ctx, 'download_token');
     if (!attachment.bytes) throw notFound(`file ${attachment.id} (not uploaded yet)`);
-    return new Response(attachment.bytes.slice(), {
-      status: 200,
-      headers: {
-        'content-type': attachment.mime_type,
-        'content-length': String(attachment.bytes.byteLength),
-        'content-disposition': `attachment; filename="${attachment.name.replace(/["\\\r\n]/g, '_')}"`,
-      },
-    });
+    return fileResponse(attachment, attachment.bytes);
   },
 });
+
+/** The uploaded bytes with the declared type, as a download named after the file. */
+export function fileResponse(attachment: AttachmentRecord, bytes: Uint8Array): Response {
+  return new Response(bytes.slice(), {
+    status: 200,
+    headers: {
+      'content-type': attachment.mime_type,
+      'content-length': String(bytes.byteLength),
+      'content-disposition': `attachment; filename="${attachment.name.replace(/["\\\r\n]/g, '_')}"`,
+    },
+  });
+}

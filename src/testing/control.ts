@@ -9,6 +9,8 @@ import {
 } from '../schemas/mock-control.js';
 import { clearFaults, injectFault } from './faults.js';
 import { json } from './http.js';
+import { clockAdvanced, stateReset } from './live-events.js';
+import { liveRoutes } from './live-routes.js';
 import { snapshotRequests } from './request-log.js';
 import { route } from './router.js';
 import { createState } from './state.js';
@@ -20,6 +22,13 @@ export function resetWorld(world: MockWorld): void {
   world.clock.clearTasks();
   world.streams.closeAll();
   world.state = createState(world.state.generation + 1);
+  stateReset(world);
+}
+
+/** Moves the mock clock; due tasks run, then the live feed gets the new time. */
+export async function advanceClock(world: MockWorld, seconds: number): Promise<void> {
+  await world.clock.advance(seconds);
+  clockAdvanced(world);
 }
 
 /** The routes under `/_mock`. */
@@ -51,7 +60,7 @@ export const controlRoutes = [
     auth: 'none',
     body: ClockAdvanceRequest,
     handle: async (ctx) => {
-      await ctx.world.clock.advance(ctx.body.seconds);
+      await advanceClock(ctx.world, ctx.body.seconds);
       return json(200, { now: iso(ctx.world.clock.now()) });
     },
   }),
@@ -98,4 +107,5 @@ export const controlRoutes = [
       return json(200, {});
     },
   }),
+  ...liveRoutes,
 ];

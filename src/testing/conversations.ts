@@ -4,6 +4,7 @@ import { CreateDirectRequest } from '../schemas/conversations.js';
 import { agentOf, conversationFor, userOf } from './access.js';
 import { invalid, json, MockError, notFound } from './http.js';
 import { newId } from './ids.js';
+import { conversationUpdated } from './live-events.js';
 import { messageView, newestFirst } from './message-view.js';
 import { route } from './router.js';
 import type { ConversationRecord, MockState, ParticipantRecord } from './state.js';
@@ -26,6 +27,7 @@ export function createConversation(
     messages: [],
   };
   world.state.conversations.set(conversation.id, conversation);
+  conversationUpdated(world, conversation);
   return conversation;
 }
 

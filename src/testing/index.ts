@@ -11,7 +11,18 @@ export type {
   UserMessageRequest,
   UserMessageResponse,
 } from '../schemas/mock-control.js';
+export type {
+  MockAgent,
+  MockAttachment,
+  MockConversation,
+  MockEvent,
+  MockEventType,
+  MockInvite,
+  MockStateSnapshot,
+  MockUser,
+} from '../schemas/mock-events.js';
 export { generateWebhookSecret, signWebhook } from '../webhooks/signature.js';
+export type { MockEventListener, MockEvents } from './event-bus.js';
 export { createMockService } from './mock-service.js';
 export type {
   MockClockControl,

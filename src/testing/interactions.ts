@@ -3,6 +3,7 @@ import { ReadRequest, ReceiptRequest, TypingRequest } from '../schemas/conversat
 import { ReactionRequest } from '../schemas/messages.js';
 import { agentOf, conversationFor, messageFor, requireActive } from './access.js';
 import { invalid, json, notFound } from './http.js';
+import { messageUpdated, typingChanged } from './live-events.js';
 import { type RouteContext, route } from './router.js';
 import type { MessageRecord } from './state.js';
 import { iso } from './world.js';
@@ -22,11 +23,13 @@ export const typing = route({
     requireActive(agent);
     const now = ctx.world.clock.nowMs();
     const expires = ctx.body.state === 'start' ? now + TYPING_MS : now;
-    return json(200, {
+    const answer = {
       conversation_id: conversation.id,
       state: ctx.body.state,
       expires_at: iso(new Date(expires)),
-    });
+    };
+    typingChanged(ctx.world, { ...answer, actor_id: agent.id });
+    return json(200, answer);
   },
 });
 
@@ -39,6 +42,7 @@ function mark(ctx: RouteContext, messageId: string, type: 'delivered' | 'read'):
   if (message.sender_id === agent.id)
     throw invalid('message_id: receipts apply to messages of another sender');
   const now = ctx.world.clock.now();
+  const before = `${message.delivered_at?.getTime()} ${message.read_at?.getTime()}`;
   if (type === 'read') {
     message.read_at ??= now;
     // Reading implies delivery.
@@ -47,6 +51,10 @@ function mark(ctx: RouteContext, messageId: string, type: 'delivered' | 'read'):
     message.delivered_at ??= now;
   }
   const at = type === 'read' ? message.read_at : message.delivered_at;
+  // A repeat changes nothing, so it is no update.
+  if (`${message.delivered_at?.getTime()} ${message.read_at?.getTime()}` !== before) {
+    messageUpdated(ctx.world, message);
+  }
   return json(200, { message_id: message.id, type, at: iso(at ?? now) });
 }
 
@@ -84,7 +92,7 @@ export const react = route({
     requireActive(agent);
     if (message.status === 'deleted') throw notFound(`message ${message.id} (it was unsent)`);
     const { emoji, action } = ctx.body;
-    applyReaction(message, agent.id, emoji, action);
+    if (applyReaction(message, agent.id, emoji, action)) messageUpdated(ctx.world, message);
     return json(200, { message_id: message.id, emoji, action, at: iso(ctx.world.clock.now()) });
   },
 });
@@ -94,8 +102,11 @@ function applyReaction(
   actorId: string,
   emoji: string,
   action: 'add' | 'remove',
-): void {
+): boolean {
   const same = (r: { emoji: string; actor_id: string }) => r.emoji === emoji && r.actor_id === actorId;
+  const before = message.reactions.length;
   if (action === 'remove') message.reactions = message.reactions.filter((r) => !same(r));
   else if (!message.reactions.some(same)) message.reactions.push({ part_index: 0, emoji, actor_id: actorId });
+  // True when the reactions changed.
+  return message.reactions.length !== before;
 }

@@ -5,6 +5,7 @@ import { agentOf, conversationFor, requireActive, userOf } from './access.js';
 import { createConversation, displayName } from './conversations.js';
 import { forbidden, invalid, json, MockError, notFound } from './http.js';
 import { newId } from './ids.js';
+import { conversationUpdated, inviteUpdated } from './live-events.js';
 import { createMessage } from './message-store.js';
 import { route } from './router.js';
 import type { InviteRecord, MockState } from './state.js';
@@ -83,6 +84,8 @@ export const createInvite = route({
       result_conversation_id: null,
     };
     state.invites.set(invite.id, invite);
+    // The invite first, so a consent card's reader already knows what it accepts.
+    inviteUpdated(world, invite);
     for (const userId of user_ids) placeConsentCard(world, invite, userId);
     world.clock.schedule(invite.expires_at.getTime(), () => expire(world, invite));
     return json(201, { invite: inviteView(state, invite) });
@@ -116,6 +119,7 @@ function placeConsentCard(world: MockWorld, invite: InviteRecord, userId: string
 function expire(world: MockWorld, invite: InviteRecord): void {
   if (invite.status !== 'pending' || world.clock.nowMs() < invite.expires_at.getTime()) return;
   invite.status = 'expired';
+  inviteUpdated(world, invite);
   world.webhooks.send(invite.agent_id, 'invite.expired', { invite: inviteView(world.state, invite) });
 }
 
@@ -136,9 +140,10 @@ export const acceptInvite = route({
     expire(world, invite);
     if (invite.status === 'expired')
       throw new MockError(410, 'invite_expired', `invite ${invite.id} expired at ${iso(invite.expires_at)}`);
-    if (invite.status === 'pending') {
+    if (invite.status === 'pending' && !invite.accepted.has(user.id)) {
       invite.accepted.add(user.id);
       if (invite.accepted.size === invite.user_ids.length) complete(world, invite);
+      else inviteUpdated(world, invite);
     }
     return json(200, {
       invite: inviteView(world.state, invite),
@@ -157,6 +162,7 @@ function complete(world: MockWorld, invite: InviteRecord): void {
       else existing.participants.push({ id, kind: 'user', active: true });
     }
     existing.membership_version += 1;
+    conversationUpdated(world, existing);
   }
   const group =
     existing ??
@@ -166,6 +172,7 @@ function complete(world: MockWorld, invite: InviteRecord): void {
     ]);
   invite.status = 'completed';
   invite.result_conversation_id = group.id;
+  inviteUpdated(world, invite);
   world.webhooks.send(invite.agent_id, 'invite.completed', {
     invite: inviteView(world.state, invite),
     conversationId: group.id,

@@ -3,6 +3,7 @@
 import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
 import { invalid, MockError } from './http.js';
 import { newId } from './ids.js';
+import { messageCreated, messageUpdated } from './live-events.js';
 import type { BlockRecord, ConversationRecord, MessageRecord } from './state.js';
 import type { MockWorld } from './world.js';
 
@@ -47,6 +48,7 @@ export function createMessage(
   conversation.messages.push(message);
   world.state.messages.set(message.id, message);
   if (message.status === 'streaming') scheduleAutoComplete(world, message);
+  messageCreated(world, message);
   return message;
 }
 
@@ -65,6 +67,7 @@ export function appendText(world: MockWorld, message: MessageRecord, blockId: st
   message.last_change = world.clock.now();
   scheduleAutoComplete(world, message);
   world.streams.patched(message.id, blockId, value);
+  messageUpdated(world, message);
   return message.revision;
 }
 
@@ -77,6 +80,7 @@ export function completeMessage(world: MockWorld, message: MessageRecord, fallba
   world.clock.cancel(message.auto_complete_task);
   message.auto_complete_task = undefined;
   world.streams.completed(message.id);
+  messageUpdated(world, message);
   return message.revision;
 }
 

@@ -5,6 +5,7 @@ import { SendMessageRequest } from '../schemas/messages.js';
 import { agentOf, conversationFor, messageFor, requireActive } from './access.js';
 import { forbidden, invalid, json, MockError } from './http.js';
 import { newId } from './ids.js';
+import { messageUpdated } from './live-events.js';
 import { createMessage } from './message-store.js';
 import { messageView, newestFirst, sendBlock, tombstoneView } from './message-view.js';
 import { route } from './router.js';
@@ -125,7 +126,9 @@ export const unsendMessage = route({
       world.clock.cancel(message.auto_complete_task);
       message.auto_complete_task = undefined;
       world.streams.closeAll(message.id);
-      // No event and no push notification: an unsend is silent (SPEC.md).
+      // No webhook event and no push notification: an unsend is silent (SPEC.md); the live feed
+      // of the mock is a local view of state, not a notification.
+      messageUpdated(world, message);
     }
     return json(200, { message: tombstoneView(message) });
   },

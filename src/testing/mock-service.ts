@@ -3,12 +3,14 @@
 import type { HttpHandler } from 'msw';
 import type { FaultSpec } from '../schemas/mock-control.js';
 import { MockClock } from './clock.js';
-import { controlRoutes, resetWorld } from './control.js';
+import { advanceClock, controlRoutes, resetWorld } from './control.js';
+import { MockEventBus } from './event-bus.js';
 import { clearFaults, injectFault } from './faults.js';
 import { createMswHandlers } from './msw-door.js';
 import { snapshotRequests } from './request-log.js';
 import { serviceRoutes } from './routes.js';
 import { createServiceFetch } from './service-fetch.js';
+import { takeSnapshot } from './snapshot.js';
 import { createState } from './state.js';
 import { StreamHub } from './stream-hub.js';
 import type { MockServer, MockService, MockServiceOptions } from './types.js';
@@ -38,6 +40,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     },
     streams: new StreamHub(),
     webhooks: new WebhookDispatcher(() => world),
+    events: new MockEventBus(),
   };
   const serviceFetch = createServiceFetch(() => world, { service: serviceRoutes, control: controlRoutes });
   const fetch = (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
@@ -66,7 +69,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     postUserMessage: (conversationId, input) => postUserMessage(world, conversationId, input),
     clock: {
       now: () => world.clock.now(),
-      advance: (seconds) => world.clock.advance(seconds),
+      advance: (seconds) => advanceClock(world, seconds),
     },
     faults: {
       inject: (spec: FaultSpec) => injectFault(world.state, spec),
@@ -78,6 +81,8 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     get requests() {
       return snapshotRequests(world.state);
     },
+    events: world.events,
+    snapshot: () => takeSnapshot(world),
     reset: () => resetWorld(world),
     idle: () => world.webhooks.idle(),
   };

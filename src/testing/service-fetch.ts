@@ -14,6 +14,7 @@ import {
   snapshotReplay,
 } from './idempotency.js';
 import { newId } from './ids.js';
+import { requestLogged } from './live-events.js';
 import { logRequest } from './request-log.js';
 import { matchRoute, type Route, type RouteContext } from './router.js';
 import type { MockWorld } from './world.js';
@@ -60,7 +61,9 @@ async function dispatch(world: MockWorld, tables: RouteTables, request: Request)
     // Recorded on arrival, before any fault; a streamed body fills in as its lines are read.
     bytes = ndjson ? undefined : new Uint8Array(await request.arrayBuffer());
     const text = bytes && bytes.byteLength > 0 ? new TextDecoder().decode(bytes) : null;
-    entry = logRequest(world.state, request, url, ndjson ? '' : text);
+    const logged = logRequest(world.state, request, url, ndjson ? '' : text);
+    requestLogged(world, logged);
+    entry = logged;
   }
   const fault = takeFault(world.state, request.method, path);
   if (fault?.fault === 'status') return statusResponse(fault.status, fault.code, fault.retry_after);

@@ -11,6 +11,8 @@ import type {
   UserMessageRequest,
   UserMessageResponse,
 } from '../schemas/mock-control.js';
+import type { MockStateSnapshot } from '../schemas/mock-events.js';
+import type { MockEvents } from './event-bus.js';
 
 /** Options of {@link createMockService}. */
 export interface MockServiceOptions {
@@ -74,6 +76,17 @@ export interface MockService {
   readonly deliveries: Delivery[];
   /** Every `/v1` request so far, as it arrived, oldest first (a copy). */
   readonly requests: RequestLogEntry[];
+  /**
+   * The live feed: every change of state as it happens (also `GET /_mock/events`).
+   *
+   * @example
+   * const stop = mock.events.subscribe((event) => {
+   *   if (event.type === 'message.updated') console.log(event.message.parts);
+   * });
+   */
+  readonly events: MockEvents;
+  /** Everything the mock holds now, as `GET /_mock/state` answers it (secrets of agents left out). */
+  snapshot(): MockStateSnapshot;
   /** Empties all state (the clock keeps its time). */
   reset(): void;
   /** Resolves when every webhook delivery in flight has settled. */

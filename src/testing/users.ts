@@ -7,6 +7,7 @@ import { conversationFor } from './access.js';
 import { createConversation } from './conversations.js';
 import { invalid, notFound } from './http.js';
 import { newId, newSessionToken } from './ids.js';
+import { userChanged } from './live-events.js';
 import { createMessage } from './message-store.js';
 import { messageView } from './message-view.js';
 import type { UserRecord } from './state.js';
@@ -29,6 +30,7 @@ export function createUser(world: MockWorld, input: CreateUserRequest) {
     installs: new Set(),
   };
   world.state.users.set(user.id, user);
+  userChanged(world, user, 'created');
   return { user: { id: user.id, display_name, verified }, session_token: user.session_token };
 }
 
@@ -39,6 +41,7 @@ export function installAgent(world: MockWorld, input: InstallRequest): { convers
   const user = state.users.get(user_id);
   if (!user) throw notFound(`user_id: user ${user_id}`);
   if (!state.agents.has(agent_id)) throw notFound(`agent_id: agent ${agent_id}`);
+  const installed = user.installs.has(agent_id);
   user.installs.add(agent_id);
   const existing = [...state.conversations.values()].find(
     (c) =>
@@ -52,6 +55,7 @@ export function installAgent(world: MockWorld, input: InstallRequest): { convers
       { id: user_id, kind: 'user' },
       { id: agent_id, kind: 'agent' },
     ]);
+  if (!installed) userChanged(world, user, 'updated');
   return { conversation_id: conversation.id };
 }
 

@@ -3,6 +3,7 @@
 import { EVENT_SCHEMA } from '../schemas/common.js';
 import { signWebhook } from '../webhooks/signature.js';
 import { newId } from './ids.js';
+import { deliveryMade } from './live-events.js';
 import type { AgentRecord } from './state.js';
 import { iso, type MockWorld } from './world.js';
 
@@ -113,7 +114,7 @@ export class WebhookDispatcher {
     }
     const current = this.#world();
     if (current.state.generation === generation) {
-      current.state.deliveries.push({
+      const delivery = {
         event_id: event.id,
         type: event.type,
         url,
@@ -121,7 +122,9 @@ export class WebhookDispatcher {
         status: result.status,
         at,
         error: result.error,
-      });
+      };
+      current.state.deliveries.push(delivery);
+      deliveryMade(current, delivery);
     }
     return result;
   }

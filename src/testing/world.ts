@@ -1,6 +1,7 @@
 // The context every rule receives: the state, the clock, the options, and the live parts
 // (open event streams, webhook deliveries) that are not plain data.
 import type { MockClock } from './clock.js';
+import type { MockEventBus } from './event-bus.js';
 import type { MockState } from './state.js';
 import type { StreamHub } from './stream-hub.js';
 import type { WebhookDispatcher } from './webhook-delivery.js';
@@ -23,6 +24,8 @@ export interface MockWorld {
   options: ResolvedOptions;
   streams: StreamHub;
   webhooks: WebhookDispatcher;
+  /** The live feed; it outlives reset(), so its listeners do too. */
+  events: MockEventBus;
 }
 
 /** The clock time as the wire writes it. */

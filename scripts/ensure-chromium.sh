@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Makes sure /usr/bin/chromium exists for the emulator's end-to-end test (test/emulator).
+# CI runs as root with Debian's package registry reachable: install Debian's `chromium` package
+# where it is missing. Fails loudly (exit 1) when it cannot, so the e2e test is never silently absent.
+set -euo pipefail
+
+CHROMIUM=/usr/bin/chromium
+
+if [ -x "$CHROMIUM" ]; then
+  echo "ensure-chromium: $("$CHROMIUM" --version 2>/dev/null || echo "$CHROMIUM") already installed"
+  exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "ensure-chromium: $CHROMIUM is missing and apt-get is not available; install Chromium by hand" >&2
+  exit 1
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    SUDO="sudo"
+  else
+    echo "ensure-chromium: $CHROMIUM is missing and installing it needs root (or sudo)" >&2
+    exit 1
+  fi
+fi
+
+echo "ensure-chromium: installing Debian's chromium package"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# fonts-dejavu-core: readable text in screenshots on a machine with no fonts yet.
+$SUDO apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
+
+if [ ! -x "$CHROMIUM" ]; then
+  echo "ensure-chromium: apt-get finished but $CHROMIUM is still missing" >&2
+  exit 1
+fi
+echo "ensure-chromium: $("$CHROMIUM" --version 2>/dev/null || echo "$CHROMIUM") installed"

@@ -1,0 +1,48 @@
+// The mock's live feed: every change of state, as it happens, to whoever listens (the emulator
+// page through GET /_mock/events, a test in-process). It lives on the world, not in the state,
+// so listeners stay subscribed across reset().
+import type { MockEvent } from '../schemas/mock-events.js';
+
+/** A listener of the live feed. */
+export type MockEventListener = (event: MockEvent) => void;
+
+/** The live feed: subscribe to every change of the mock's state. */
+export interface MockEvents {
+  /** Calls `listener` with every event from now on; answers a function that unsubscribes. */
+  subscribe(listener: MockEventListener): () => void;
+}
+
+/** Fans events out to listeners; events are built only when someone listens. */
+export class MockEventBus implements MockEvents {
+  readonly #listeners = new Set<MockEventListener>();
+
+  /** True when at least one listener is subscribed. */
+  get listening(): boolean {
+    return this.#listeners.size > 0;
+  }
+
+  subscribe(listener: MockEventListener): () => void {
+    // A wrapper per subscription, so the same function subscribed twice is two subscriptions.
+    const entry: MockEventListener = (event) => listener(event);
+    this.#listeners.add(entry);
+    return () => {
+      this.#listeners.delete(entry);
+    };
+  }
+
+  /** Sends the event built by `build` to every listener; `build` runs only when someone listens. */
+  emit(build: () => MockEvent): void {
+    if (this.#listeners.size === 0) return;
+    const event = build();
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        // A listener's bug must not fail the request that caused the event: report it on its own.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+  }
+}
