@@ -2,6 +2,7 @@
 // The `agent-messaging` command line: a small dispatcher of named commands, each with its own
 // options and help. Add a command by adding an entry to `commands`.
 import { parseArgs } from 'node:util';
+import { runDemo } from './demo/run-demo.js';
 import { createMockService } from './testing/index.js';
 
 /** One command of the command line. */
@@ -62,8 +63,35 @@ const mock: Command = {
   },
 };
 
+/** `agent-messaging demo`: the end-to-end demo on loopback ports. */
+const demo: Command = {
+  summary: 'run the end-to-end demo: mock service, a bot, a user, and a streamed reply',
+  usage: [
+    'Usage: agent-messaging demo [--text <message>]',
+    '',
+    'Starts the mock service and a demo bot on loopback ports, registers the agent, verifies its webhook,',
+    "posts a user's message and shows the bot's streamed reply as it grows. No network, no configuration.",
+    '',
+    'Options:',
+    '  -t, --text <message>  what the user says (default "What can you do?")',
+    '  -h, --help            show this help',
+  ].join('\n'),
+  async run(args) {
+    const { values } = parseArgs({
+      args,
+      options: { text: { type: 'string', short: 't' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+    });
+    if (values.help) {
+      console.log(this.usage);
+      return 0;
+    }
+    return runDemo(values.text === undefined ? {} : { text: values.text });
+  },
+};
+
 /** Every command, by name. */
-export const commands: Record<string, Command> = { mock };
+export const commands: Record<string, Command> = { mock, demo };
 
 function help(): string {
   const width = Math.max(...Object.keys(commands).map((name) => name.length));

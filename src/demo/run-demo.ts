@@ -1,0 +1,146 @@
+// `agent-messaging demo`: the whole product on this machine, with no network and no configuration.
+// The mock service on a loopback port, the demo bot on another, a user who says hello, and the bot's
+// streamed reply shown as it grows, event by event.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AgentClient } from '../client/agent-client.js';
+import { registerAgent } from '../client/register-agent.js';
+import { toNodeHandler } from '../node.js';
+import type { Message } from '../schemas/messages.js';
+import type { MockEvent } from '../testing/index.js';
+import { createMockService } from '../testing/index.js';
+import type { Bot } from '../webhooks/bot-types.js';
+import { createDemoBot, demoAnswer } from './demo-bot.js';
+import { bold, cyan, dim, step, write } from './terminal.js';
+
+/** Options of {@link runDemo}. */
+export interface DemoOptions {
+  /** What the user says. */
+  text?: string;
+  /** Pause between the bot's tokens, so the growth is visible. */
+  tokenDelayMs?: number;
+}
+
+/** The text parts of a message, joined. */
+const textOf = (message: Message) =>
+  (message.parts ?? []).map((part) => (part.type === 'text' ? (part.text ?? '') : '')).join('');
+
+/** Runs the demo; resolves with the exit code (0 when the reply arrived whole). */
+export async function runDemo(options: DemoOptions = {}): Promise<number> {
+  const text = options.text ?? 'What can you do?';
+  console.log(`\n${bold('agent-messaging demo')} ${dim('- everything runs on this machine, no network')}\n`);
+
+  const mock = createMockService();
+  const service = await mock.listen({ port: 0 });
+  step('mock service', service.baseUrl);
+
+  // The bot's port must be known to register its webhook, and the bot needs the credentials that
+  // registration returns: listen first, attach the bot once it exists.
+  let bot: Bot | undefined;
+  const botServer = createServer((req, res) => {
+    if (bot) return toNodeHandler(bot)(req, res);
+    res.writeHead(503).end();
+  });
+  const webhookUrl = `http://127.0.0.1:${await listen(botServer)}/webhook`;
+
+  try {
+    const { agent, api_key, webhook_secret } = await registerAgent(
+      { handle: 'demo_bot', display_name: 'Demo Bot', webhook_url: webhookUrl, capabilities: ['text'] },
+      { baseUrl: service.baseUrl },
+    );
+    step('agent registered', `${agent.id} (@${agent.handle})`);
+    bot = createDemoBot({
+      apiKey: api_key,
+      webhookSecret: webhook_secret,
+      baseUrl: service.baseUrl,
+      tokenDelayMs: options.tokenDelayMs ?? 25,
+    });
+    step('bot listening', webhookUrl);
+
+    const client = new AgentClient({ apiKey: api_key, baseUrl: service.baseUrl });
+    const webhook = await client.agents.setWebhook(agent.id, { webhook_url: webhookUrl });
+    step('webhook verified', `signed webhook.test answered 2xx: ${webhook.webhook_status}`);
+
+    const { user } = mock.createUser({ display_name: 'Ada' });
+    step('user created', `${user.id} (${user.display_name})`);
+    const { conversation_id } = mock.installAgent({ user_id: user.id, agent_id: agent.id });
+    step('agent installed', conversation_id);
+
+    const reply = await watchReply(mock.events.subscribe.bind(mock.events), agent.id, () => {
+      console.log(`\n${bold('Ada')} ${dim('›')} ${text}`);
+      mock.postUserMessage(conversation_id, { user_id: user.id, text });
+    });
+    await mock.idle();
+
+    const history = await client.conversations.listMessages(conversation_id, { limit: 10 });
+    const stored = history.messages.find((message) => message.id === reply.message.id);
+    const expected = demoAnswer(text);
+    const exact = stored !== undefined && textOf(stored) === expected;
+    const v1Requests = mock.requests.filter((request) => request.path.startsWith('/v1/')).length;
+
+    console.log(`\n${bold('Summary')}`);
+    const streamed = mock.requests.filter((request) => request.query.stream === 'true').length;
+    console.log(`  events     message.created, ${reply.patches} patches applied live, then completed`);
+    console.log(`  revision   ${stored?.revision ?? '?'}`);
+    console.log(`  requests   ${v1Requests} to /v1; the reply took ${streamed} streamed request`);
+    console.log(
+      `  history    ${exact ? 'holds exactly the text the bot wrote' : 'DIFFERS from what the bot wrote'}`,
+    );
+    return exact ? 0 : 1;
+  } finally {
+    await new Promise<void>((resolve) => botServer.close(() => resolve()));
+    botServer.closeAllConnections();
+    await service.close();
+  }
+}
+
+/** Shows the agent's next message growing as its updates arrive; resolves once it is complete. */
+function watchReply(
+  subscribe: (listener: (event: MockEvent) => void) => () => void,
+  agentId: string,
+  trigger: () => void,
+): Promise<{ message: Message; patches: number }> {
+  return new Promise((resolve, reject) => {
+    let replyId: string | undefined;
+    let shown = '';
+    let patches = 0;
+    let revision = 0;
+    const timer = setTimeout(() => {
+      unsubscribe();
+      reject(new Error('the bot did not complete its reply within 30 s'));
+    }, 30_000);
+    const show = (message: Message) => {
+      const text = textOf(message);
+      if (text.startsWith(shown)) write(cyan(text.slice(shown.length)));
+      shown = text;
+    };
+    const unsubscribe = subscribe((event) => {
+      if (event.type !== 'message.created' && event.type !== 'message.updated') return;
+      const { message } = event;
+      if (event.type === 'message.created' && message.sender.id === agentId && replyId === undefined) {
+        replyId = message.id;
+        write(`${bold('Demo Bot')} ${dim('›')} `);
+      }
+      if (message.id !== replyId) return;
+      if ((message.revision ?? 0) > revision) {
+        patches += (message.revision ?? 0) - revision;
+        revision = message.revision ?? 0;
+      }
+      show(message);
+      if (message.status === 'sent') {
+        clearTimeout(timer);
+        unsubscribe();
+        write('\n');
+        resolve({ message, patches });
+      }
+    });
+    trigger();
+  });
+}
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+}

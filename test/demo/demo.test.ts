@@ -1,0 +1,32 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { demoAnswer } from '../../src/demo/demo-bot.js';
+import { runDemo } from '../../src/demo/run-demo.js';
+
+describe('the demo', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('streams the bot reply live and ends with the exact text in history', async () => {
+    const out: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      out.push(String(chunk));
+      return true;
+    });
+    vi.spyOn(console, 'log').mockImplementation((...args) => {
+      out.push(`${args.join(' ')}\n`);
+    });
+
+    const code = await runDemo({ text: 'hello there', tokenDelayMs: 10 });
+    const printed = out.join('');
+
+    expect(code).toBe(0);
+    expect(printed).toContain('webhook verified');
+    expect(printed).toContain(demoAnswer('hello there'));
+    expect(printed).toContain('holds exactly the text the bot wrote');
+    expect(printed).toMatch(/the reply took 1 streamed request/);
+    // The reply arrived in several pieces, not as one write at the end.
+    const replyPieces = out.filter((chunk) =>
+      demoAnswer('hello there').includes(chunk.replace(/\u001b\[\d+m/g, '')),
+    );
+    expect(replyPieces.length).toBeGreaterThan(2);
+  });
+});
