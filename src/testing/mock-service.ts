@@ -44,10 +44,14 @@ export function createMockService(options: MockServiceOptions = {}): MockService
   };
   const serviceFetch = createServiceFetch(() => world, { service: serviceRoutes, control: controlRoutes });
   const fetch = (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
+    // A Request keeps its method, headers and body when init adds to it (ky always passes an init);
+    // only a string or URL is resolved against the base URL.
     const request =
-      input instanceof Request && init === undefined
-        ? input
-        : new Request(new URL(String(input instanceof Request ? input.url : input), `${baseUrl}/`), init);
+      input instanceof Request
+        ? init === undefined
+          ? input
+          : new Request(input, init)
+        : new Request(new URL(String(input), `${baseUrl}/`), init);
     return serviceFetch(request);
   };
   let handlers: HttpHandler[] | undefined;
