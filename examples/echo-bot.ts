@@ -3,7 +3,7 @@
 // An echo bot on plain node:http. `createBot` verifies each webhook delivery, drops duplicates and
 // answers the service; `toNodeHandler` reads the raw body Node hands it, since the signature covers
 // the exact bytes. With AMS_API_KEY and AMS_WEBHOOK_SECRET set it serves that agent; without them it
-// registers a throwaway agent on the mock and says hello to itself.
+// registers a throwaway agent on the mock and plays a user who says hello.
 
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';

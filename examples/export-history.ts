@@ -9,7 +9,7 @@ import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { AgentClient } from 'agent-messaging';
-import { devAgentOnMock, mockControl } from './support/try-on-mock.js';
+import { devAgentOnMock } from './support/try-on-mock.js';
 
 /**
  * Writes every message of the conversation to `path`, newest first as the service pages them (sort by
@@ -36,15 +36,11 @@ export async function exportHistory(
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { AMS_API_KEY, AMS_CONVERSATION_ID } = process.env;
   // Your agent (baseUrl from AMS_BASE_URL) and conversation; else a throwaway agent on the mock, with
-  // a user who has written 150 messages to it.
+  // a user who has written it 150 messages (two pages).
   const { client, conversationId, close } =
     AMS_API_KEY && AMS_CONVERSATION_ID
       ? { client: new AgentClient({ apiKey: AMS_API_KEY }), conversationId: AMS_CONVERSATION_ID, close() {} }
-      : await devAgentOnMock('exporter').then(async (dev) => {
-          const mock = mockControl(dev.client.baseUrl);
-          for (let i = 1; i <= 150; i++) await mock.say(dev.conversationId, dev.user.id, `Message ${i}`);
-          return dev;
-        });
+      : await devAgentOnMock('exporter', { userMessages: 150 });
 
   const path = process.argv[2] ?? `history-${conversationId}.jsonl`;
   const count = await exportHistory(client, conversationId, path);

@@ -36,19 +36,23 @@ export function createGroupBot(options: BotOptions): Bot {
 /**
  * Proposes a new group. The targets must be verified users who installed the agent; the invite
  * expires by itself if someone never accepts (there is no decline). When a webhook event triggers the
- * proposal, pass `idempotencyKeyFor(event.eventId, 'invite')` as the key so a redelivery cannot invite twice.
+ * proposal, pass `idempotencyKeyFor(event.eventId, 'invite')` so that a redelivery cannot invite twice.
  */
 export async function proposeGroup(
   client: AgentClient,
   userIds: string[],
   title: string,
+  idempotencyKey?: string,
 ): Promise<GroupInvite> {
-  const { invite } = await client.groups.invite({
-    title,
-    user_ids: userIds,
-    reason: 'You both asked about the trip: plan it together here.',
-    ttl_seconds: 2 * 24 * 3600,
-  });
+  const { invite } = await client.groups.invite(
+    {
+      title,
+      user_ids: userIds,
+      reason: 'You all asked about the trip: plan it together here.',
+      ttl_seconds: 2 * 24 * 3600, // clamped by the service to 10 minutes .. 7 days
+    },
+    { idempotencyKey },
+  );
   return invite;
 }
 

@@ -37,7 +37,7 @@ export function createStreamingBot(options: BotOptions, generate: TextGenerator 
 
 /**
  * The same with OpenAI: a chat-completions stream yields chunks; their `delta.content` is the text.
- * (Type-checked with the project; the tests do not call OpenAI.)
+ * Pass it as the generator: `createStreamingBot(options, openAiGenerator(new OpenAI()))`.
  */
 export function openAiGenerator(openai: OpenAI, model = 'gpt-4o-mini'): TextGenerator {
   return async function* (prompt) {

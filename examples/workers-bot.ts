@@ -37,9 +37,9 @@ export function createWorkerBot(env: Env): Bot {
   }).on('message.received', (ctx) => ctx.reply(`You said: ${ctx.text}`));
 }
 
-// One bot per isolate. Its duplicate-delivery memory is per isolate too: a Durable Object (or KV with
-// care) as the `dedupe` store shares it. Replies stay single either way: their Idempotency-Key comes
-// from the webhook id.
+// One bot per isolate. Its memory of handled deliveries is per isolate too; a Durable Object as the
+// `dedupe` store shares it. Replies are never doubled either way: their Idempotency-Key comes from the
+// webhook id.
 let bot: Bot | undefined;
 
 /** The Worker: `export default { fetch }`. */

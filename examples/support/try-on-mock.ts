@@ -44,7 +44,7 @@ export async function registerOnMock(handle: string, baseUrl: string): Promise<A
   const { agent, api_key, webhook_secret } = await registerAgent(
     {
       // Handles are unique: a fresh one on every run.
-      handle: `${handle}_${Date.now().toString(36)}`,
+      handle: `${handle}_${Math.random().toString(36).slice(2, 10)}`,
       display_name: handle,
       // A placeholder: the bot's real URL is set with setWebhook once the bot listens.
       webhook_url: 'http://127.0.0.1/webhook',
@@ -63,8 +63,9 @@ export function mockControl(baseUrl: string) {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-    if (!response.ok)
+    if (!response.ok) {
       throw new Error(`POST /_mock${path} answered ${response.status}: ${await response.text()}`);
+    }
     return schema.parse(await response.json());
   };
   return {
@@ -104,10 +105,11 @@ export async function chatOnMock(
   const firstAnswer = new Promise<void>((resolve) => {
     answered = resolve;
   });
-  bot.onAny(async (ctx) => {
-    if (ctx.event.type !== 'message.received') return;
-    const { messages } = await ctx.client.conversations.listMessages(conversation_id, { limit: 1 });
-    console.log(`Bot: ${messages[0]?.fallback_text ?? '(no reply)'}`);
+  bot.onAny(async ({ event, client }) => {
+    if (event.type !== 'message.received') return;
+    const { messages } = await client.conversations.listMessages(event.conversationId, { limit: 5 });
+    const reply = messages.find((message) => message.sender.id === event.agentId);
+    console.log(`Bot: ${reply?.fallback_text ?? '(no reply)'}`);
     answered();
   });
   console.log(`Ada: ${text}`);
@@ -133,8 +135,9 @@ export interface DevAgent {
 /** Sets up a {@link DevAgent} on the mock, for the examples that only call the API. */
 export async function devAgentOnMock(
   handle: string,
-  baseUrl = process.env.AMS_BASE_URL || MOCK_URL,
+  options: { baseUrl?: string; userMessages?: number } = {},
 ): Promise<DevAgent> {
+  const { baseUrl = process.env.AMS_BASE_URL || MOCK_URL, userMessages = 0 } = options;
   const agent = await registerOnMock(handle, baseUrl);
   const agentId = agent.agentId as string;
   const bot = createBot(agent); // answers the webhook test by itself
@@ -147,6 +150,7 @@ export async function devAgentOnMock(
   const mock = mockControl(agent.baseUrl);
   const { user, session_token } = await mock.createUser('Ada');
   const { conversation_id } = await mock.install(user.id, agentId);
+  for (let i = 1; i <= userMessages; i++) await mock.say(conversation_id, user.id, `Message ${i}`);
   return {
     client: new AgentClient(agent),
     agentId,

@@ -10,7 +10,7 @@ import { agentMessages, requestsTo, startMock } from './setup.js';
 describe('examples/upload-file.ts', () => {
   it('uploads the bytes with progress, sends a file block, and the bytes download back', async () => {
     const { mock, baseUrl } = await startMock();
-    const dev = await devAgentOnMock('uploader', baseUrl);
+    const dev = await devAgentOnMock('uploader', { baseUrl });
     onTestFinished(dev.close);
     const bytes = new Uint8Array(300_000).map((_, i) => (i * 7) % 251);
     const progress: UploadProgress[] = [];
