@@ -95,6 +95,8 @@ export const MockConversationWithMessages = MockConversation.extend({ messages: 
 /** `GET /_mock/state`: everything the emulator page needs for its first paint. */
 export const MockStateSnapshot = z.looseObject({
   now: Timestamp,
+  /** The seq of the last live-feed event this snapshot includes (the SSE `id:` of the feed). */
+  event_seq: z.int(),
   agents: z.array(MockAgent),
   users: z.array(MockUser),
   conversations: z.array(MockConversationWithMessages),

@@ -3,8 +3,12 @@
 // so listeners stay subscribed across reset().
 import type { MockEvent } from '../schemas/mock-events.js';
 
-/** A listener of the live feed. */
-export type MockEventListener = (event: MockEvent) => void;
+/**
+ * A listener of the live feed. `seq` numbers the events of the mock's life (1, 2, 3, ...);
+ * `GET /_mock/state` answers the last one as `event_seq`, so a reader that subscribed before taking
+ * a snapshot can drop the events the snapshot already holds.
+ */
+export type MockEventListener = (event: MockEvent, seq: number) => void;
 
 /** The live feed: subscribe to every change of the mock's state. */
 export interface MockEvents {
@@ -15,6 +19,12 @@ export interface MockEvents {
 /** Fans events out to listeners; events are built only when someone listens. */
 export class MockEventBus implements MockEvents {
   readonly #listeners = new Set<MockEventListener>();
+  #seq = 0;
+
+  /** The number of the last event emitted (counted even when nobody listened). */
+  get seq(): number {
+    return this.#seq;
+  }
 
   /** True when at least one listener is subscribed. */
   get listening(): boolean {
@@ -23,7 +33,7 @@ export class MockEventBus implements MockEvents {
 
   subscribe(listener: MockEventListener): () => void {
     // A wrapper per subscription, so the same function subscribed twice is two subscriptions.
-    const entry: MockEventListener = (event) => listener(event);
+    const entry: MockEventListener = (event, seq) => listener(event, seq);
     this.#listeners.add(entry);
     return () => {
       this.#listeners.delete(entry);
@@ -32,11 +42,13 @@ export class MockEventBus implements MockEvents {
 
   /** Sends the event built by `build` to every listener; `build` runs only when someone listens. */
   emit(build: () => MockEvent): void {
+    this.#seq += 1;
     if (this.#listeners.size === 0) return;
+    const seq = this.#seq;
     const event = build();
     for (const listener of [...this.#listeners]) {
       try {
-        listener(event);
+        listener(event, seq);
       } catch (error) {
         // A listener's bug must not fail the request that caused the event: report it on its own.
         queueMicrotask(() => {

@@ -5,9 +5,9 @@ import type { MockWorld } from './world.js';
 
 const encoder = new TextEncoder();
 
-/** One event as an SSE frame. */
-export function sseFrame(event: MockEvent): string {
-  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+/** One event as an SSE frame; its `id:` is the event's seq (compare with the snapshot's `event_seq`). */
+export function sseFrame(event: MockEvent, seq: number): string {
+  return `id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
 /** A response that follows the live feed until the client goes away (or the server closes). */
@@ -29,7 +29,7 @@ export function liveFeedResponse(world: MockWorld, signal: AbortSignal): Respons
         }
       };
       // Subscribed before the first byte, so nothing that happens after connection is missed.
-      unsubscribe = world.events.subscribe((event) => send(sseFrame(event)));
+      unsubscribe = world.events.subscribe((event, seq) => send(sseFrame(event, seq)));
       send(': connected\n\n');
       keepAlive = setInterval(() => send(': keep-alive\n\n'), world.options.keepAliveMs);
       keepAlive.unref?.();

@@ -64,9 +64,13 @@ export function createMockService(options: MockServiceOptions = {}): MockService
       return handlers;
     },
     async listen({ port = 0 } = {}): Promise<MockServer> {
-      // node:http is loaded only when a server is asked for, so the rest runs on any runtime.
-      const { serveOnLoopback } = await import('./node-door.js');
-      return serveOnLoopback(serviceFetch, port);
+      // node:http is loaded only when a server is asked for, so the rest runs on any runtime; the
+      // emulator page is served on this door only.
+      const [{ serveOnLoopback }, { withEmulatorPage }] = await Promise.all([
+        import('./node-door.js'),
+        import('./emulator/serve.js'),
+      ]);
+      return serveOnLoopback(withEmulatorPage(serviceFetch), port);
     },
     createUser: (input) => createUser(world, input),
     installAgent: (input) => installAgent(world, input),

@@ -17,6 +17,7 @@ export function takeSnapshot(world: MockWorld): MockStateSnapshot {
   const { state } = world;
   return {
     now: iso(world.clock.now()),
+    event_seq: world.events.seq,
     agents: [...state.agents.values()].map(mockAgentView),
     users: [...state.users.values()].map(mockUserView),
     conversations: [...state.conversations.values()].map((conversation) => ({

@@ -1,0 +1,167 @@
+// The emulator end to end, in a real browser: the mock on a real port, a real bot on another, and
+// headless Chromium using the page as a person would. Each step is checked on the page and in
+// what went over the wire (the mock's request log, its state, and what the bot received).
+import { statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMockService, type MockServer, type MockService } from '../../src/testing/index.js';
+import { launchChromium } from './browser.js';
+import { type EmulatorBot, startEmulatorBot } from './emulator-bot.js';
+
+// EMULATOR_SCREENSHOT=docs/emulator.png refreshes the README's picture.
+const SCREENSHOT = process.env.EMULATOR_SCREENSHOT ?? join(tmpdir(), 'ams-emulator.png');
+
+let mock: MockService;
+let server: MockServer;
+let bot: EmulatorBot;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+let page: Page;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  mock = createMockService();
+  server = await mock.listen({ port: 0 });
+  bot = await startEmulatorBot(server.baseUrl);
+  browser = await launchChromium();
+  page = await browser.context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') pageErrors.push(message.text());
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await bot?.close();
+  await server?.close();
+});
+
+const message = (text: string) => page.locator('.msg').filter({ hasText: text });
+const conversationButton = (title: string) =>
+  page
+    .locator('.conversation')
+    .filter({ has: page.locator('.entity-name').getByText(title, { exact: true }) });
+
+async function createUser(name: string): Promise<void> {
+  await page.getByLabel("New user's name").fill(name);
+  await page.getByRole('button', { name: 'Create user' }).click();
+  await page.locator('#users .entity-name', { hasText: name }).waitFor();
+}
+
+async function install(userName: string): Promise<void> {
+  await page.locator('#install-user').selectOption({ label: userName });
+  await page.locator('#install-agent').selectOption({ label: 'Helper (@helper)' });
+  await page.getByRole('button', { name: 'Install agent' }).click();
+  await page.locator('#chat-members', { hasText: userName }).waitFor();
+}
+
+async function say(text: string): Promise<void> {
+  await page.getByLabel('Message', { exact: true }).fill(text);
+  await page.getByLabel('Message', { exact: true }).press('Enter');
+  await message(text).and(page.locator('.from-user')).waitFor();
+}
+
+const userId = (name: string) => mock.snapshot().users.find((user) => user.display_name === name)?.id ?? '';
+
+describe('the emulator page', () => {
+  it('lets a person chat with a bot: streamed reply, quick reply, consent card, clock', async () => {
+    await page.goto(`${server.baseUrl}/`);
+    await page.locator('#connection[data-state="live"]').waitFor();
+    // The agent registered and verified before the page opened is in its first paint.
+    await page.locator('#agents .entity', { hasText: 'Helper' }).locator('.badge-active').waitFor();
+
+    // Users and installs, made on the page.
+    await createUser('Grace');
+    await createUser('Ada');
+    expect(mock.snapshot().users.map((user) => user.display_name)).toEqual(['Grace', 'Ada']);
+    bot.groupUsers.push(userId('Ada'), userId('Grace'));
+    await install('Grace');
+    await install('Ada');
+    expect(mock.snapshot().users.find((user) => user.display_name === 'Ada')?.installs).toEqual([
+      bot.agentId,
+    ]);
+
+    // A message as Ada: the bot reads it and types.
+    await say('hello bot');
+    await message('hello bot').locator('.receipt.read').waitFor();
+    await page.locator('#typing', { hasText: 'Helper is typing…' }).waitFor();
+
+    // The reply streams: first what the bot wrote so far, still streaming...
+    bot.startStreaming.open();
+    const reply = page.locator('.msg.from-agent').filter({ hasText: 'Echo: hello bot' });
+    await reply.and(page.locator('[data-status="streaming"]')).waitFor();
+    expect(await reply.locator('.part-text').innerText()).toBe('Echo: hello bot');
+    await expect(page.locator('#typing').isHidden()).resolves.toBe(true);
+    // ...then the rest, and it completes in place.
+    bot.finishStreaming.open();
+    await reply.and(page.locator('[data-status="sent"]')).waitFor();
+    expect(await reply.locator('.part-text').innerText()).toBe('Echo: hello bot, streamed word by word.');
+    expect(await reply.locator('.caret').count()).toBe(0);
+    expect(await page.locator('.msg.from-agent').count()).toBeGreaterThanOrEqual(1);
+    const streamed = mock
+      .snapshot()
+      .conversations.flatMap((c) => c.messages)
+      .find((m) => m.revision);
+    expect(streamed).toMatchObject({
+      status: 'sent',
+      parts: [{ text: 'Echo: hello bot, streamed word by word.' }],
+    });
+
+    // Quick replies, with the fallback text shown beside them.
+    const question = message('Did that help?');
+    await question.getByRole('button', { name: 'Yes, thanks' }).waitFor();
+    expect(await question.locator('.fallback').innerText()).toContain('Did that help? Reply yes or more.');
+    await question.getByRole('button', { name: 'Yes, thanks' }).click();
+    await message('Glad it helped!').waitFor();
+    const picked = message('pick:yes').and(page.locator('.from-user'));
+    await picked.locator('.reaction', { hasText: '👍' }).waitFor();
+    expect(bot.received).toEqual(['hello bot', 'pick:yes']);
+    const adaConversation = mock
+      .snapshot()
+      .conversations.find((c) => c.participants.some((p) => p.display_name === 'Ada'));
+    expect(
+      adaConversation?.messages.filter((m) => m.sender.id === userId('Ada')).map((m) => m.parts?.[0]?.text),
+    ).toEqual(['hello bot', 'pick:yes']);
+
+    // A group: the bot invites both users; each accepts on the consent card in Ada's conversation.
+    await say('group');
+    const card = page.locator('.consent');
+    await card.getByRole('button', { name: 'Accept as Ada' }).click();
+    await card.locator('.consent-member.accepted', { hasText: 'Ada' }).waitFor();
+    await card.getByRole('button', { name: 'Accept as Grace' }).click();
+    await page.locator('.consent[data-invite-status="completed"]').waitFor();
+    await conversationButton('Trip planning').waitFor();
+    const accepts = mock.requests.filter((r) => /^\/v1\/groups\/invites\/inv_[^/]+\/accept$/.test(r.path));
+    expect(accepts.map((r) => [r.method, r.headers.authorization])).toEqual([
+      ['POST', 'Bearer ***'],
+      ['POST', 'Bearer ***'],
+    ]);
+    const group = mock.snapshot().conversations.find((c) => c.kind === 'group');
+    expect(group?.participants.map((p) => p.display_name).sort()).toEqual(['Ada', 'Grace', 'Helper']);
+
+    // In the group, a delivery that fails is retried when the clock moves on.
+    await card.getByRole('button', { name: /Open group/ }).click();
+    await page.locator('#chat-title', { hasText: 'Trip planning' }).waitFor();
+    await say('flaky');
+    await page.locator('#deliveries tr[data-event-type="message.received"][data-status="500"]').waitFor();
+    await page.getByRole('button', { name: '+1 h' }).click();
+    await page.locator('#clock-offset', { hasText: '+1 h from real time' }).waitFor();
+    expect(mock.clock.now().getTime() - Date.now()).toBeGreaterThan(3590_000);
+    await message('Back on my feet after a retry.').waitFor();
+    const flaky = mock.deliveries.filter((d) => d.type === 'message.received').slice(-2);
+    expect(flaky.map((d) => [d.attempt, d.status !== null && d.status < 300])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
+    expect(bot.events).toContain('invite.completed');
+
+    // The picture for the README: Ada's conversation, with everything above in it.
+    await conversationButton('Ada · Helper').click();
+    await page.locator('#chat-members', { hasText: 'Ada' }).waitFor();
+    await page.screenshot({ path: SCREENSHOT });
+    expect(statSync(SCREENSHOT).size).toBeGreaterThan(10_000);
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
+});
