@@ -45,7 +45,7 @@ const MIME_TYPES: Record<string, string> = {
   '.jpg': 'image/jpeg',
 };
 
-/** A file on disk as a Blob, read as it is uploaded rather than loaded into memory first. */
+/** A file on disk as a Blob: read while it is uploaded (never whole in memory), with progress as it goes. */
 export function fileBlob(path: string): Promise<Blob> {
   return openAsBlob(path, { type: MIME_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream' });
 }
