@@ -1,42 +1,58 @@
-// Packed-tarball smoke test: installs what `npm pack` would publish into a fresh folder and uses
-// it the way a consumer does: import(), require(), the bin, and a type-check of a consumer file
-// under moduleResolution nodenext and bundler. Run after `npm run build`.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+// Packed-tarball smoke test (`npm run smoke`, after `npm run build`): installs what `npm pack` would
+// publish into a fresh folder and uses it the way a consumer does, on Node 24 (the project's) and on
+// the latest Node 22 (the oldest the package supports, from the `node@22` npm package): import(),
+// require() (Node's require(esm): the package is ESM-only) and the bin on each; then a type-check of
+// consumer files under moduleResolution nodenext (an ESM and a CommonJS file) and bundler, with the
+// package's own .d.ts files checked too (no skipLibCheck).
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { binOf, CheckFailed, createWorkspace, devVersion, fail, run, step } from './runtimes/workspace.mjs';
 
-const root = resolve(import.meta.dirname, '..');
-const work = mkdtempSync(join(tmpdir(), 'agent-messaging-smoke-'));
-const run = (cmd, args, cwd = work) =>
-  execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] }).toString();
-const step = (name) => console.log(`smoke: ${name}`);
+const TAG = 'smoke';
+const OLDEST = [22, 12];
 
+let workspace;
 try {
-  step('npm pack');
-  const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root));
-  const tarball = join(work, packed.filename);
-
-  const app = join(work, 'app');
-  mkdirSync(app);
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'smoke-app', private: true }));
-  step('npm install the tarball into a fresh folder');
-  run(
-    'npm',
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-      tarball,
-      `typescript@${tsVersion()}`,
+  // msw is the optional peer of agent-messaging/testing: a consumer of that entry has it installed.
+  workspace = createWorkspace(TAG, {
+    packages: [
+      `typescript@${devVersion('typescript')}`,
       '@types/node@24',
+      `msw@${devVersion('msw')}`,
+      'node@22',
     ],
-    app,
-  );
+    allowScripts: ['node'],
+  });
+  const { app } = workspace;
+  writeScenarios(app);
+  for (const node of [process.execPath, binOf(app, 'node')]) {
+    const version = run(node, ['--version'], app).trim();
+    const [major, minor] = version.slice(1).split('.').map(Number);
+    if (major < OLDEST[0] || (major === OLDEST[0] && minor < OLDEST[1])) {
+      throw new CheckFailed(`${node} is ${version}, older than the ${OLDEST.join('.')} the package supports`);
+    }
+    step(TAG, `import() on Node ${version}`);
+    process.stdout.write(run(node, ['esm.mjs'], app));
+    step(TAG, `require() on Node ${version}`);
+    process.stdout.write(run(node, ['cjs.cjs'], app));
+    step(TAG, `the bin on Node ${version}`);
+    // Through the installed bin link, so its shebang (`env node`) picks this Node from PATH.
+    const env = { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}` };
+    const help = run(binOf(app, 'agent-messaging'), ['--help'], app, env);
+    if (!help.includes('mock'))
+      throw new CheckFailed(`agent-messaging --help does not mention mock:\n${help}`);
+  }
+  typeCheckConsumers(app);
+  step(TAG, 'passed');
+} catch (error) {
+  fail(TAG, error);
+} finally {
+  workspace?.cleanup();
+}
 
-  const scenario = (load) => `
-${load}
+/** The import() and require() scenarios: the same steps, loaded each way. */
+function writeScenarios(app) {
+  const scenario = (load) => `${load}
 const mock = createMockService();
 const { baseUrl, close } = await mock.listen({ port: 0 });
 try {
@@ -47,8 +63,14 @@ try {
   if (!agent.id.startsWith('agt_')) throw new Error('registration answered ' + JSON.stringify(agent));
   const client = new AgentClient({ apiKey: api_key, baseUrl });
   if (typeof client.messages.send !== 'function') throw new Error('client has no messages.send');
-  if (typeof verifyWebhook !== 'function' || typeof toNodeHandler !== 'function') throw new Error('missing export');
-  console.log('ok', agent.handle);
+  if (typeof toNodeHandler !== 'function') throw new Error('agent-messaging/node has no toNodeHandler');
+  const secret = generateWebhookSecret();
+  const body = JSON.stringify({ schema: 'svc.event.v1', eventId: 'evt_1', type: 'webhook.test', createdAt: new Date().toISOString(), agentId: agent.id });
+  const event = await verifyWebhook(body, await signWebhook({ id: 'evt_1', payload: body, secret }), { secret });
+  if (event.type !== 'webhook.test') throw new Error('verifyWebhook answered ' + JSON.stringify(event));
+  const posts = mock.requests.filter((r) => r.method === 'POST' && r.path === '/v1/agents');
+  if (posts.length !== 1) throw new Error('the mock logged ' + posts.length + ' registrations');
+  console.log('ok', agent.handle, 'registered on', process.version);
 } finally {
   await close();
 }
@@ -56,66 +78,71 @@ try {
   writeFileSync(
     join(app, 'esm.mjs'),
     scenario(`import { AgentClient, registerAgent, verifyWebhook } from 'agent-messaging';
-import { createMockService } from 'agent-messaging/testing';
+import { createMockService, generateWebhookSecret, signWebhook } from 'agent-messaging/testing';
 import { toNodeHandler } from 'agent-messaging/node';`),
   );
   writeFileSync(
     join(app, 'cjs.cjs'),
     `(async () => {${scenario(`const { AgentClient, registerAgent, verifyWebhook } = require('agent-messaging');
-const { createMockService } = require('agent-messaging/testing');
+const { createMockService, generateWebhookSecret, signWebhook } = require('agent-messaging/testing');
 const { toNodeHandler } = require('agent-messaging/node');`)}})().catch((error) => { console.error(error); process.exit(1); });`,
   );
-  step(`import() on Node ${process.version}`);
-  process.stdout.write(run(process.execPath, ['esm.mjs'], app));
-  step(`require() on Node ${process.version}`);
-  process.stdout.write(run(process.execPath, ['cjs.cjs'], app));
-
-  step('the bin');
-  const help = run(process.execPath, [join(app, 'node_modules/agent-messaging/dist/cli.js'), '--help'], app);
-  if (!help.includes('mock')) throw new Error(`agent-messaging --help does not mention mock:\n${help}`);
-
-  writeFileSync(
-    join(app, 'consumer.ts'),
-    `import { AgentClient, type WebhookEvent } from 'agent-messaging';
-import { createMockService } from 'agent-messaging/testing';
-import { toNodeHandler } from 'agent-messaging/node';
-const client: AgentClient = new AgentClient({ apiKey: 'ams_sk_x', baseUrl: 'http://127.0.0.1:1' });
-export const send = (id: string) => client.messages.send(id, { text: 'hi' });
-export const mock = createMockService();
-export const handler = toNodeHandler;
-export function kind(event: WebhookEvent): string { return event.type; }
-`,
-  );
-  for (const resolution of ['nodenext', 'bundler']) {
-    step(`type-check a consumer with moduleResolution ${resolution}`);
-    const module = resolution === 'nodenext' ? 'nodenext' : 'esnext';
-    run(
-      process.execPath,
-      [
-        join(app, 'node_modules/typescript/bin/tsc'),
-        '--noEmit',
-        '--strict',
-        '--skipLibCheck',
-        '--target',
-        'es2023',
-        '--lib',
-        'es2023,dom',
-        '--module',
-        module,
-        '--moduleResolution',
-        resolution,
-        'consumer.ts',
-      ],
-      app,
-    );
-  }
-  step('passed');
-} finally {
-  rmSync(work, { recursive: true, force: true });
 }
 
-function tsVersion() {
-  return JSON.parse(
-    execFileSync('npm', ['pkg', 'get', 'devDependencies.typescript'], { cwd: root }).toString(),
+/**
+ * Consumer files type-checked as users compile them: an ESM and a CommonJS file under nodenext
+ * (TypeScript resolves `require()` of ESM there, as Node does), and a bundler-resolved file without
+ * Node's types, as a Bun, Deno, Workers or browser-bundler project has it. The nodenext program also
+ * checks the package's own .d.ts files (no skipLibCheck), which catches a declaration that imports
+ * something a consumer does not have; that costs ~20 s (zod's types), so the bundler program, whose
+ * .d.ts files are the same ones, skips it.
+ */
+function typeCheckConsumers(app) {
+  const body = `const client: AgentClient = new AgentClient({ apiKey: 'ams_sk_x', baseUrl: 'http://127.0.0.1:1' });
+export const send = (id: string) => client.messages.send(id, { text: 'hi' });
+export const mock = createMockService();
+export const bot = createBot({ apiKey: 'ams_sk_x', webhookSecret: 'whsec_AAAA', baseUrl: 'http://127.0.0.1:1' });
+export function kind(event: WebhookEvent): string { return event.type; }
+`;
+  const esm = `import { AgentClient, createBot, type WebhookEvent } from 'agent-messaging';
+import { createMockService } from 'agent-messaging/testing';
+`;
+  writeFileSync(
+    join(app, 'consumer.mts'),
+    `${esm}import { toNodeHandler } from 'agent-messaging/node';\n${body}export const handler = toNodeHandler(bot);\n`,
   );
+  writeFileSync(
+    join(app, 'consumer.cts'),
+    `import sdk = require('agent-messaging');
+import testing = require('agent-messaging/testing');
+import node = require('agent-messaging/node');
+const { AgentClient, createBot } = sdk;
+type AgentClient = sdk.AgentClient;
+type WebhookEvent = sdk.WebhookEvent;
+const { createMockService } = testing;
+${body}export const handler = node.toNodeHandler(bot);
+`,
+  );
+  writeFileSync(join(app, 'consumer.ts'), `${esm}${body}`);
+
+  const base = { strict: true, noEmit: true, target: 'es2023', lib: ['es2023', 'dom'] };
+  const programs = [
+    {
+      name: 'nodenext',
+      files: ['consumer.mts', 'consumer.cts'],
+      options: { module: 'nodenext', moduleResolution: 'nodenext', types: ['node'] },
+    },
+    {
+      name: 'bundler',
+      files: ['consumer.ts'],
+      options: { module: 'esnext', moduleResolution: 'bundler', types: [], skipLibCheck: true },
+    },
+  ];
+  for (const { name, files, options } of programs) {
+    const tsconfig = `tsconfig.${name}.json`;
+    const compilerOptions = { ...base, ...options };
+    writeFileSync(join(app, tsconfig), JSON.stringify({ compilerOptions, files }));
+    step(TAG, `type-check ${files.join(' and ')} with moduleResolution ${name}`);
+    run(process.execPath, [join(app, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], app);
+  }
 }
