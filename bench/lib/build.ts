@@ -1,0 +1,23 @@
+// Builds the package the way `npm run build` does (tsup.config.ts), without types, into a cache
+// folder under node_modules (ignored by git, biome and tsc; dependencies still resolve from the
+// project), so cold start and bundle size measure the published JavaScript of this checkout
+// without touching dist/, which other work may be using.
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build, type Options } from 'tsup';
+import config from '../../tsup.config.js';
+import { ROOT } from './child.js';
+
+/** Where the benchmark build goes. */
+export const BUILD_DIR = join(ROOT, 'node_modules/.cache/agent-messaging-bench/dist');
+
+/** Builds the package into BUILD_DIR and answers the path of its main entry. */
+export async function buildPackage(): Promise<string> {
+  const options = config as Options;
+  await build({ ...options, outDir: BUILD_DIR, dts: false, silent: true, clean: true });
+  const entry = join(BUILD_DIR, 'index.js');
+  if (!existsSync(entry)) throw new Error(`the build wrote no ${entry}`);
+  // The package.json of the real package, so `sideEffects: false` applies to the built files too.
+  writeFileSync(join(BUILD_DIR, 'package.json'), JSON.stringify({ type: 'module', sideEffects: false }));
+  return entry;
+}
