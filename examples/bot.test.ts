@@ -23,7 +23,7 @@ describe('the echo bot', () => {
   beforeEach(async () => {
     // The mock sends its webhooks straight to the bot; the bot's client talks straight to the mock.
     mock = createMockService({ fetch: (request) => bot.fetch(request) });
-    const fetch = (input: string | URL | Request, init?: RequestInit) => mock.fetch(new Request(input, init));
+    const fetch = mock.fetch; // the mock is also a fetch: the bot's client talks to it in process
     const webhook_url = 'https://bot.example/webhook'; // never dialled: deliveries go to bot.fetch
     const registered = await registerAgent(
       { handle: 'echo', display_name: 'Echo', webhook_url, capabilities: ['text'] },

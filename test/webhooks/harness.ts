@@ -57,7 +57,7 @@ export async function createLoop(options: Partial<BotOptions> = {}) {
     },
   });
   // The Request alone: mock.fetch rebuilds a Request from the URL when given an init (reported to the lead).
-  const fetch = (input: string | URL | Request, init?: RequestInit) => mock.fetch(new Request(input, init));
+  const fetch = mock.fetch;
   const connection = { baseUrl: mock.baseUrl, fetch };
   const webhook_url = 'http://bot.test/webhook';
   const registration = await registerAgent(
