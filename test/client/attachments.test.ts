@@ -41,6 +41,12 @@ describe.each(['msw', 'loopback'] as const)('attachments over %s', (door) => {
     expect(put?.headers.get('content-type')).toBe('image/png');
     expect(put?.headers.has('authorization')).toBe(false);
     expect(progress.at(-1)).toEqual({ percent: 1, transferredBytes: 70_000, totalBytes: 70_000 });
+    // In-memory bytes are reported as they go, not once at the end.
+    const partial = progress.filter((event) => event.transferredBytes > 0 && event.percent < 1);
+    expect(partial.length).toBeGreaterThan(0);
+    expect(progress.map((event) => event.transferredBytes)).toEqual(
+      [...progress.map((event) => event.transferredBytes)].sort((a, b) => a - b),
+    );
     const download = await fetch(handle.download_url);
     expect(new Uint8Array(await download.arrayBuffer())).toEqual(data);
     const { message } = await w.client.messages.send(w.conversationId, {
