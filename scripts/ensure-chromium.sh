@@ -29,8 +29,8 @@ fi
 echo "ensure-chromium: installing Debian's chromium package"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-# fonts-dejavu-core: readable text in screenshots on a machine with no fonts yet.
-$SUDO apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
+# Fonts: readable text and emoji (reactions) in screenshots on a machine with no fonts yet.
+$SUDO apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core fonts-noto-color-emoji >/dev/null
 
 if [ ! -x "$CHROMIUM" ]; then
   echo "ensure-chromium: apt-get finished but $CHROMIUM is still missing" >&2

@@ -40,10 +40,15 @@ export interface EmulatorBot {
   received: string[];
   /** Every event type the bot received. */
   events: string[];
+  /** Errors its handlers threw. */
+  errors: string[];
   /** The users the bot invites to a group when told "group". */
   groupUsers: string[];
   close(): Promise<void>;
 }
+
+/** The text of the file the bot sends when told "file". */
+export const NOTES = 'Day 1: museum. Day 2: hike.';
 
 /** The quick replies offered after each streamed answer. */
 export const QUICK_REPLIES = [
@@ -67,11 +72,16 @@ export async function startEmulatorBot(baseUrl: string): Promise<EmulatorBot> {
     finishStreaming: new Gate(),
     received: [],
     events: [],
+    errors: [],
     groupUsers: [],
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   let flakyFailed = false;
   const bot = createBot({ apiKey: api_key, webhookSecret: webhook_secret, baseUrl });
+  // The planned failure is recorded, not logged: the test reads it from here.
+  bot.onError((error) => {
+    state.errors.push(error instanceof Error ? error.message : String(error));
+  });
   bot.on('invite.completed', () => {
     state.events.push('invite.completed');
   });
@@ -87,6 +97,20 @@ export async function startEmulatorBot(baseUrl: string): Promise<EmulatorBot> {
         { title: 'Trip planning', user_ids: state.groupUsers, reason: 'Plan the trip together' },
         { idempotencyKey: idempotencyKeyFor(ctx.webhookId, 'invite') },
       );
+    } else if (ctx.text === 'file') {
+      const file = await ctx.client.attachments.upload(new TextEncoder().encode(NOTES), {
+        name: 'notes.txt',
+        mime_type: 'text/plain',
+      });
+      await ctx.client.messages.send(ctx.conversationId, {
+        content: [
+          { type: 'text', text: 'Here are the notes.' },
+          { type: 'file', attachmentId: file.attachment_id },
+        ],
+      });
+    } else if (ctx.text === 'oops') {
+      const sent = await ctx.reply('Sent by mistake');
+      await ctx.client.messages.unsend(sent.message_id);
     } else if (ctx.text === 'flaky' && !flakyFailed) {
       flakyFailed = true;
       // A handler that throws makes the bot answer 5xx, so the service retries the delivery.

@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockService, type MockServer, type MockService } from '../../src/testing/index.js';
 import { launchChromium } from './browser.js';
-import { type EmulatorBot, startEmulatorBot } from './emulator-bot.js';
+import { type EmulatorBot, Gate, NOTES, startEmulatorBot } from './emulator-bot.js';
 
 // EMULATOR_SCREENSHOT=docs/emulator.png refreshes the README's picture.
 const SCREENSHOT = process.env.EMULATOR_SCREENSHOT ?? join(tmpdir(), 'ams-emulator.png');
@@ -141,9 +141,22 @@ describe('the emulator page', () => {
     const group = mock.snapshot().conversations.find((c) => c.kind === 'group');
     expect(group?.participants.map((p) => p.display_name).sort()).toEqual(['Ada', 'Grace', 'Helper']);
 
-    // In the group, a delivery that fails is retried when the clock moves on.
+    // In the group: a file to download, and a message the bot unsends.
     await card.getByRole('button', { name: /Open group/ }).click();
     await page.locator('#chat-title', { hasText: 'Trip planning' }).waitFor();
+    await say('file');
+    const link = message('Here are the notes.').getByRole('link', { name: /notes\.txt/ });
+    await link.waitFor();
+    const download = await fetch(new URL((await link.getAttribute('href')) ?? '', server.baseUrl));
+    expect(await download.text()).toBe(NOTES);
+    await say('oops');
+    await page.locator('.msg.deleted.from-agent', { hasText: 'This message was unsent.' }).waitFor();
+    expect(await message('Sent by mistake').count()).toBe(0);
+    expect(mock.requests.filter((r) => r.method === 'DELETE').map((r) => r.path)).toEqual([
+      expect.stringMatching(/^\/v1\/messages\/msg_/),
+    ]);
+
+    // A delivery that fails is retried when the clock moves on.
     await say('flaky');
     await page.locator('#deliveries tr[data-event-type="message.received"][data-status="500"]').waitFor();
     await page.getByRole('button', { name: '+1 h' }).click();
@@ -156,12 +169,29 @@ describe('the emulator page', () => {
       [2, true],
     ]);
     expect(bot.events).toContain('invite.completed');
+    expect(bot.errors).toEqual(['the first try fails on purpose']);
 
-    // The picture for the README: Ada's conversation, with everything above in it.
+    // The picture for the README: back in Ada's conversation, a second reply caught mid-stream.
     await conversationButton('Ada · Helper').click();
     await page.locator('#chat-members', { hasText: 'Ada' }).waitFor();
+    await page.setViewportSize({ width: 1440, height: 1000 });
+    bot.startStreaming = new Gate();
+    bot.finishStreaming = new Gate();
+    bot.startStreaming.open();
+    await say('What should we pack?');
+    const packing = page.locator('.msg.from-agent').filter({ hasText: 'Echo: What should we pack?' });
+    await packing.and(page.locator('[data-status="streaming"]')).locator('.caret').waitFor();
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.screenshot({ path: SCREENSHOT });
     expect(statSync(SCREENSHOT).size).toBeGreaterThan(10_000);
+    bot.finishStreaming.open();
+    await packing.and(page.locator('[data-status="sent"]')).waitFor();
+
+    // Names and messages are text, never markup.
+    const markup = '<img src=x onerror="window.pwned=1">';
+    await createUser(markup);
+    expect(await page.locator('#users img').count()).toBe(0);
+    expect(await page.evaluate(() => 'pwned' in window)).toBe(false);
     expect(pageErrors).toEqual([]);
   }, 120_000);
 });

@@ -2,7 +2,7 @@
 // so it ships inside the package with no build step; it must hold no backtick and no dollar-brace.
 
 /** DOM building without innerHTML, and formatting. */
-export const DOM_JS = `// Building DOM without innerHTML: every text goes in as a text node, so user data is never markup.
+export const DOM_JS = `// Building DOM from text nodes and attributes only: user data is never parsed as markup.
 
 /** An element with attributes, properties (keys starting with "."), listeners ("on...") and children. */
 export function h(tag, attrs, ...children) {

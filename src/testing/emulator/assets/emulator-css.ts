@@ -79,10 +79,8 @@ input, select { font: inherit; border: 1px solid var(--line); border-radius: 8px
 .empty { color: var(--muted); font-size: 12.5px; padding: 4px 2px; list-style: none; }
 .inline-form { display: flex; gap: 6px; margin-top: 8px; }
 .inline-form input { flex: 1; }
-.stack-form { margin-top: 8px; display: flex; flex-direction: column; gap: 6px; align-items: stretch; }
-.field-row { display: flex; align-items: center; gap: 6px; }
-.field-row select { flex: 1; }
-.field-join { color: var(--muted); font-size: 12px; }
+.stack-form { margin-top: 10px; padding-top: 10px; border-top: 1px dashed var(--line); display: flex; flex-direction: column; gap: 6px; align-items: stretch; }
+.field { display: grid; grid-template-columns: 44px minmax(0, 1fr); align-items: center; gap: 6px; color: var(--muted); font-size: 12.5px; }
 .conversation { display: block; width: 100%; text-align: left; font: inherit; color: inherit; background: none; border: 1px solid transparent; border-radius: var(--radius); padding: 8px 10px; cursor: pointer; margin-bottom: 2px; }
 .conversation:hover { background: #f6f7f9; }
 .conversation.selected { background: var(--accent-soft); border-color: #c7cbf8; }

@@ -51,14 +51,9 @@ export const EMULATOR_HTML = `<!doctype html>
           <input id="create-user-name" name="display_name" placeholder="New user's name" maxlength="64" required autocomplete="off">
           <button type="submit" class="btn btn-small">Create user</button>
         </form>
-        <form id="install" class="stack-form">
-          <div class="field-row">
-            <label class="sr-only" for="install-user">User</label>
-            <select id="install-user"></select>
-            <span class="field-join">installs</span>
-            <label class="sr-only" for="install-agent">Agent</label>
-            <select id="install-agent"></select>
-          </div>
+        <form id="install" class="stack-form" aria-label="Install an agent for a user">
+          <label class="field" for="install-user"><span>User</span><select id="install-user"></select></label>
+          <label class="field" for="install-agent"><span>Agent</span><select id="install-agent"></select></label>
           <button type="submit" id="install-submit" class="btn btn-small">Install agent</button>
         </form>
       </section>
