@@ -16,8 +16,12 @@ const TAG = 'smoke:runtimes';
 const RUNTIMES = {
   node: () => [process.execPath, ['scenario.mjs']],
   bun: (app) => [binOf(app, 'bun'), ['scenario.mjs']],
-  // --node-modules-dir=manual: resolve `agent-messaging` from the folder's node_modules, as npm laid it out.
-  deno: (app) => [binOf(app, 'deno'), ['run', '-A', '--node-modules-dir=manual', 'scenario.mjs']],
+  // --node-modules-dir=manual: resolve `agent-messaging` from the folder's node_modules, as npm laid it
+  // out. The only permission is the network to loopback: the SDK needs no env, read or other access.
+  deno: (app) => [
+    binOf(app, 'deno'),
+    ['run', '--node-modules-dir=manual', '--allow-net=127.0.0.1', '--no-prompt', 'scenario.mjs'],
+  ],
 };
 const chosen = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(RUNTIMES);
 for (const name of chosen) {

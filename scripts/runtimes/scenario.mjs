@@ -110,6 +110,11 @@ async function* tokens(text) {
 }
 
 async function main() {
+  // 0. The package came from this folder's node_modules (Deno in particular could resolve elsewhere).
+  const resolved = import.meta.resolve('agent-messaging');
+  const installed = new URL('./node_modules/agent-messaging/dist/index.js', import.meta.url).href;
+  check(resolved === installed, `agent-messaging resolves to ${installed}`, resolved);
+
   // 1. verifyWebhook on a delivery signed in Node with signWebhook.
   const { secret, body, headers, eventId } = fixture;
   const event = await verifyWebhook(body, headers, { secret });

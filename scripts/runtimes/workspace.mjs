@@ -77,7 +77,7 @@ export function devVersion(name) {
  * policy): node, bun and deno each fetch their platform binary package from one.
  */
 export function createWorkspace(tag, { packages = [], allowScripts = [] } = {}) {
-  const work = mkdtempSync(join(tmpdir(), `agent-messaging-${tag}-`));
+  const work = mkdtempSync(join(tmpdir(), `agent-messaging-${tag.replace(/[^a-z0-9]+/gi, '-')}-`));
   try {
     step(tag, 'npm pack');
     const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root));
