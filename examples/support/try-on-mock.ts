@@ -6,8 +6,9 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AgentClient, type Bot, createBot, registerAgent, schemas } from 'agent-messaging';
+import { AgentClient, type Bot, createBot, registerAgent } from 'agent-messaging';
 import { toNodeHandler } from 'agent-messaging/node';
+import { mockSchemas } from 'agent-messaging/testing';
 import type * as z from 'zod';
 
 /** Where `npm run mock` serves the mock service. */
@@ -70,13 +71,17 @@ export function mockControl(baseUrl: string) {
   };
   return {
     /** A verified user, and the session token a UserClient takes. */
-    createUser: (display_name: string) => post('/users', { display_name }, schemas.CreateUserResponse),
+    createUser: (display_name: string) => post('/users', { display_name }, mockSchemas.CreateUserResponse),
     /** The user installs the agent; answers their conversation with it. */
     install: (user_id: string, agent_id: string) =>
-      post('/installs', { user_id, agent_id }, schemas.InstallResponse),
+      post('/installs', { user_id, agent_id }, mockSchemas.InstallResponse),
     /** The user posts; the service delivers `message.received` to the agent. */
     say: (conversationId: string, user_id: string, text: string) =>
-      post(`/conversations/${conversationId}/user-messages`, { user_id, text }, schemas.UserMessageResponse),
+      post(
+        `/conversations/${conversationId}/user-messages`,
+        { user_id, text },
+        mockSchemas.UserMessageResponse,
+      ),
   };
 }
 

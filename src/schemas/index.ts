@@ -7,6 +7,5 @@ export * from './errors.js';
 export * from './invites.js';
 export * from './issues.js';
 export * from './messages.js';
-export * from './mock-control.js';
 export * from './stream.js';
 export * from './webhooks.js';

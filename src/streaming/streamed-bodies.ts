@@ -9,6 +9,13 @@ let detected: boolean | undefined;
  */
 export function supportsStreamedBodies(): boolean {
   if (detected !== undefined) return detected;
+  // Bun and Deno send a ReadableStream body while the answer streams back, but never read `duplex`,
+  // so the feature test below would miss them.
+  const runtime = globalThis as { Bun?: unknown; Deno?: unknown };
+  if (runtime.Bun !== undefined || runtime.Deno !== undefined) {
+    detected = true;
+    return detected;
+  }
   try {
     let duplexRead = false;
     const init = {

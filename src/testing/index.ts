@@ -23,6 +23,7 @@ export type {
 } from '../schemas/mock-events.js';
 export { generateWebhookSecret, signWebhook } from '../webhooks/signature.js';
 export type { MockEventListener, MockEvents } from './event-bus.js';
+export * as mockSchemas from './mock-schemas.js';
 export { createMockService } from './mock-service.js';
 export type {
   MockClockControl,
