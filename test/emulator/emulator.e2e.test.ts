@@ -24,13 +24,17 @@ beforeAll(async () => {
   mock = createMockService();
   server = await mock.listen({ port: 0 });
   bot = await startEmulatorBot(server.baseUrl);
+}, 60_000);
+
+/** Opens the browser inside the test, so a missing Chromium fails the test instead of skipping it. */
+async function openPage(): Promise<void> {
   browser = await launchChromium();
   page = await browser.context.newPage();
   page.on('pageerror', (error) => pageErrors.push(error.message));
   page.on('console', (message) => {
     if (message.type() === 'error') pageErrors.push(message.text());
   });
-}, 60_000);
+}
 
 afterAll(async () => {
   await browser?.close();
@@ -67,6 +71,7 @@ const userId = (name: string) => mock.snapshot().users.find((user) => user.displ
 
 describe('the emulator page', () => {
   it('lets a person chat with a bot: streamed reply, quick reply, consent card, clock', async () => {
+    await openPage();
     await page.goto(`${server.baseUrl}/`);
     await page.locator('#connection[data-state="live"]').waitFor();
     // The agent registered and verified before the page opened is in its first paint.
