@@ -14,6 +14,8 @@ export type MockEventListener = (event: MockEvent, seq: number) => void;
 export interface MockEvents {
   /** Calls `listener` with every event from now on; answers a function that unsubscribes. */
   subscribe(listener: MockEventListener): () => void;
+  /** How many listeners are subscribed now, open `GET /_mock/events` connections included. */
+  readonly listenerCount: number;
 }
 
 /** Fans events out to listeners; events are built only when someone listens. */
@@ -26,9 +28,8 @@ export class MockEventBus implements MockEvents {
     return this.#seq;
   }
 
-  /** True when at least one listener is subscribed. */
-  get listening(): boolean {
-    return this.#listeners.size > 0;
+  get listenerCount(): number {
+    return this.#listeners.size;
   }
 
   subscribe(listener: MockEventListener): () => void {

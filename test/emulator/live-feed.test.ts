@@ -258,7 +258,9 @@ describe('mock.events', () => {
     const stop = ctx.listen();
     ctx.mock.reset();
     ctx.mock.createUser({ display_name: 'After reset' });
+    expect(ctx.mock.events.listenerCount).toBe(1);
     stop();
+    expect(ctx.mock.events.listenerCount).toBe(0);
     ctx.mock.createUser({ display_name: 'Unheard' });
     expect(ctx.events.map((event) => event.type)).toEqual(['reset', 'user.created']);
   });
