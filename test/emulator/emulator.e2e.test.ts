@@ -90,7 +90,7 @@ describe('the emulator page', () => {
 
     // A message as Ada: the bot reads it and types.
     await say('hello bot');
-    await message('hello bot').locator('.receipt.read').waitFor();
+    await message('hello bot').and(page.locator('.from-user')).locator('.receipt.read').waitFor();
     await page.locator('#typing', { hasText: 'Helper is typing…' }).waitFor();
 
     // The reply streams: first what the bot wrote so far, still streaming...
