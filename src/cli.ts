@@ -48,7 +48,8 @@ const mock: Command = {
     }
     const server = await createMockService().listen({ port });
     console.log(server.baseUrl);
-    console.error('Agent Messaging mock service is listening; press Ctrl-C to stop.');
+    console.error(`Agent Messaging mock service is listening. Emulator: ${server.baseUrl}/`);
+    console.error('Press Ctrl-C to stop.');
     await new Promise<void>((resolve) => {
       const stop = () => {
         process.off('SIGINT', stop);
