@@ -9,7 +9,7 @@ import { progress, ROOT, runAsChild } from './lib/child.js';
 import { markdownTable, type Outcome } from './lib/report.js';
 import { fmt, median } from './lib/stats.js';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 21);
+const RUNS = Number(process.env.BENCH_RUNS ?? 31);
 
 const importing = (file: string) =>
   `const { AgentClient } = await import(${JSON.stringify(pathToFileURL(file).href)}); new AgentClient({ apiKey: 'ams_sk_cold', baseUrl: 'http://127.0.0.1:9' });`;
@@ -79,16 +79,25 @@ export async function measureColdStart(): Promise<Outcome> {
   const cpuMs = (name: string) => median(samples.get(name)!.map((sample) => sample.cpu));
   const base = ms('node -e 0');
   const [sdk, openai] = [ms('agent-messaging'), ms('openai')];
+  // Each run's three processes ran back to back: compare within the run, then take the median.
+  const paired = (name: string) => {
+    const own = samples.get(name)!;
+    const node = samples.get('node -e 0')!;
+    const other = samples.get('openai')!;
+    return median(own.map((sample, i) => (sample.wall - node[i]!.wall) / (other[i]!.wall - node[i]!.wall)));
+  };
+  const toOpenai = paired('agent-messaging');
   const rows = [
     {
       measurement: '4. cold start, import + construct',
-      result: `${fmt(sdk, 1)} ms (+${fmt(sdk - base, 1)} ms over node -e 0); openai ${fmt(openai, 1)} ms (+${fmt(openai - base, 1)} ms)`,
+      result: `${fmt(sdk, 1)} ms (+${fmt(sdk - base, 1)} over node -e 0), openai ${fmt(openai, 1)} ms (+${fmt(openai - base, 1)}): ${fmt(toOpenai, 2)}x openai's import time`,
       goal: 'lower than openai',
-      status: sdk < openai ? ('met' as const) : ('NOT MET' as const),
+      status: toOpenai < 1 ? ('met' as const) : ('NOT MET' as const),
     },
   ];
   const details = [
-    `Median of ${RUNS} runs of each process, interleaved: wall-clock from spawn to exit (the goal), and the ` +
+    `Median of ${RUNS} runs of each process, interleaved: wall-clock from spawn to exit (the goal; the ` +
+      'ratio to openai is over `node -e 0`, taken within each run, then the median), and the ' +
       'CPU time the process reported at exit (steadier on a shared machine). The SDK is a fresh build of ' +
       'this checkout (tsup.config.ts), openai the devDependency.',
     '',
@@ -98,7 +107,7 @@ export async function measureColdStart(): Promise<Outcome> {
         name,
         fmt(ms(name), 1),
         fmt(ms(name) - base, 1),
-        name === 'node -e 0' ? '' : `${fmt((ms(name) - base) / (openai - base), 2)}x`,
+        name === 'node -e 0' ? '' : `${fmt(paired(name), 2)}x`,
         fmt(cpuMs(name), 1),
       ]),
     ),

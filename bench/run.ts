@@ -47,6 +47,7 @@ for (const measurement of MEASUREMENTS) {
   progress(`\n== ${measurement.title} (bench/${measurement.script})`);
   const outcome = await runChild(measurement.script, measurement);
   rows.push(...outcome.rows);
+  progress(plainTable(outcome.rows));
   const details = [...outcome.details];
   if (measurement.profile && outcome.rows.some((row) => row.status === 'NOT MET')) {
     progress(`   a goal is missed: profiling`);

@@ -158,14 +158,10 @@ export async function measureSendCpu(): Promise<Outcome> {
   }
 }
 
-/** The SDK's side alone, for a CPU profile: `calls` sends, 16 in flight, against the same server. */
-export async function profileSends(calls: number): Promise<void> {
+/** The SDK's send against the same server, for a CPU profile; `close` stops the server. */
+export async function sdkSends(): Promise<{ send: Send; close: () => void }> {
   const { child, baseUrl } = await startServer();
-  try {
-    await runCalls(variants(baseUrl).sdk!, calls, IN_FLIGHT);
-  } finally {
-    child.kill();
-  }
+  return { send: variants(baseUrl).sdk!, close: () => child.kill() };
 }
 
 runAsChild(import.meta.url, measureSendCpu);

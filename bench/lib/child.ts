@@ -47,7 +47,8 @@ export function runChild(
     child.on('error', reject);
     child.on('close', (code) => {
       const line = output.split('\n').find((candidate) => candidate.startsWith(MARK));
-      if (code !== 0 || line === undefined) reject(new Error(`bench/${script} exited with ${code}`));
+      // A child may exit 1 after its outcome (the size budget does); only a missing outcome is a failure.
+      if (line === undefined) reject(new Error(`bench/${script} exited with ${code} and no outcome`));
       else resolve(JSON.parse(line.slice(MARK.length)) as Outcome);
     });
   });

@@ -5,11 +5,12 @@ import { ROOT } from './child.js';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string };
   children?: number[];
 }
 
-interface Profile {
+/** The parts of a V8 CPU profile the summary reads. */
+export interface Profile {
   nodes: ProfileNode[];
   samples: number[];
 }
@@ -35,7 +36,11 @@ export function moduleOf(url: string): string {
 
 /** The top frames by self time and the modules by self time, each as a share of all samples. */
 export function summarizeProfile(file: string, top = 12): { frames: Hot[]; modules: Hot[] } {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  return summarize(JSON.parse(readFileSync(file, 'utf8')) as Profile, top);
+}
+
+/** The same summary of a profile already in memory (from `node:inspector`). */
+export function summarize(profile: Profile, top = 12): { frames: Hot[]; modules: Hot[] } {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const counts = new Map<number, number>();
   for (const id of profile.samples) counts.set(id, (counts.get(id) ?? 0) + 1);
@@ -45,7 +50,8 @@ export function summarizeProfile(file: string, top = 12): { frames: Hot[]; modul
   for (const [id, count] of counts) {
     const frame = byId.get(id)!.callFrame;
     const where = moduleOf(frame.url);
-    const name = `${frame.functionName || '(anonymous)'} (${where}${frame.url ? `:${frame.lineNumber + 1}` : ''})`;
+    // No line numbers: under tsx they point into the transpiled text, not the source.
+    const name = `${frame.functionName || '(anonymous)'} (${where})`;
     frames.set(name, (frames.get(name) ?? 0) + count);
     modules.set(where, (modules.get(where) ?? 0) + count);
   }
