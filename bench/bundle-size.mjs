@@ -13,7 +13,7 @@ const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 /** Where the bytes of a bundle input come from: a package name, or the SDK itself. */
 function packageOf(path) {
   const at = path.lastIndexOf('node_modules/');
-  if (at === -1) return 'agent-messaging (the SDK)';
+  if (at === -1 || path.includes('agent-messaging-bench/')) return 'agent-messaging (the SDK)';
   const [scope, name] = path.slice(at + 'node_modules/'.length).split('/');
   return scope.startsWith('@') ? `${scope}/${name}` : scope;
 }
