@@ -26,5 +26,43 @@ export function createMswHandlers(
   fetch: (request: Request) => Promise<Response>,
 ): HttpHandler[] {
   const { http } = loadMsw();
-  return [http.all(`${baseUrl}/*`, ({ request }) => fetch(request))];
+  return [http.all(`${baseUrl}/*`, async ({ request }) => breakAfterDelivery(await fetch(request)))];
+}
+
+/**
+ * The answer with a body whose error is passed on one macrotask late. When a body errors, msw's
+ * interceptor destroys the client's socket one tick later, and destroying it discards the bytes it
+ * pushed that the client has not read yet: a stream cut right after an event (cut_stream) would
+ * lose that event, or the whole answer when the cut follows the first one (the client's fetch then
+ * fails instead of its body read). The loopback door flushes before it closes, so needs none of this.
+ */
+function breakAfterDelivery(response: Response): Response {
+  if (!response.body) return response;
+  const reader = response.body.getReader();
+  let cancelled = false;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          if (!cancelled) controller.error(error);
+          return;
+        }
+        if (cancelled) return;
+        if (chunk.done) controller.close();
+        else controller.enqueue(chunk.value);
+      },
+      cancel(reason) {
+        cancelled = true;
+        return reader.cancel(reason);
+      },
+    },
+    // Read only when msw reads, so the mock's stream sees the same backpressure as without this.
+    { highWaterMark: 0 },
+  );
+  const { status, statusText, headers } = response;
+  return new Response(body, { status, statusText, headers });
 }
