@@ -8,6 +8,7 @@ import { register } from 'tsx/esm/api';
 /** The budget of the main entry, min+gzip. */
 export const BUDGET_BYTES = 25 * 1024;
 
+const MAIN = "export { AgentClient } from 'agent-messaging';";
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 /** Where the bytes of a bundle input come from: a package name, or the SDK itself. */
@@ -18,18 +19,10 @@ function packageOf(path) {
   return scope.startsWith('@') ? `${scope}/${name}` : scope;
 }
 
-/** Builds the package, bundles the import for a browser or worker, and answers sizes by package. */
-export async function measureBundle() {
-  const unregister = register();
-  const { buildPackage } = await import('./lib/build.ts');
-  const entry = await buildPackage();
-  await unregister();
-  const result = await build({
-    stdin: {
-      contents: "export { AgentClient } from 'agent-messaging';",
-      resolveDir: process.cwd(),
-      loader: 'js',
-    },
+/** Bundles `contents` as a consumer's bundler would (browser or worker); `external` leaves packages out. */
+function bundle(contents, entry, external = []) {
+  return build({
+    stdin: { contents, resolveDir: process.cwd(), loader: 'js' },
     alias: { 'agent-messaging': entry },
     bundle: true,
     minify: true,
@@ -39,7 +32,33 @@ export async function measureBundle() {
     write: false,
     metafile: true,
     logLevel: 'silent',
+    external,
   });
+}
+
+const gzipOf = async (contents, entry, external) =>
+  gzipSync((await bundle(contents, entry, external)).outputFiles[0].contents).byteLength;
+
+/** Where the bytes come from: the same import without its dependencies, and those on their own. */
+async function breakdown(entry) {
+  const zodCheck = (from) =>
+    `import * as z from '${from}'; export const check = (v) => z.object({ a: z.string() }).safeParse(v);`;
+  return [
+    ['the same import, zod left out', await gzipOf(MAIN, entry, ['zod', 'zod/*'])],
+    ['the same import, zod and ky left out', await gzipOf(MAIN, entry, ['zod', 'zod/*', 'ky'])],
+    ['ky alone', await gzipOf("export { default } from 'ky';", entry)],
+    ['zod (classic): one object schema and safeParse', await gzipOf(zodCheck('zod'), entry)],
+    ['zod/mini: the same schema', await gzipOf(zodCheck('zod/mini'), entry)],
+  ];
+}
+
+/** Builds the package, bundles the import, and answers its sizes, by package and broken down. */
+export async function measureBundle() {
+  const unregister = register();
+  const { buildPackage } = await import('./lib/build.ts');
+  const entry = await buildPackage();
+  await unregister();
+  const result = await bundle(MAIN, entry);
   const code = result.outputFiles[0].contents;
   const byPackage = new Map();
   for (const output of Object.values(result.metafile.outputs)) {
@@ -48,7 +67,8 @@ export async function measureBundle() {
     }
   }
   const packages = [...byPackage].sort((a, b) => b[1] - a[1]);
-  return { minBytes: code.byteLength, gzipBytes: gzipSync(code).byteLength, packages };
+  const parts = await breakdown(entry);
+  return { minBytes: code.byteLength, gzipBytes: gzipSync(code).byteLength, packages, parts };
 }
 
 const size = await measureBundle();
@@ -65,18 +85,21 @@ if (process.argv.includes('--outcome')) {
       },
     ],
     details: [
-      'esbuild (bundle, minify, ESM, browser platform, es2022) of `export { AgentClient } from ' +
-        "'agent-messaging'` over a fresh build of the package (tsup.config.ts); gzip at its default level.",
+      `esbuild (bundle, minify, ESM, browser platform, es2022) of \`${MAIN}\` over a fresh build of the ` +
+        'package (tsup.config.ts); gzip at its default level.',
       '',
       `Minified bytes by package: ${shares}.`,
+      '',
+      '| Where the bytes come from | min+gzip |',
+      '| --- | --- |',
+      ...size.parts.map(([name, bytes]) => `| ${name} | ${kib(bytes)} |`),
     ],
   };
   process.stdout.write(`@@outcome ${JSON.stringify(outcome)}\n`);
 } else {
-  console.log(
-    `import { AgentClient } from 'agent-messaging': ${kib(size.gzipBytes)} min+gzip, ${kib(size.minBytes)} minified`,
-  );
+  console.log(`import { AgentClient } from 'agent-messaging': ${kib(size.gzipBytes)} min+gzip, ${kib(size.minBytes)} minified`);
   console.log(`budget ${kib(BUDGET_BYTES)}: ${met ? 'within' : 'OVER'}`);
   console.log(`minified bytes by package: ${shares}`);
+  for (const [name, bytes] of size.parts) console.log(`  ${name}: ${kib(bytes)} min+gzip`);
 }
 process.exitCode = met ? 0 : 1;

@@ -26,6 +26,14 @@ const parts = [
     title: 'Webhook redeliveries',
     run: () => soakWebhooks({ deliveries: sizes.webhooks, conversations: 10, seed }),
   },
+  ...(ci
+    ? []
+    : [
+        {
+          title: 'Delays beyond the timeout with the default retries (informational)',
+          run: () => soakSends({ sends: 100, lanes: 20, seed, delaysWithDefaultRetries: true }),
+        },
+      ]),
 ];
 const rows: Row[] = [];
 const sections: string[] = [];
