@@ -97,7 +97,9 @@ if (process.argv.includes('--outcome')) {
   };
   process.stdout.write(`@@outcome ${JSON.stringify(outcome)}\n`);
 } else {
-  console.log(`import { AgentClient } from 'agent-messaging': ${kib(size.gzipBytes)} min+gzip, ${kib(size.minBytes)} minified`);
+  console.log(
+    `import { AgentClient } from 'agent-messaging': ${kib(size.gzipBytes)} min+gzip, ${kib(size.minBytes)} minified`,
+  );
   console.log(`budget ${kib(BUDGET_BYTES)}: ${met ? 'within' : 'OVER'}`);
   console.log(`minified bytes by package: ${shares}`);
   for (const [name, bytes] of size.parts) console.log(`  ${name}: ${kib(bytes)} min+gzip`);

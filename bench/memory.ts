@@ -95,8 +95,8 @@ async function run({ streams, eventsPerStream }: Scenario, label: string) {
 export async function measureMemory(): Promise<Outcome> {
   if (typeof globalThis.gc !== 'function') throw new Error('run with node --expose-gc');
   const scenarios: Scenario[] = [
-    { label: '1,000 messages of 1,000 events', streams: TOTAL / 1000, eventsPerStream: 1000 },
-    { label: 'one message of 1,000,000 events', streams: 1, eventsPerStream: TOTAL },
+    { label: `${fmt(TOTAL / 1000)} messages of 1,000 events`, streams: TOTAL / 1000, eventsPerStream: 1000 },
+    { label: `one message of ${fmt(TOTAL)} events`, streams: 1, eventsPerStream: TOTAL },
   ];
   const rows: Row[] = [];
   const lines: string[][] = [];
