@@ -13,7 +13,8 @@ export interface RegisterAgentOptions extends ConnectionOptions, Omit<RequestOpt
 
 /**
  * Registers an agent. The answer holds `api_key` and `webhook_secret`, shown this once: store them.
- * Not retried unless an `idempotencyKey` is given (a repeat could meet `handle_taken`).
+ * Never retried: the service does not deduplicate registration, and a repeat after a lost answer
+ * would meet `handle_taken` with the credentials of the first attempt lost.
  *
  * @example
  * const { agent, api_key, webhook_secret } = await registerAgent(
@@ -30,6 +31,7 @@ export function registerAgent(
       options,
       { name: 'apiKey', value: options?.apiKey, required: false },
       'registerAgent',
+      ['idempotencyKey', 'signal', 'headers'],
     );
     const { idempotencyKey, signal, timeoutMs, headers } = options;
     return new Transport(config).request({

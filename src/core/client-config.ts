@@ -32,6 +32,8 @@ function envBaseUrl(): string | undefined {
   }
 }
 
+const CONNECTION_OPTION_KEYS = ['baseUrl', 'timeoutMs', 'maxRetries', 'fetch', 'logger'];
+
 function checkBaseUrl(value: unknown, issues: FieldIssue[]): string {
   const raw = value ?? envBaseUrl();
   if (raw === undefined || raw === '') {
@@ -45,6 +47,11 @@ function checkBaseUrl(value: unknown, issues: FieldIssue[]): string {
       field: 'baseUrl',
       message: 'must be an absolute http or https URL without query or fragment',
     });
+    return '';
+  }
+  // Credentials in the URL would be quoted by fetch's errors; the service's auth is the bearer token.
+  if (url.username || url.password) {
+    issues.push({ field: 'baseUrl', message: 'must not contain a user name or password' });
     return '';
   }
   return url.href.replace(/\/+$/, '');
@@ -95,12 +102,19 @@ export function resolveConfig(
   options: ConnectionOptions | undefined,
   credential: { name: string; value: unknown; required: boolean },
   context: string,
+  otherKeys: readonly string[] = [],
 ): TransportConfig {
   const issues: FieldIssue[] = [];
   if (options !== undefined && (typeof options !== 'object' || options === null)) {
     throw new ValidationError([{ field: '', message: 'options must be an object' }], context);
   }
   const opts = options ?? {};
+  // A misspelt option (`baseURL`, `maxRetry`) would otherwise be ignored without a word.
+  const known = new Set([...CONNECTION_OPTION_KEYS, credential.name, ...otherKeys]);
+  for (const key of Object.keys(opts)) {
+    if (!known.has(key))
+      issues.push({ field: key, message: `is not an option (known: ${[...known].join(', ')})` });
+  }
   const token = checkToken(credential.value, credential.name, credential.required, issues);
   const baseUrl = checkBaseUrl(opts.baseUrl, issues);
   const timeoutMs = checkCount(opts.timeoutMs, 'timeoutMs', DEFAULT_TIMEOUT_MS, 1, issues);

@@ -2,13 +2,14 @@
 
 import ky, { type KyInstance } from 'ky';
 import type * as z from 'zod';
+import { ApiError, RateLimitError } from './api-error.js';
 import { ApiPromise, type WithResponse } from './api-promise.js';
 import { attemptOnce, type PreparedCall } from './attempt.js';
 import type { TransportConfig } from './client-config.js';
 import { randomIdempotencyKey } from './idempotency.js';
 import type { RequestOptions } from './options.js';
 import { parseJsonAnswer } from './response.js';
-import { isTransient, retryDelayMs, sleep } from './retry.js';
+import { isTransient, parseRetryAfter, retryDelayMs, sleep } from './retry.js';
 import { checkRequestOptions } from './validate.js';
 
 /** The HTTP methods the service uses. */
@@ -151,10 +152,15 @@ export class Transport {
     if (body !== undefined) headers['content-type'] = contentType ?? 'application/json';
     const key = options.idempotencyKey ?? (spec.requiresIdempotencyKey ? randomIdempotencyKey() : undefined);
     if (key !== undefined) headers['idempotency-key'] = key;
-    if (options.headers) Object.assign(headers, options.headers);
-    // Safe to repeat: reads, deletes and puts, and anything the service deduplicates by its key.
+    // Lower-cased, so that a caller's `Content-Type` replaces ours instead of joining it.
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
+    // Safe to repeat: reads, deletes and puts, the calls the service deduplicates by their key (the
+    // four creates), and those PROTOCOL.md makes idempotent. A key on any other POST (an append, a
+    // registration) is not deduplicated by the service, so it does not make a retry safe.
     const safe =
-      (spec.method !== 'POST' && spec.method !== 'PATCH') || spec.idempotent === true || key !== undefined;
+      (spec.method !== 'POST' && spec.method !== 'PATCH') ||
+      spec.idempotent === true ||
+      spec.requiresIdempotencyKey === true;
     const call: PreparedCall = {
       ky: this.#ky,
       input: withQuery(spec.path, spec.query),
@@ -180,7 +186,7 @@ export class Transport {
       } catch (error) {
         if (attempt > call.maxRetries || !isTransient(error)) throw error;
         const delayMs = retryDelayMs(error, attempt);
-        if (delayMs === undefined) throw error;
+        if (delayMs === undefined) throw asRateLimit(error);
         call.log?.('agent-messaging retry', {
           method: call.method,
           path: call.logPath,
@@ -197,6 +203,22 @@ export class Transport {
   toJSON(): { baseUrl: string } {
     return { baseUrl: this.baseUrl };
   }
+}
+
+/**
+ * The error for a `Retry-After` too long to sleep on: a RateLimitError with `retryAfter`, whatever the
+ * status (a 503 with `Retry-After: 3600` asks the caller to come back later just as a 429 does).
+ */
+function asRateLimit(error: unknown): unknown {
+  if (!ApiError.is(error) || RateLimitError.is(error)) return error;
+  return new RateLimitError({
+    status: error.status,
+    code: error.code,
+    message: error.message.replace(/^\d+(?: \S+)?: /, '').replace(/ \(request [^)]*\)$/, ''),
+    requestId: error.requestId,
+    headers: error.headers,
+    retryAfter: parseRetryAfter(error.headers['retry-after']),
+  });
 }
 
 const json = (body: unknown): string | undefined => (body === undefined ? undefined : JSON.stringify(body));

@@ -28,12 +28,32 @@ export function pathId(schema: z.ZodType<string>, value: unknown, field: string,
   return encodeURIComponent(result.data);
 }
 
-/** Checks the per-call options; returns them unchanged. @internal */
+const REQUEST_OPTION_KEYS = new Set(['idempotencyKey', 'signal', 'timeoutMs', 'headers', 'maxRetries']);
+
+/** Headers the SDK owns: set through their options, never through `headers`. */
+const OWNED_HEADERS: Record<string, string> = {
+  authorization: 'is set from the client credential',
+  'idempotency-key': 'is set with the idempotencyKey option',
+};
+
+/**
+ * Checks the per-call options (an unknown option name is an error: a misspelt `idempotencyKey` must
+ * not silently become a random key); returns them unchanged.
+ * @internal
+ */
 export function checkRequestOptions(options: RequestOptions | undefined, context: string): RequestOptions {
   if (options === undefined) return {};
   const issues: FieldIssue[] = [];
   if (typeof options !== 'object' || options === null) {
     throw new ValidationError([{ field: 'options', message: 'must be an object' }], context);
+  }
+  for (const key of Object.keys(options)) {
+    if (!REQUEST_OPTION_KEYS.has(key)) {
+      issues.push({
+        field: key,
+        message: `is not an option (known: ${[...REQUEST_OPTION_KEYS].join(', ')})`,
+      });
+    }
   }
   const { idempotencyKey, timeoutMs, maxRetries, signal, headers } = options;
   if (idempotencyKey !== undefined) {
@@ -64,7 +84,10 @@ function checkHeaders(headers: unknown, issues: FieldIssue[]): void {
     return;
   }
   for (const [name, value] of Object.entries(headers)) {
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+    const owned = OWNED_HEADERS[name.toLowerCase()];
+    if (owned) {
+      issues.push({ field: `headers.${name}`, message: owned });
+    } else if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
       issues.push({ field: `headers.${name}`, message: 'is not a valid header name' });
     } else if (typeof value !== 'string' || /[\r\n\0]/.test(value)) {
       issues.push({ field: `headers.${name}`, message: 'must be a string without line breaks' });

@@ -1,4 +1,5 @@
 import type { ApiPromise } from '../core/api-promise.js';
+import { InvalidResponseError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import { checkRequestOptions, parseInput, pathId } from '../core/validate.js';
 import { ConversationId } from '../schemas/common.js';
@@ -88,6 +89,15 @@ export class Conversations extends Resource {
         operation,
         options,
       });
+      // A page that does not move below the last one would page forever: a bad answer, not a loop.
+      const floor = before;
+      const stale = floor === undefined ? undefined : page.messages.find((m) => m.sequence >= floor);
+      if (stale) {
+        throw new InvalidResponseError(
+          `${operation}: the page for before_sequence=${before} holds sequence ${stale.sequence}; paging made no progress`,
+          { status: 200 },
+        );
+      }
       yield* page.messages;
       // PROTOCOL.md section 7: the last page is short, or reaches sequence 1.
       if (page.messages.length < limit) return;
