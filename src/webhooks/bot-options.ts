@@ -7,8 +7,28 @@ import type { BotOptions } from './bot-types.js';
 import { decodeSecrets } from './verify.js';
 
 /** The issues of the bot's own options. @internal */
+const BOT_OPTION_KEYS = new Set([
+  'apiKey',
+  'baseUrl',
+  'timeoutMs',
+  'maxRetries',
+  'fetch',
+  'logger',
+  'webhookSecret',
+  'ack',
+  'ackTimeoutMs',
+  'dedupe',
+  'toleranceSec',
+  'waitUntil',
+  'typingRenewMs',
+  'now',
+]);
+
 export function checkOptions(options: BotOptions): FieldIssue[] {
   const issues: FieldIssue[] = [];
+  for (const key of Object.keys(options)) {
+    if (!BOT_OPTION_KEYS.has(key)) issues.push({ field: key, message: 'is not an option of createBot' });
+  }
   try {
     decodeSecrets(options.webhookSecret);
   } catch {
