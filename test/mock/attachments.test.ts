@@ -1,122 +1,124 @@
 import { describe, expect, it } from 'vitest';
 import { Attachment } from '../../src/schemas/attachments.js';
 import { ListMessagesResponse } from '../../src/schemas/conversations.js';
+import { DOORS, useDoor } from './doors.js';
 import { errorOf, newKey, setupScenario } from './helpers.js';
-import { useMockOverMsw } from './msw-setup.js';
 
-const { mock, call } = useMockOverMsw();
+describe.each(DOORS)('through the %s door', (door) => {
+  const { mock, call, baseUrl } = useDoor(door);
 
-async function handle(apiKey: string, size = 5) {
-  const answer = await call('POST', '/v1/attachments', {
-    token: apiKey,
-    body: { name: 'notes.txt', mime_type: 'text/plain', size_bytes: size },
-  });
-  expect(answer.status).toBe(201);
-  return Attachment.parse(answer.body);
-}
-
-describe('attachments', () => {
-  it('answers an upload handle valid 15 minutes with absolute URLs outside /v1', async () => {
-    const s = await setupScenario(mock, call);
-    const before = mock.clock.now().getTime();
-    const created = await handle(s.apiKey);
-    const after = mock.clock.now().getTime();
-    expect(created.attachment_id).toMatch(/^att_/);
-    expect(created.upload_url.startsWith(`${mock.baseUrl}/`)).toBe(true);
-    expect(created.download_url.startsWith(`${mock.baseUrl}/`)).toBe(true);
-    expect(new URL(created.upload_url).pathname.startsWith('/v1')).toBe(false);
-    expect(Date.parse(created.expires_at)).toBeGreaterThanOrEqual(before + 15 * 60_000);
-    expect(Date.parse(created.expires_at)).toBeLessThanOrEqual(after + 15 * 60_000);
-  });
-
-  it('takes the bytes with PUT and gives them back with GET, without Authorization', async () => {
-    const s = await setupScenario(mock, call);
-    const created = await handle(s.apiKey);
-    const put = await fetch(created.upload_url, {
-      method: 'PUT',
-      headers: { 'content-type': 'text/plain' },
-      body: 'hello',
-    });
-    expect(put.status).toBe(200);
-    const get = await fetch(created.download_url);
-    expect(get.status).toBe(200);
-    expect(get.headers.get('content-type')).toBe('text/plain');
-    expect(await get.text()).toBe('hello');
-  });
-
-  it('answers 400 for a size that does not match, and the handle stays usable', async () => {
-    const s = await setupScenario(mock, call);
-    const created = await handle(s.apiKey);
-    const wrong = await fetch(created.upload_url, {
-      method: 'PUT',
-      headers: { 'content-type': 'text/plain' },
-      body: 'hello!',
-    });
-    expect(wrong.status).toBe(400);
-    expect(((await wrong.json()) as { error: { message: string } }).error.message).toContain('size_bytes');
-    const right = await fetch(created.upload_url, {
-      method: 'PUT',
-      headers: { 'content-type': 'text/plain' },
-      body: 'hello',
-    });
-    expect(right.status).toBe(200);
-  });
-
-  it('answers 410 for an upload after expires_at', async () => {
-    const s = await setupScenario(mock, call);
-    const created = await handle(s.apiKey);
-    await mock.clock.advance(15 * 60);
-    const late = await fetch(created.upload_url, {
-      method: 'PUT',
-      headers: { 'content-type': 'text/plain' },
-      body: 'hello',
-    });
-    expect(late.status).toBe(410);
-  });
-
-  it('answers 404 for a download before the upload and for a wrong URL token', async () => {
-    const s = await setupScenario(mock, call);
-    const created = await handle(s.apiKey);
-    expect((await fetch(created.download_url)).status).toBe(404);
-    expect((await fetch(`${created.upload_url}x`, { method: 'PUT', body: 'hello' })).status).toBe(404);
-  });
-
-  it('lets a message reference an attachment only after its upload succeeded', async () => {
-    const s = await setupScenario(mock, call);
-    const created = await handle(s.apiKey);
-    const send = () =>
-      call('POST', `/v1/conversations/${s.conversationId}/messages`, {
-        token: s.apiKey,
-        idempotencyKey: newKey(),
-        body: {
-          schema: 'svc.agent-send.v1',
-          content: [{ type: 'file', attachmentId: created.attachment_id }],
-        },
-      });
-    const early = await send();
-    expect(early.status).toBe(400);
-    expect(errorOf(early).message).toContain('attachmentId');
-    await fetch(created.upload_url, {
-      method: 'PUT',
-      headers: { 'content-type': 'text/plain' },
-      body: 'hello',
-    });
-    expect((await send()).status).toBe(201);
-    const history = ListMessagesResponse.parse(
-      (await call('GET', `/v1/conversations/${s.conversationId}/messages`, { token: s.apiKey })).body,
-    );
-    expect(history.messages[0]?.parts).toEqual([
-      { part_index: 0, type: 'file', attachment_id: created.attachment_id },
-    ]);
-  });
-
-  it('answers 400 naming size_bytes above 100 MiB', async () => {
-    const s = await setupScenario(mock, call);
+  async function handle(apiKey: string, size = 5) {
     const answer = await call('POST', '/v1/attachments', {
-      token: s.apiKey,
-      body: { name: 'big.bin', mime_type: 'application/octet-stream', size_bytes: 100 * 1024 * 1024 + 1 },
+      token: apiKey,
+      body: { name: 'notes.txt', mime_type: 'text/plain', size_bytes: size },
     });
-    expect(answer.status).toBe(400);
-    expect(errorOf(answer).message).toContain('size_bytes');
+    expect(answer.status).toBe(201);
+    return Attachment.parse(answer.body);
+  }
+
+  describe('attachments', () => {
+    it('answers an upload handle valid 15 minutes with absolute URLs outside /v1', async () => {
+      const s = await setupScenario(mock, call);
+      const before = mock.clock.now().getTime();
+      const created = await handle(s.apiKey);
+      const after = mock.clock.now().getTime();
+      expect(created.attachment_id).toMatch(/^att_/);
+      expect(created.upload_url.startsWith(`${baseUrl()}/`)).toBe(true);
+      expect(created.download_url.startsWith(`${baseUrl()}/`)).toBe(true);
+      expect(new URL(created.upload_url).pathname.startsWith('/v1')).toBe(false);
+      expect(Date.parse(created.expires_at)).toBeGreaterThanOrEqual(before + 15 * 60_000);
+      expect(Date.parse(created.expires_at)).toBeLessThanOrEqual(after + 15 * 60_000);
+    });
+
+    it('takes the bytes with PUT and gives them back with GET, without Authorization', async () => {
+      const s = await setupScenario(mock, call);
+      const created = await handle(s.apiKey);
+      const put = await fetch(created.upload_url, {
+        method: 'PUT',
+        headers: { 'content-type': 'text/plain' },
+        body: 'hello',
+      });
+      expect(put.status).toBe(200);
+      const get = await fetch(created.download_url);
+      expect(get.status).toBe(200);
+      expect(get.headers.get('content-type')).toBe('text/plain');
+      expect(await get.text()).toBe('hello');
+    });
+
+    it('answers 400 for a size that does not match, and the handle stays usable', async () => {
+      const s = await setupScenario(mock, call);
+      const created = await handle(s.apiKey);
+      const wrong = await fetch(created.upload_url, {
+        method: 'PUT',
+        headers: { 'content-type': 'text/plain' },
+        body: 'hello!',
+      });
+      expect(wrong.status).toBe(400);
+      expect(((await wrong.json()) as { error: { message: string } }).error.message).toContain('size_bytes');
+      const right = await fetch(created.upload_url, {
+        method: 'PUT',
+        headers: { 'content-type': 'text/plain' },
+        body: 'hello',
+      });
+      expect(right.status).toBe(200);
+    });
+
+    it('answers 410 for an upload after expires_at', async () => {
+      const s = await setupScenario(mock, call);
+      const created = await handle(s.apiKey);
+      await mock.clock.advance(15 * 60);
+      const late = await fetch(created.upload_url, {
+        method: 'PUT',
+        headers: { 'content-type': 'text/plain' },
+        body: 'hello',
+      });
+      expect(late.status).toBe(410);
+    });
+
+    it('answers 404 for a download before the upload and for a wrong URL token', async () => {
+      const s = await setupScenario(mock, call);
+      const created = await handle(s.apiKey);
+      expect((await fetch(created.download_url)).status).toBe(404);
+      expect((await fetch(`${created.upload_url}x`, { method: 'PUT', body: 'hello' })).status).toBe(404);
+    });
+
+    it('lets a message reference an attachment only after its upload succeeded', async () => {
+      const s = await setupScenario(mock, call);
+      const created = await handle(s.apiKey);
+      const send = () =>
+        call('POST', `/v1/conversations/${s.conversationId}/messages`, {
+          token: s.apiKey,
+          idempotencyKey: newKey(),
+          body: {
+            schema: 'svc.agent-send.v1',
+            content: [{ type: 'file', attachmentId: created.attachment_id }],
+          },
+        });
+      const early = await send();
+      expect(early.status).toBe(400);
+      expect(errorOf(early).message).toContain('attachmentId');
+      await fetch(created.upload_url, {
+        method: 'PUT',
+        headers: { 'content-type': 'text/plain' },
+        body: 'hello',
+      });
+      expect((await send()).status).toBe(201);
+      const history = ListMessagesResponse.parse(
+        (await call('GET', `/v1/conversations/${s.conversationId}/messages`, { token: s.apiKey })).body,
+      );
+      expect(history.messages[0]?.parts).toEqual([
+        { part_index: 0, type: 'file', attachment_id: created.attachment_id },
+      ]);
+    });
+
+    it('answers 400 naming size_bytes above 100 MiB', async () => {
+      const s = await setupScenario(mock, call);
+      const answer = await call('POST', '/v1/attachments', {
+        token: s.apiKey,
+        body: { name: 'big.bin', mime_type: 'application/octet-stream', size_bytes: 100 * 1024 * 1024 + 1 },
+      });
+      expect(answer.status).toBe(400);
+      expect(errorOf(answer).message).toContain('size_bytes');
+    });
   });
 });

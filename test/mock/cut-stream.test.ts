@@ -1,29 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { ListMessagesResponse } from '../../src/schemas/conversations.js';
 import type { MessageStartedEvent } from '../../src/schemas/stream.js';
-import type { MockService } from '../../src/testing/index.js';
-import { type Call, newKey, setupScenario } from './helpers.js';
-import { useMockOverMsw } from './msw-setup.js';
-import { EventReader, streamingSend, useMockOverLoopback } from './stream-helpers.js';
-
-type Door = 'msw' | 'loopback';
-
-/** The mock behind one door; each door's hooks are scoped to the describe that calls this. */
-function useDoor(door: Door): { mock: MockService; call: Call; baseUrl: () => string } {
-  if (door === 'msw') {
-    const { mock, call } = useMockOverMsw();
-    return { mock, call, baseUrl: () => mock.baseUrl };
-  }
-  const ctx = useMockOverLoopback();
-  return { mock: ctx.mock, call: ctx.call, baseUrl: () => ctx.baseUrl };
-}
+import { DOORS, useDoor } from './doors.js';
+import { newKey, setupScenario } from './helpers.js';
+import { EventReader, streamingSend } from './stream-helpers.js';
 
 const patchLine = (blockId: string, value: string) => ({
   type: 'message.patch',
   patch: { op: 'appendText', blockId, path: '/text', value },
 });
 
-describe.each<Door>(['msw', 'loopback'])('a cut_stream fault (%s door)', (door) => {
+describe.each(DOORS)('a cut_stream fault (%s door)', (door) => {
   const { mock, call, baseUrl } = useDoor(door);
 
   it.each([1, 2, 3])(

@@ -181,6 +181,7 @@ export function useMockOverLoopback(options: MockServiceOptions = {}) {
     await mock.idle();
     mock.reset();
     receiver.received.length = 0;
+    receiver.status = 204;
   });
   afterAll(async () => {
     await server?.close();
