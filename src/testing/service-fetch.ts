@@ -1,6 +1,6 @@
 // mock.fetch: every request goes through here, and the checks run in the order of PROTOCOL.md
-// section 2: log, faults, authentication (401), shape (400), idempotent replay, then the rule
-// (404, 403, 409/410, 422). The doors (msw, node:http) only translate to and from this.
+// section 2: log, faults, authentication (401), streamed-body refusal (415), size (413), shape
+// (400), idempotent replay, then the rule (404, 403, 409/410, 422). The doors (msw, node:http) only translate to and from this.
 import type { AuthKind } from './auth.js';
 import { authenticate } from './auth.js';
 import { canonicalJson, decodeJson, isNdjson, LineReader, parseJson } from './body.js';
@@ -67,24 +67,25 @@ async function dispatch(world: MockWorld, tables: RouteTables, request: Request)
   }
   const fault = takeFault(world.state, request.method, path);
   if (fault?.fault === 'status') return statusResponse(fault.status, fault.code, fault.retry_after);
-  if (ndjson && (fault?.fault === 'refuse_streamed_body' || !world.options.streamedBodies)) {
-    throw new MockError(
-      415,
-      'streaming_unsupported',
-      'content-type: streamed (NDJSON) request bodies are not accepted here',
-    );
-  }
-  if (bytes && bytes.byteLength > MAX_BODY_BYTES) {
-    throw new MockError(413, 'payload_too_large', `body: larger than ${MAX_BODY_BYTES} bytes`);
-  }
+  const refused = ndjson && (fault?.fault === 'refuse_streamed_body' || !world.options.streamedBodies);
+  // 415 and 413 are known now but answered after authentication (section 2's order).
+  const early = refused
+    ? new MockError(
+        415,
+        'streaming_unsupported',
+        'content-type: streamed (NDJSON) request bodies are not accepted here',
+      )
+    : bytes && bytes.byteLength > MAX_BODY_BYTES
+      ? new MockError(413, 'payload_too_large', `body: larger than ${MAX_BODY_BYTES} bytes`)
+      : undefined;
   const lines =
-    ndjson && entry
+    ndjson && entry && !refused
       ? new LineReader(request.body, (chunk) => {
           if (entry) entry.body = (entry.body ?? '') + chunk;
         })
       : undefined;
   const text = bytes ? new TextDecoder().decode(bytes) : undefined;
-  return run(world, tables.service, request, url, { text, fault, lines });
+  return run(world, tables.service, request, url, { text, fault, lines, early });
 }
 
 interface Input {
@@ -92,6 +93,8 @@ interface Input {
   text: string | undefined;
   fault: Fault | undefined;
   lines: LineReader | undefined;
+  /** A refusal due once the caller is authenticated: 415 for a refused streamed body, 413 for size. */
+  early?: MockError;
 }
 
 async function run(
@@ -103,6 +106,7 @@ async function run(
 ): Promise<Response> {
   const { route, params } = matchRoute(routes, request.method, url.pathname);
   const caller = authenticate(world.state, request, route.auth as AuthKind);
+  if (input.early) throw input.early;
   let raw = input.text;
   if (input.lines) {
     if (!route.acceptsNdjson || url.searchParams.get('stream') !== 'true') {

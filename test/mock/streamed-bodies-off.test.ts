@@ -30,5 +30,17 @@ describe.each(DOORS)('through the %s door', (door) => {
       await events.waitFor(1);
       events.cancel();
     });
+
+    it('answers 401, not 415, to an NDJSON body without a token', async () => {
+      const s = await setupScenario(ctx.mock, ctx.call);
+      const { response, writer } = await streamingSend(ctx.baseUrl(), s.conversationId, '', newKey(), {
+        schema: 'svc.agent-send.v1',
+        content: [],
+        stream: true,
+      });
+      writer.close();
+      expect(response.status).toBe(401);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+    });
   });
 });
