@@ -27,6 +27,8 @@ export interface ReplyWriterInit {
   /** Used when `complete()` is given no fallbackText; else the reply's text is. */
   fallbackText: string | undefined;
   sink: ReplySink;
+  /** The message as the service holds it, when the start replayed one that is no longer streaming. */
+  finished?: AppliedState;
   request: RequestOptions;
   coalesce: { chars: number; ms: number };
   operation: string;
@@ -40,7 +42,9 @@ const MAX_RECOVERIES = 3;
  * characters or 100 ms by default); `write()` waits when too much is buffered. `complete()` sends
  * the rest and completes the message. A connection that breaks is recovered: the message is read
  * back and the text the service did not apply is sent again, so the final text is exactly the
- * text written.
+ * text written. A start that replayed a message already completed under the same key (a retried
+ * webhook delivery) gives a finished writer: writes are dropped and `complete()` answers the message
+ * as the service holds it, so nothing is sent twice.
  *
  * @example
  * const reply = await client.messages.startReply(cnv, { replyToMessageId });
@@ -61,6 +65,8 @@ export class ReplyWriter {
   /** Text the service already holds beyond what was handed (a replayed start's): writes must match it. */
   #surplus = '';
   #failure: { error: unknown } | undefined;
+  /** The stored result of a finished writer (see the class comment). */
+  readonly #finished: ReplyResult | undefined;
   #completion: Promise<ReplyResult> | undefined;
   #onAbort: (() => void) | undefined;
 
@@ -71,7 +77,12 @@ export class ReplyWriter {
     this.blockId = init.blockId;
     this.#sink = init.sink;
     this.#buffer = new WriteBuffer((batch) => this.#send(batch), init.coalesce);
-    this.#reconcile(init.appliedText, 'streaming');
+    const { finished } = init;
+    if (finished === undefined) this.#reconcile(init.appliedText, 'streaming');
+    else {
+      const { status, revision = 0, text } = finished;
+      this.#finished = { message_id: init.messageId, status, revision, text };
+    }
     const signal = init.request.signal;
     if (signal !== undefined) {
       this.#onAbort = () => this.#fail(abortedError(signal));
@@ -84,9 +95,9 @@ export class ReplyWriter {
     return this.#sink.kind;
   }
 
-  /** The text written so far, including what is still buffered. */
+  /** The text written so far, including what is still buffered; a finished writer's is the stored text. */
   get text(): string {
-    return this.#init.initialText + this.#written;
+    return this.#finished?.text ?? this.#init.initialText + this.#written;
   }
 
   /** Adds text to the reply; resolves once it is buffered and the buffer is below its bound. */
@@ -97,6 +108,8 @@ export class ReplyWriter {
     if (this.#failure !== undefined) throw this.#failure.error;
     if (this.#completion !== undefined)
       throw new AgentMessagingError('reply.write: the reply was already completed.');
+    // The message already holds its final text: this text was written by an earlier run, or is dropped.
+    if (this.#finished !== undefined) return;
     if (this.#written.length + text.length > this.#init.room) {
       throw new ValidationError(
         [{ field: 'text', message: `would make the message longer than ${MAX_MESSAGE_TEXT} characters` }],
@@ -117,7 +130,7 @@ export class ReplyWriter {
       const message = `must be a string of at most ${MAX_MESSAGE_TEXT} characters`;
       return Promise.reject(new ValidationError([{ field: 'fallbackText', message }], 'reply.complete'));
     }
-    this.#completion ??= this.#finish(fallbackText);
+    this.#completion ??= this.#finished ? this.#answerFinished(this.#finished) : this.#finish(fallbackText);
     return this.#completion;
   }
 
@@ -140,6 +153,13 @@ export class ReplyWriter {
     } finally {
       if (this.#onAbort) this.#init.request.signal?.removeEventListener('abort', this.#onAbort);
     }
+  }
+
+  async #answerFinished(result: ReplyResult): Promise<ReplyResult> {
+    if (this.#onAbort) this.#init.request.signal?.removeEventListener('abort', this.#onAbort);
+    this.#sink.close();
+    if (this.#failure !== undefined) throw this.#failure.error;
+    return result;
   }
 
   async #completeOnce(fallbackText: string): Promise<Completion> {

@@ -6,6 +6,7 @@ import { pathId } from '../core/validate.js';
 import { ConversationId } from '../schemas/common.js';
 import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
 import { checkReplyOptions, type ReplyOptions, type ReplyResult } from './options.js';
+import { readBack } from './read-back.js';
 import { AppendSink, type ReplySink, StreamSink } from './reply-sinks.js';
 import { type StartContext, type StartedReply, startWithJson, startWithNdjson } from './reply-start.js';
 import { ReplyWriter } from './reply-writer.js';
@@ -20,7 +21,8 @@ const WINDOW_BATCHES = 4;
  * request; `append` uses the append and complete endpoints; `auto` (default) streams when the
  * runtime can send a streamed body and falls back to append when the service refuses it (415, 400,
  * or an answer that is not an event stream). The start carries an `Idempotency-Key` (derived from
- * `eventId` when given), so retrying it never creates a second message.
+ * `eventId` when given), so retrying it never creates a second message; when it replays a message
+ * already completed, the writer is finished: writes are dropped and `complete()` answers that message.
  *
  * @example
  * const reply = await startReply(transport, cnv, { replyToMessageId }, { eventId: event.eventId });
@@ -83,6 +85,11 @@ export async function startReply(
     started = await startWithJson(ctx);
     sink = appendSink(started);
   }
+  // A replayed start may be of a message an earlier run (a delivery the service retried) already
+  // completed: that message holds its final text, so this writer is finished before it writes.
+  const finished = started.replayed
+    ? await readBack(transport, cnv, started.messageId, started.blockIndex, ctx.request, operation)
+    : undefined;
   const initialText = initialBlockText(shape);
   const shapeText = shape.content.reduce(
     (sum, block) => sum + (block.type === 'text' ? block.text.length : 0),
@@ -99,6 +106,7 @@ export async function startReply(
     room: MAX_MESSAGE_TEXT - shapeText,
     fallbackText: shape.fallbackText,
     sink,
+    ...(finished && finished.status !== 'streaming' ? { finished } : {}),
     request: ctx.request,
     coalesce: checked.coalesce,
     operation,
@@ -110,7 +118,8 @@ export interface PipeReplyOptions extends ReplyOptions, StreamBody {}
 
 /**
  * Pipes a stream of text (an LLM's tokens, say) into a reply and completes it. If the source
- * throws, the reply is completed with what was written and the source's error is rethrown.
+ * throws, the reply is completed with what was written and the source's error is rethrown; a
+ * retry with the same key then answers that completed reply instead of writing another.
  *
  * @example
  * const { message_id } = await pipeReply(transport, cnv, llm.textStream, { replyToMessageId });

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RequestAbortedError, ValidationError } from '../../src/core/errors.js';
-import { agentMessages, type Door, pieces, startWorld, textOf, type World } from './harness.js';
+import {
+  agentMessages,
+  type Door,
+  pieces,
+  requestsSince,
+  startWorld,
+  textOf,
+  type World,
+} from './harness.js';
 
 async function* tokens(parts: readonly string[], failAfter?: number) {
   for (const [index, part] of parts.entries()) {
@@ -60,11 +68,38 @@ describe.each<Door>(['loopback', 'msw'])('messages.reply (%s door)', (door) => {
     expect(textOf(messages.at(-1)!)).toBe('Hi there');
   });
 
-  it('refuses a second reply with the same eventId whose text differs', async () => {
-    await world.client.messages.reply(world.conversationId, ['Yes'], { eventId: `evt_differs_${door}` });
-    await expect(
-      world.client.messages.reply(world.conversationId, ['No'], { eventId: `evt_differs_${door}` }),
-    ).rejects.toThrow(/differs from what this reply wrote/);
+  it('answers the completed first reply to a second one with the same eventId, even when its text differs, and sends no text', async () => {
+    const eventId = `evt_differs_${door}`;
+    const first = await world.client.messages.reply(world.conversationId, ['Yes'], { eventId });
+    const before = world.mock.requests.length;
+    const second = await world.client.messages.reply(world.conversationId, ['No, ', 'maybe'], { eventId });
+    expect(second).toEqual(first);
+    expect(second).toMatchObject({ status: 'sent', text: 'Yes' });
+    const requests = requestsSince(world, before);
+    const starts = requests.filter((entry) => entry.query.stream === 'true');
+    expect(starts).toHaveLength(1);
+    expect(requests.filter((entry) => /\/(append|complete)$/.test(entry.path))).toEqual([]);
+    const message = (await agentMessages(world)).at(-1)!;
+    expect(message).toMatchObject({ id: first.message_id, status: 'sent', revision: first.revision });
+    expect(textOf(message)).toBe('Yes');
+  });
+
+  it('refuses a second writer with the same eventId whose text differs while the first still streams', async () => {
+    const eventId = `evt_streaming_${door}`;
+    const first = await world.client.messages.startReply(
+      world.conversationId,
+      {},
+      { eventId, coalesce: { ms: 1 } },
+    );
+    await first.write('Yes');
+    await expect
+      .poll(async () => textOf((await agentMessages(world)).at(-1)!), { timeout: 5_000 })
+      .toBe('Yes');
+    const second = await world.client.messages.startReply(world.conversationId, {}, { eventId });
+    expect(second.messageId).toBe(first.messageId);
+    await second.write('No');
+    await expect(second.complete()).rejects.toThrow(/differs from what this reply wrote/);
+    expect((await first.complete()).text).toBe('Yes');
   });
 });
 

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import type { RequestLogEntry } from '../../src/schemas/mock-control.js';
+import { createLoop, type Loop } from './harness.js';
+
+/** A model's token stream: `words`, then a failure when `failAfter` words were yielded. */
+async function* model(words: readonly string[], failAfter?: number) {
+  for (const [index, word] of words.entries()) {
+    if (index === failAfter) throw new Error('the model stream broke');
+    yield word;
+  }
+}
+
+const isStart = (entry: RequestLogEntry) => entry.method === 'POST' && entry.query.stream === 'true';
+const writesText = (entry: RequestLogEntry) => /\/(append|complete)$/.test(entry.path);
+
+/** The user posts, the first delivery settles, then the clock fires the 5 s retry. */
+async function postAndRetry(loop: Loop, text: string) {
+  await loop.post(text);
+  const afterFirst = loop.mock.requests.length;
+  await loop.mock.clock.advance(5);
+  await loop.mock.idle();
+  const received = loop.mock.deliveries.filter((delivery) => delivery.type === 'message.received');
+  return {
+    statuses: received.map((delivery) => [delivery.attempt, delivery.status]),
+    first: loop.mock.requests.slice(0, afterFirst),
+    retry: loop.mock.requests.slice(afterFirst),
+  };
+}
+
+describe('a retried delivery whose first run already completed its streamed reply', () => {
+  it('answers 200 when the text source broke on the first delivery, keeping the one reply it completed', async () => {
+    const loop = await createLoop();
+    const errors: string[] = [];
+    loop.bot.onError((error) => {
+      errors.push((error as Error).message);
+    });
+    let runs = 0;
+    loop.bot.on('message.received', async (ctx) => {
+      runs += 1;
+      await ctx.reply(model(['Hello ', 'there, ', 'friend.'], runs === 1 ? 2 : undefined));
+    });
+
+    const { statuses, first, retry } = await postAndRetry(loop, 'hi');
+
+    expect(statuses).toEqual([
+      [1, 500],
+      [2, 200],
+    ]);
+    expect(errors).toEqual(['the model stream broke']);
+    const replies = await loop.agentMessages();
+    expect(replies.map((message) => [message.status, message.parts?.[0]?.text])).toEqual([
+      ['sent', 'Hello there, '],
+    ]);
+    // The retry replays the same start and writes nothing: the message already holds its final text.
+    const starts = [...first.filter(isStart), ...retry.filter(isStart)];
+    expect(starts).toHaveLength(2);
+    expect(starts[1]!.headers['idempotency-key']).toBe(starts[0]!.headers['idempotency-key']);
+    expect(retry.filter(writesText)).toEqual([]);
+  });
+
+  it('answers 200 when the first run threw after its reply and the retry generates different text', async () => {
+    const loop = await createLoop();
+    loop.bot.onError(() => {});
+    let runs = 0;
+    let replyOfRetry: unknown;
+    loop.bot.on('message.received', async (ctx) => {
+      runs += 1;
+      const answer = runs === 1 ? ['First ', 'answer.'] : ['A ', 'different ', 'second answer.'];
+      const result = await ctx.reply(model(answer));
+      if (runs === 1) throw new Error('crash after replying');
+      // Kept for an assertion outside the handler, where a failure fails the test.
+      replyOfRetry = result;
+    });
+
+    const { statuses, retry } = await postAndRetry(loop, 'hi');
+
+    expect(statuses).toEqual([
+      [1, 500],
+      [2, 200],
+    ]);
+    const replies = await loop.agentMessages();
+    expect(replies.map((message) => [message.status, message.parts?.[0]?.text])).toEqual([
+      ['sent', 'First answer.'],
+    ]);
+    expect(replyOfRetry).toEqual({
+      message_id: replies[0]!.id,
+      status: 'sent',
+      revision: replies[0]!.revision,
+      text: 'First answer.',
+    });
+    expect(retry.filter(writesText)).toEqual([]);
+  });
+});
