@@ -1,7 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { idempotencyKeyFor } from '../../src/core/idempotency.js';
-import type { MessageContext } from '../../src/webhooks/index.js';
-import { createLoop, signedRequest } from './harness.js';
+import type { BotReplyResult, MessageContext } from '../../src/webhooks/index.js';
+import { createLoop, type Loop, signedRequest } from './harness.js';
+
+/** Status of the last delivery: a handler that threw (a failed expect among them) makes it 500. */
+const lastStatus = (loop: Loop) => loop.mock.deliveries.at(-1)?.status;
 
 async function* chunks(...parts: string[]) {
   for (const part of parts) yield part;
@@ -15,6 +18,7 @@ describe('the message.received context', () => {
       seen = ctx;
     });
     const sent = await loop.post('what is the weather?');
+    expect(lastStatus(loop)).toBe(200);
     expect(seen?.text).toBe('what is the weather?');
     expect(seen?.message.id).toBe(sent.id);
     expect(seen?.conversationId).toBe(loop.conversationId);
@@ -56,12 +60,13 @@ describe('the message.received context', () => {
   it('replies with a string as one send, to the received message, under a key derived from the webhook id', async () => {
     const loop = await createLoop();
     let webhookId = '';
+    let result: BotReplyResult | undefined;
     loop.bot.on('message.received', async (ctx) => {
       webhookId = ctx.webhookId;
-      const result = await ctx.reply(`You said: ${ctx.text}`);
-      expect(result).toMatchObject({ status: 'sent', text: 'You said: ping' });
+      result = await ctx.reply(`You said: ${ctx.text}`);
     });
     const received = await loop.post('ping');
+    expect(lastStatus(loop)).toBe(200);
     const sends = loop.requests({ method: 'POST', path: /\/messages$/ });
     expect(sends).toHaveLength(1);
     expect(sends[0]?.headers['idempotency-key']).toBe(idempotencyKeyFor(webhookId, 'reply'));
@@ -69,12 +74,14 @@ describe('the message.received context', () => {
     const [reply] = await loop.agentMessages();
     expect(reply?.parts?.[0]?.text).toBe('You said: ping');
     expect(reply?.reply_to?.message_id).toBe(received.id);
+    expect(result).toEqual({ message_id: reply?.id, status: 'sent', text: 'You said: ping' });
   });
 
   it('streams an async iterable of text through the reply writer; history holds the exact text', async () => {
     const loop = await createLoop();
     loop.bot.on('message.received', (ctx) => ctx.reply(chunks('Stre', 'amed ', 'rep', 'ly ✓')));
     await loop.post('stream please');
+    expect(lastStatus(loop)).toBe(200);
     const starts = loop.requests({ method: 'POST', path: /\/messages$/ });
     expect(starts).toHaveLength(1);
     expect(starts[0]?.query).toMatchObject({ stream: 'true' });
@@ -90,6 +97,7 @@ describe('the message.received context', () => {
       await ctx.reply('two', { replyToMessageId: null });
     });
     await loop.post('twice');
+    expect(lastStatus(loop)).toBe(200);
     const keys = loop
       .requests({ method: 'POST', path: /\/messages$/ })
       .map((entry) => entry.headers['idempotency-key']);
@@ -106,6 +114,7 @@ describe('the message.received context', () => {
       await ctx.markRead();
     });
     const received = await loop.post('like this');
+    expect(lastStatus(loop)).toBe(200);
     const [reaction] = loop.requests({ path: /\/reactions$/ });
     expect(reaction?.path).toBe(`/v1/messages/${received.id}/reactions`);
     expect(JSON.parse(reaction?.body ?? '{}')).toEqual({ emoji: '👍', action: 'add' });
@@ -120,7 +129,7 @@ describe('the message.received context', () => {
 });
 
 describe('ctx.typing()', () => {
-  const typingStates = (loop: Awaited<ReturnType<typeof createLoop>>) =>
+  const typingStates = (loop: Loop) =>
     loop
       .requests({ path: /\/typing$/ })
       .map((entry) => (JSON.parse(entry.body ?? '{}') as { state: string }).state);
@@ -133,6 +142,7 @@ describe('ctx.typing()', () => {
       await vi.waitFor(() => expect(typingStates(loop).length).toBeGreaterThanOrEqual(3));
     });
     await loop.post('think hard');
+    expect(lastStatus(loop)).toBe(200);
     const states = typingStates(loop);
     expect(states.slice(0, 3)).toEqual(['start', 'start', 'start']);
     expect(states.at(-1)).toBe('stop');
@@ -150,6 +160,7 @@ describe('ctx.typing()', () => {
       await ctx.reply('done');
     });
     await loop.post('quick');
+    expect(lastStatus(loop)).toBe(200);
     expect(typingStates(loop)).toEqual(['start', 'stop']);
     expect(afterStop).toBe(2);
   });
@@ -170,7 +181,7 @@ describe('ctx.typing()', () => {
       await ctx.reply('still answered');
     });
     await loop.post('hi');
-    expect(loop.mock.deliveries.at(-1)?.status).toBe(200);
+    expect(lastStatus(loop)).toBe(200);
     expect(warn).toHaveBeenCalledWith('a typing call failed', expect.anything());
     const [reply] = await loop.agentMessages();
     expect(reply?.parts?.[0]?.text).toBe('still answered');
