@@ -45,7 +45,12 @@ export function messageFor(
   return { message, conversation };
 }
 
-/** 403 unless the agent is `active`: only active agents send, stream, react, type or invite. */
+/**
+ * 403 unless the agent is `active`. PROTOCOL.md section 2 says "any action of an agent that is not
+ * active", section 5 lists "send messages, stream, react, type or invite"; the mock reads "action"
+ * as every agent call except reads (GET) and the webhook PATCH (the way an agent becomes active).
+ * Rules call this after their existence and membership checks (404) and before any other 403.
+ */
 export function requireActive(agent: AgentRecord): void {
   if (agent.status !== 'active') {
     throw forbidden(`agent ${agent.id} is not active: set a webhook that answers webhook.test first`);

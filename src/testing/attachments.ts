@@ -2,7 +2,7 @@
 // GET them back. The file URLs are absolute, built from the origin of the request that created the
 // handle (so they work through either door), and take no Authorization header.
 import { CreateAttachmentRequest, MAX_ATTACHMENT_BYTES } from '../schemas/attachments.js';
-import { agentOf } from './access.js';
+import { agentOf, requireActive } from './access.js';
 import { invalid, json, MockError, notFound } from './http.js';
 import { newId, newUrlToken } from './ids.js';
 import { attachmentUpdated } from './live-events.js';
@@ -21,6 +21,7 @@ export const createAttachment = route({
   body: CreateAttachmentRequest,
   handle: (ctx) => {
     const agent = agentOf(ctx);
+    requireActive(agent);
     const attachment: AttachmentRecord = {
       id: newId('att'),
       agent_id: agent.id,

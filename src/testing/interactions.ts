@@ -39,6 +39,7 @@ function mark(ctx: RouteContext, messageId: string, type: 'delivered' | 'read'):
   const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');
   const message = conversation.messages.find((candidate) => candidate.id === messageId);
   if (!message) throw notFound(`message ${messageId} in conversation ${conversation.id}`);
+  requireActive(agent);
   if (message.sender_id === agent.id)
     throw invalid('message_id: receipts apply to messages of another sender');
   const now = ctx.world.clock.now();

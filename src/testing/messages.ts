@@ -110,6 +110,7 @@ export const unsendMessage = route({
     const caller = ctx.caller;
     if (!caller) throw new Error('unsend needs a caller');
     const { message } = messageFor(world.state, caller, ctx.params.message_id ?? '');
+    if (caller.kind === 'agent') requireActive(caller.agent);
     if (message.sender_id !== caller.id) throw forbidden('only the sender of a message may unsend it');
     if (message.status !== 'deleted') {
       if (world.clock.nowMs() - message.created_at.getTime() > UNSEND_WINDOW_MS) {

@@ -7,7 +7,7 @@ import { appendText, completeMessage } from './message-store.js';
 import { type RouteContext, route } from './router.js';
 import type { MessageRecord } from './state.js';
 
-/** The agent's own message, for a change: 404 outside membership, 403 for another sender. */
+/** The agent's own message, for a change: 404 outside membership, 403 when inactive or another sender's. */
 function ownMessage(ctx: RouteContext): MessageRecord {
   const agent = agentOf(ctx);
   const { message } = messageFor(
@@ -15,8 +15,8 @@ function ownMessage(ctx: RouteContext): MessageRecord {
     { kind: 'agent', id: agent.id, agent },
     ctx.params.message_id ?? '',
   );
-  if (message.sender_id !== agent.id) throw forbidden('only the sender of a message may change it');
   requireActive(agent);
+  if (message.sender_id !== agent.id) throw forbidden('only the sender of a message may change it');
   return message;
 }
 
