@@ -12,8 +12,22 @@ export type WebhookHeaders =
 /** The body as it was signed: text, or the bytes (a Node `Buffer` is bytes). */
 export type WebhookBody = string | Uint8Array | ArrayBuffer;
 
-/** One header's value, whatever the container; a repeated header is joined with `, ` as `Headers` does. */
+/**
+ * One header's value, whatever the container; a repeated header is joined with `, ` as `Headers` does.
+ * A container that throws while read (a broken `get`, a Proxy) is refused as missing that header.
+ */
 export function readHeader(headers: unknown, name: string): string | undefined {
+  try {
+    return readHeaderOf(headers, name);
+  } catch {
+    throw new WebhookVerificationError(
+      'missing_headers',
+      `${name}: the headers object threw while it was read`,
+    );
+  }
+}
+
+function readHeaderOf(headers: unknown, name: string): string | undefined {
   if (typeof headers !== 'object' || headers === null) return undefined;
   const getter = (headers as { get?: unknown }).get;
   if (typeof getter === 'function') {

@@ -12,7 +12,7 @@ export interface VerifyWebhookOptions {
   secret: string | readonly string[];
   /** How far `webhook-timestamp` may be from the clock, in seconds; 300 by default. */
   toleranceSec?: number;
-  /** The clock; `new Date()` by default. */
+  /** The clock, a function answering a valid Date; `new Date()` by default. */
   now?: () => Date;
 }
 
@@ -41,6 +41,23 @@ function timingSafeEqual(a: string, b: string): boolean {
   let diff = a.length ^ b.length;
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i % (b.length || 1));
   return diff === 0;
+}
+
+/** The clock's reading in Unix seconds; a clock that is not a function answering a valid Date is refused. */
+function clockSeconds(now: unknown): number {
+  let ms = Number.NaN;
+  try {
+    const date: unknown = typeof now === 'function' ? now() : undefined;
+    // The tag, not instanceof, so a Date of another realm (a vm context, an iframe) is one too.
+    if (Object.prototype.toString.call(date) === '[object Date]') ms = Date.prototype.getTime.call(date);
+  } catch {
+    // A clock that throws is refused below like any other broken clock.
+  }
+  // NaN compares false with everything: it would pass every timestamp through the tolerance checks.
+  if (!Number.isFinite(ms)) {
+    throw new WebhookVerificationError('invalid_options', 'now: expected a function answering a valid Date');
+  }
+  return Math.floor(ms / 1000);
 }
 
 function readTimestamp(raw: string, now: number, toleranceSec: number): number {
@@ -95,6 +112,7 @@ export async function verifyWebhook(
     throw new WebhookVerificationError('invalid_options', 'toleranceSec: expected a number of seconds >= 0');
   }
   const keys = decodeSecrets(options?.secret);
+  const nowSec = clockSeconds(now);
 
   const id = readHeader(headers, 'webhook-id')?.trim();
   const rawTimestamp = readHeader(headers, 'webhook-timestamp');
@@ -108,7 +126,6 @@ export async function verifyWebhook(
     throw new WebhookVerificationError('missing_headers', `missing header(s): ${missing.join(', ')}`);
   }
 
-  const nowSec = Math.floor(now().getTime() / 1000);
   const timestamp = readTimestamp(rawTimestamp, nowSec, toleranceSec);
 
   // Several signatures may be sent (the sender rotating its secret): `v1,<b64> v1,<b64>`.

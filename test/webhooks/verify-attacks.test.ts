@@ -139,6 +139,45 @@ describe('verifyWebhook on malformed input', () => {
     }
   });
 
+  it('refuses a clock that is not a function answering a valid Date, instead of accepting any timestamp', async () => {
+    const body = testEventBody();
+    // Signed a day off the real clock: a clock whose time is NaN would let it through.
+    const stale = await sign(body, secret, { timestamp: Math.floor(Date.now() / 1000) - 86_400 });
+    const clocks: unknown[] = [
+      () => new Date('not a date'),
+      'x',
+      () => Date.now(),
+      () => undefined,
+      () => {
+        throw new Error('clock broke');
+      },
+    ];
+    for (const clock of clocks) {
+      const error = await rejection(verifyWebhook(body, stale, { secret, now: clock as () => Date }));
+      expect([error.code, error.message]).toEqual(['invalid_options', expect.stringMatching(/^now: /)]);
+    }
+  });
+
+  it('turns headers whose reading throws into a WebhookVerificationError naming the header', async () => {
+    const body = testEventBody();
+    const signed = await sign(body, secret);
+    const throwingGet = {
+      get() {
+        throw new Error('boom');
+      },
+    };
+    const throwingRecord = new Proxy(signed, {
+      ownKeys() {
+        throw new Error('boom');
+      },
+    });
+    for (const headers of [throwingGet, throwingRecord]) {
+      const error = await rejection(verifyWebhook(body, headers, { secret, now }));
+      expect(error.code).toBe('missing_headers');
+      expect(error.message).toMatch(/webhook-id/);
+    }
+  });
+
   it('turns any input at all into an event or a WebhookVerificationError', async () => {
     const headerValue = fc.oneof(fc.string(), fc.array(fc.string()), fc.anything());
     const headers = fc.oneof(
