@@ -1,6 +1,7 @@
 // Attachments (PROTOCOL.md section 9): an upload handle valid 15 minutes, then PUT the bytes and
 // GET them back. The file URLs are absolute, built from the origin of the request that created the
 // handle (so they work through either door), and take no Authorization header.
+import * as z from 'zod';
 import { CreateAttachmentRequest, MAX_ATTACHMENT_BYTES } from '../schemas/attachments.js';
 import { agentOf, requireActive } from './access.js';
 import { invalid, json, MockError, notFound } from './http.js';
@@ -13,14 +14,26 @@ import { iso } from './world.js';
 /** How long an upload handle stays valid. */
 export const UPLOAD_TTL_MS = 15 * 60 * 1000;
 
-/** `POST /v1/attachments`: an upload handle. */
+// The shared schema caps size_bytes at 100 MiB (the SDK refuses more before sending), but the service
+// answers an attachment over 100 MiB with 413, not 400 (PROTOCOL.md section 2): the rule reads the
+// size uncapped and checks the cap itself, as a limit, before permission (403).
+const CreateAttachmentBody = CreateAttachmentRequest.extend({ size_bytes: z.int().min(1) });
+
+/** `POST /v1/attachments`: an upload handle; 413 for a file over 100 MiB. */
 export const createAttachment = route({
   method: 'POST',
   path: '/v1/attachments',
   auth: 'agent',
-  body: CreateAttachmentRequest,
+  body: CreateAttachmentBody,
   handle: (ctx) => {
     const agent = agentOf(ctx);
+    if (ctx.body.size_bytes > MAX_ATTACHMENT_BYTES) {
+      throw new MockError(
+        413,
+        'payload_too_large',
+        `size_bytes: ${ctx.body.size_bytes} is over the ${MAX_ATTACHMENT_BYTES} bytes (100 MiB) an attachment may have`,
+      );
+    }
     requireActive(agent);
     const attachment: AttachmentRecord = {
       id: newId('att'),

@@ -111,14 +111,22 @@ describe.each(DOORS)('through the %s door', (door) => {
       ]);
     });
 
-    it('answers 400 naming size_bytes above 100 MiB', async () => {
+    it('answers 413 payload_too_large naming size_bytes above 100 MiB, and 201 at exactly 100 MiB', async () => {
       const s = await setupScenario(mock, call);
-      const answer = await call('POST', '/v1/attachments', {
-        token: s.apiKey,
-        body: { name: 'big.bin', mime_type: 'application/octet-stream', size_bytes: 100 * 1024 * 1024 + 1 },
-      });
-      expect(answer.status).toBe(400);
-      expect(errorOf(answer).message).toContain('size_bytes');
+      const create = (size_bytes: number) =>
+        call('POST', '/v1/attachments', {
+          token: s.apiKey,
+          body: { name: 'big.bin', mime_type: 'application/octet-stream', size_bytes },
+        });
+      const over = await create(100 * 1024 * 1024 + 1);
+      expect(over.status).toBe(413);
+      expect(errorOf(over).code).toBe('payload_too_large');
+      expect(errorOf(over).message).toContain('size_bytes');
+      expect((await create(100 * 1024 * 1024)).status).toBe(201);
+      // Below the range is a bad value, not a large one.
+      const empty = await create(0);
+      expect(empty.status).toBe(400);
+      expect(errorOf(empty).message).toContain('size_bytes');
     });
   });
 });

@@ -196,6 +196,15 @@ describe.each(DOORS)('through the %s door', (door) => {
       expect(answer.status).toBe(404);
     });
 
+    it('is answered 413, not 403, for an upload handle over 100 MiB', async () => {
+      const p = await pendingAgent(mock, call);
+      const answer = await call('POST', '/v1/attachments', {
+        token: p.apiKey,
+        body: { name: 'big.bin', mime_type: 'application/octet-stream', size_bytes: 100 * 1024 * 1024 + 1 },
+      });
+      expect(answer.status).toBe(413);
+    });
+
     it('is answered 400, not 403, for a request of the wrong shape', async () => {
       const p = await pendingAgent(mock, call);
       const answer = await call('POST', `/v1/conversations/${p.conversationId}/read`, {
