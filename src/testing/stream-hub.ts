@@ -90,7 +90,9 @@ export class StreamHub {
           patch: { op: 'appendText', blockId, path: '/text', value },
         }),
       complete: () => {
-        write('message.completed', { messageId: message.id });
+        // `revision` is an extension field (the SDK must not require it): a reader of a replayed
+        // stream, which starts from the text so far, learns the final revision without counting.
+        write('message.completed', { messageId: message.id, revision: message.revision });
         finish('close');
       },
       close: () => finish('close'),

@@ -74,6 +74,8 @@ describe.each(DOORS)('through the %s door', (door) => {
         ['message.patch', 3],
         ['message.completed', 4],
       ]);
+      // message.completed carries the revision at completion (an extension field).
+      expect(events.events[3]).toMatchObject({ messageId: started.message.id, revision: 2 });
       expect((await history(s.conversationId, s.apiKey))[0]).toMatchObject({
         id: started.message.id,
         status: 'sent',
@@ -157,6 +159,7 @@ describe.each(DOORS)('through the %s door', (door) => {
         'message.patch',
         'message.completed',
       ]);
+      expect(events.events[3]).toMatchObject({ messageId, revision: 2 });
       expect((await history(s.conversationId, s.apiKey))[0]).toMatchObject({
         parts: [{ text: 'Hi there!' }],
         revision: 2,
@@ -269,7 +272,7 @@ describe.each(DOORS)('through the %s door', (door) => {
       ).toHaveLength(1);
     });
 
-    it('after completion, answers the whole text and message.completed', async () => {
+    it('after completion, answers the whole text and message.completed with the final revision', async () => {
       const s = await setupScenario(ctx.mock, ctx.call);
       const key = newKey();
       const body = { ...start, content: [{ type: 'text', text: 'done' }] };
@@ -277,6 +280,13 @@ describe.each(DOORS)('through the %s door', (door) => {
         await jsonStreamingSend(ctx.baseUrl(), s.conversationId, s.apiKey, key, body),
       );
       const [started] = (await first.waitFor(1)) as [MessageStartedEvent];
+      const blockId = started.message.content[0]?.id ?? '';
+      for (const value of [' and', ' dusted']) {
+        await ctx.call('POST', `/v1/messages/${started.message.id}/blocks/${blockId}/append`, {
+          token: s.apiKey,
+          body: { path: '/text', value },
+        });
+      }
       await ctx.call('POST', `/v1/messages/${started.message.id}/complete`, {
         token: s.apiKey,
         body: { status: 'sent' },
@@ -287,6 +297,9 @@ describe.each(DOORS)('through the %s door', (door) => {
       await replay.waitFor(2);
       expect(await replay.done).toBe('end');
       expect(replay.events.map((event) => event.type)).toEqual(['message.started', 'message.completed']);
+      // A reader of the replay knows the text and its revision exactly, without counting patches.
+      expect(replay.events[0]).toMatchObject({ message: { content: [{ text: 'done and dusted' }] } });
+      expect(replay.events[1]).toMatchObject({ messageId: started.message.id, revision: 2 });
     });
   });
 
@@ -314,7 +327,7 @@ describe.each(DOORS)('through the %s door', (door) => {
         parts: [{ text: 'still here' }],
       });
       await events.waitFor(3);
-      expect(events.events.at(-1)?.type).toBe('message.completed');
+      expect(events.events.at(-1)).toMatchObject({ type: 'message.completed', revision: 1 });
     });
   });
 });
