@@ -1,5 +1,8 @@
 // Standard Webhooks signatures (PROTOCOL.md section 6), on Web Crypto so they run on every runtime.
 
+import { ValidationError } from '../core/errors.js';
+import type { FieldIssue } from '../schemas/issues.js';
+
 const encoder = new TextEncoder();
 
 /** The key bytes of a `whsec_<base64>` secret; `undefined` when it is not one. */
@@ -54,7 +57,8 @@ export type SignedHeaders = {
 };
 
 /**
- * The three Standard Webhooks headers for a payload.
+ * The three Standard Webhooks headers for a payload. A bad secret, id, payload or timestamp is a
+ * ValidationError naming it, before anything is signed.
  *
  * @example
  * const headers = await signWebhook({ id: 'evt_1', payload: JSON.stringify(event), secret });
@@ -66,16 +70,45 @@ export async function signWebhook(input: {
   /** Unix seconds, or a Date; defaults to now. */
   timestamp?: number | Date;
 }): Promise<SignedHeaders> {
-  const key = decodeSecret(input.secret);
-  if (!key) throw new TypeError('secret must be a Standard Webhooks secret: "whsec_" followed by base64');
-  const timestamp =
-    input.timestamp instanceof Date
-      ? Math.floor(input.timestamp.getTime() / 1000)
-      : (input.timestamp ?? Math.floor(Date.now() / 1000));
+  const { key, timestamp } = checkSignInput(input);
   const signature = await computeSignature(key, input.id, timestamp, input.payload);
   return {
     'webhook-id': input.id,
     'webhook-timestamp': String(timestamp),
     'webhook-signature': `v1,${signature}`,
   };
+}
+
+/** The key and the timestamp in seconds of a signWebhook input; a ValidationError names each bad field. */
+function checkSignInput(input: unknown): { key: Uint8Array<ArrayBuffer>; timestamp: number } {
+  if (typeof input !== 'object' || input === null) {
+    throw new ValidationError([{ field: 'input', message: 'must be an object' }], 'signWebhook');
+  }
+  const { id, payload, secret, timestamp } = input as Record<string, unknown>;
+  const issues: FieldIssue[] = [];
+  // The secret itself is never put in a message.
+  const key = typeof secret === 'string' ? decodeSecret(secret) : undefined;
+  if (!key) {
+    issues.push({
+      field: 'secret',
+      message: 'must be a Standard Webhooks secret: "whsec_" followed by base64',
+    });
+  }
+  if (typeof id !== 'string' || id.trim() === '') {
+    issues.push({ field: 'id', message: 'must be a non-blank string' });
+  }
+  if (typeof payload !== 'string' && !(payload instanceof Uint8Array)) {
+    issues.push({ field: 'payload', message: 'must be the body as a string or bytes' });
+  }
+  const seconds =
+    timestamp === undefined
+      ? Math.floor(Date.now() / 1000)
+      : timestamp instanceof Date
+        ? Math.floor(timestamp.getTime() / 1000)
+        : timestamp;
+  if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds < 0) {
+    issues.push({ field: 'timestamp', message: 'must be a valid Date or a whole number of Unix seconds' });
+  }
+  if (!key || issues.length > 0) throw new ValidationError(issues, 'signWebhook');
+  return { key, timestamp: seconds as number };
 }

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { AgentMessagingError } from '../../src/core/errors.js';
-import { generateWebhookSecret, verifyWebhook, WebhookVerificationError } from '../../src/webhooks/index.js';
+import { AgentMessagingError, ValidationError } from '../../src/core/errors.js';
+import {
+  generateWebhookSecret,
+  signWebhook,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '../../src/webhooks/index.js';
 import { messageReceivedBody, NOW_SEC, now, rejection, sign, testEventBody } from './fixtures.js';
 
 const secret = generateWebhookSecret();
@@ -111,5 +116,39 @@ describe('WebhookVerificationError', () => {
     expect(WebhookVerificationError.is(error)).toBe(true);
     expect(WebhookVerificationError.is(new AgentMessagingError('other'))).toBe(false);
     expect(error.name).toBe('WebhookVerificationError');
+  });
+});
+
+describe('signWebhook', () => {
+  it('signs bytes and text alike, at a Date or Unix seconds, and verifyWebhook accepts the result', async () => {
+    const body = testEventBody();
+    const fromText = await signWebhook({ id: 'evt_test_1', payload: body, secret, timestamp: NOW_SEC });
+    const fromBytes = await signWebhook({
+      id: 'evt_test_1',
+      payload: new TextEncoder().encode(body),
+      secret,
+      timestamp: now(),
+    });
+    expect(fromBytes).toEqual(fromText);
+    await expect(verifyWebhook(body, fromText, { secret, now })).resolves.toMatchObject({
+      type: 'webhook.test',
+    });
+  });
+
+  it.each([
+    ['secret', { secret: 'not a secret' }],
+    ['secret', { secret: undefined }],
+    ['id', { id: undefined }],
+    ['id', { id: '' }],
+    ['id', { id: 42 }],
+    ['payload', { payload: { type: 'webhook.test' } }],
+    ['payload', { payload: undefined }],
+    ['timestamp', { timestamp: new Date('not a date') }],
+    ['timestamp', { timestamp: 1.5 }],
+  ])('names %s in a ValidationError for a bad value, without echoing the secret', async (field, change) => {
+    const input = { id: 'evt_1', payload: testEventBody(), secret, ...change };
+    const error = await signWebhook(input as Parameters<typeof signWebhook>[0]).catch((e: unknown) => e);
+    expect(ValidationError.is(error) && error.field).toBe(field);
+    expect((error as Error).message).not.toContain(secret.slice(6));
   });
 });
