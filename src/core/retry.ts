@@ -7,6 +7,7 @@ import { ConnectionError, RequestAbortedError, TimeoutError } from './errors.js'
 export const MAX_RETRY_AFTER_SECONDS = 60;
 const BASE_DELAY_MS = 500;
 const MAX_BACKOFF_MS = 8_000;
+const IN_PROGRESS_MIN_DELAY_MS = 1_000;
 const retryStatuses = new Set([408, 429, 500, 501, 502, 503, 504]);
 
 /** Seconds of a `Retry-After` header (delta seconds or an HTTP date); undefined when absent or unreadable. */
@@ -40,7 +41,10 @@ export function retryDelayMs(error: unknown, retry: number): number | undefined 
       return seconds > MAX_RETRY_AFTER_SECONDS ? undefined : Math.ceil(seconds * 1000);
   }
   const ceiling = Math.min(MAX_BACKOFF_MS, BASE_DELAY_MS * 2 ** (retry - 1));
-  return Math.round(Math.random() * ceiling);
+  const jittered = Math.round(Math.random() * ceiling);
+  // The first attempt is still being processed: a quick repeat would only meet the same 409.
+  if (ApiError.is(error) && error.status === 409) return Math.max(IN_PROGRESS_MIN_DELAY_MS, jittered);
+  return jittered;
 }
 
 /** Waits `ms`, or rejects with RequestAbortedError as soon as `signal` aborts. */

@@ -4,7 +4,7 @@ import { HttpResponse, http } from 'msw';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client.js';
 import { registerAgent } from '../../src/client/register-agent.js';
-import { RateLimitError } from '../../src/core/api-error.js';
+import { ConflictError, RateLimitError } from '../../src/core/api-error.js';
 import { ConnectionError, InvalidResponseError, ValidationError } from '../../src/core/errors.js';
 import type { RequestOptions } from '../../src/core/options.js';
 import { parseRetryAfter, retryDelayMs } from '../../src/core/retry.js';
@@ -191,6 +191,14 @@ describe('backoff', () => {
 
     vi.spyOn(Math, 'random').mockReturnValue(0);
     expect(retryDelayMs(new Error('lost'), 3)).toBe(0);
+  });
+
+  test('waits at least a second after 409 idempotency_in_progress, while the first attempt runs on', () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    const inProgress = new ConflictError({ status: 409, code: 'idempotency_in_progress', message: 'busy' });
+    expect(retryDelayMs(inProgress, 1)).toBe(1000);
+    vi.spyOn(Math, 'random').mockReturnValue(0.999_999);
+    expect(retryDelayMs(inProgress, 4)).toBe(4000);
   });
 
   test('reads Retry-After as seconds or as an HTTP date', () => {
