@@ -97,6 +97,8 @@ export const MockStateSnapshot = z.looseObject({
   now: Timestamp,
   /** The seq of the last live-feed event this snapshot includes (the SSE `id:` of the feed). */
   event_seq: z.int(),
+  /** How many streaming-send responses are open (`mock.openStreams`). */
+  open_streams: z.int(),
   agents: z.array(MockAgent),
   users: z.array(MockUser),
   conversations: z.array(MockConversationWithMessages),

@@ -89,6 +89,9 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     get requests() {
       return snapshotRequests(world.state);
     },
+    get openStreams() {
+      return world.streams.openCount;
+    },
     events: world.events,
     snapshot: () => takeSnapshot(world),
     reset: () => resetWorld(world),

@@ -18,6 +18,7 @@ export function takeSnapshot(world: MockWorld): MockStateSnapshot {
   return {
     now: iso(world.clock.now()),
     event_seq: world.events.seq,
+    open_streams: world.streams.openCount,
     agents: [...state.agents.values()].map(mockAgentView),
     users: [...state.users.values()].map(mockUserView),
     conversations: [...state.conversations.values()].map((conversation) => ({

@@ -27,6 +27,13 @@ interface Subscriber {
 export class StreamHub {
   readonly #subscribers = new Map<string, Set<Subscriber>>();
 
+  /** How many streams follow a message now; a stream leaves when it completes, is cut, or its client goes away. */
+  get openCount(): number {
+    let count = 0;
+    for (const set of this.#subscribers.values()) count += set.size;
+    return count;
+  }
+
   /**
    * Opens a stream that starts with `message.started` (text so far) and then follows live.
    * `cut()` breaks it as a fault would (the connection is destroyed).

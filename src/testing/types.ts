@@ -77,6 +77,11 @@ export interface MockService {
   /** Every `/v1` request so far, as it arrived, oldest first (a copy). */
   readonly requests: RequestLogEntry[];
   /**
+   * How many streaming-send responses the mock holds open now. A client that stops reading and
+   * cancels the body (a `break` out of the stream) brings it down; the message stays `streaming`.
+   */
+  readonly openStreams: number;
+  /**
    * The live feed: every change of state as it happens (also `GET /_mock/events`).
    *
    * @example
