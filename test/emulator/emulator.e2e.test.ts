@@ -13,6 +13,12 @@ import { type EmulatorBot, Gate, NOTES, startEmulatorBot } from './emulator-bot.
 // EMULATOR_SCREENSHOT=docs/emulator.png refreshes the README's picture.
 const SCREENSHOT = process.env.EMULATOR_SCREENSHOT ?? join(tmpdir(), 'ams-emulator.png');
 
+// Every wait on the page waits for something to appear, never for a time to pass, so a generous
+// bound only matters on a slow machine: one step once took longer than playwright's default 30 s
+// on a loaded one (load 4.5 on 2 cores). The test's own bound covers its whole run.
+const WAIT_MS = 120_000;
+const TEST_MS = 600_000;
+
 let mock: MockService;
 let server: MockServer;
 let bot: EmulatorBot;
@@ -24,11 +30,13 @@ beforeAll(async () => {
   mock = createMockService();
   server = await mock.listen({ port: 0 });
   bot = await startEmulatorBot(server.baseUrl);
-}, 60_000);
+}, WAIT_MS);
 
 /** Opens the browser inside the test, so a missing Chromium fails the test instead of skipping it. */
 async function openPage(): Promise<void> {
   browser = await launchChromium();
+  browser.context.setDefaultTimeout(WAIT_MS);
+  browser.context.setDefaultNavigationTimeout(WAIT_MS);
   page = await browser.context.newPage();
   page.on('pageerror', (error) => pageErrors.push(error.message));
   page.on('console', (message) => {
@@ -40,7 +48,7 @@ afterAll(async () => {
   await browser?.close();
   await bot?.close();
   await server?.close();
-});
+}, WAIT_MS);
 
 const message = (text: string) => page.locator('.msg').filter({ hasText: text });
 const conversationButton = (title: string) =>
@@ -70,133 +78,137 @@ async function say(text: string): Promise<void> {
 const userId = (name: string) => mock.snapshot().users.find((user) => user.display_name === name)?.id ?? '';
 
 describe('the emulator page', () => {
-  it('lets a person chat with a bot: streamed reply, quick reply, consent card, clock', async () => {
-    await openPage();
-    await page.goto(`${server.baseUrl}/`);
-    await page.locator('#connection[data-state="live"]').waitFor();
-    // The agent registered and verified before the page opened is in its first paint.
-    await page.locator('#agents .entity', { hasText: 'Helper' }).locator('.badge-active').waitFor();
+  it(
+    'lets a person chat with a bot: streamed reply, quick reply, consent card, clock',
+    async () => {
+      await openPage();
+      await page.goto(`${server.baseUrl}/`);
+      await page.locator('#connection[data-state="live"]').waitFor();
+      // The agent registered and verified before the page opened is in its first paint.
+      await page.locator('#agents .entity', { hasText: 'Helper' }).locator('.badge-active').waitFor();
 
-    // Users and installs, made on the page.
-    await createUser('Grace');
-    await createUser('Ada');
-    expect(mock.snapshot().users.map((user) => user.display_name)).toEqual(['Grace', 'Ada']);
-    bot.groupUsers.push(userId('Ada'), userId('Grace'));
-    await install('Grace');
-    await install('Ada');
-    expect(mock.snapshot().users.find((user) => user.display_name === 'Ada')?.installs).toEqual([
-      bot.agentId,
-    ]);
+      // Users and installs, made on the page.
+      await createUser('Grace');
+      await createUser('Ada');
+      expect(mock.snapshot().users.map((user) => user.display_name)).toEqual(['Grace', 'Ada']);
+      bot.groupUsers.push(userId('Ada'), userId('Grace'));
+      await install('Grace');
+      await install('Ada');
+      expect(mock.snapshot().users.find((user) => user.display_name === 'Ada')?.installs).toEqual([
+        bot.agentId,
+      ]);
 
-    // A message as Ada: the bot reads it and types.
-    await say('hello bot');
-    await message('hello bot').and(page.locator('.from-user')).locator('.receipt.read').waitFor();
-    await page.locator('#typing', { hasText: 'Helper is typing…' }).waitFor();
+      // A message as Ada: the bot reads it and types.
+      await say('hello bot');
+      await message('hello bot').and(page.locator('.from-user')).locator('.receipt.read').waitFor();
+      await page.locator('#typing', { hasText: 'Helper is typing…' }).waitFor();
 
-    // The reply streams: first what the bot wrote so far, still streaming...
-    bot.startStreaming.open();
-    const reply = page.locator('.msg.from-agent').filter({ hasText: 'Echo: hello bot' });
-    await reply.and(page.locator('[data-status="streaming"]')).waitFor();
-    expect(await reply.locator('.part-text').innerText()).toBe('Echo: hello bot');
-    await expect(page.locator('#typing').isHidden()).resolves.toBe(true);
-    // ...then the rest, and it completes in place.
-    bot.finishStreaming.open();
-    await reply.and(page.locator('[data-status="sent"]')).waitFor();
-    expect(await reply.locator('.part-text').innerText()).toBe('Echo: hello bot, streamed word by word.');
-    expect(await reply.locator('.caret').count()).toBe(0);
-    expect(await page.locator('.msg.from-agent').count()).toBeGreaterThanOrEqual(1);
-    const streamed = mock
-      .snapshot()
-      .conversations.flatMap((c) => c.messages)
-      .find((m) => m.revision);
-    expect(streamed).toMatchObject({
-      status: 'sent',
-      parts: [{ text: 'Echo: hello bot, streamed word by word.' }],
-    });
+      // The reply streams: first what the bot wrote so far, still streaming...
+      bot.startStreaming.open();
+      const reply = page.locator('.msg.from-agent').filter({ hasText: 'Echo: hello bot' });
+      await reply.and(page.locator('[data-status="streaming"]')).waitFor();
+      expect(await reply.locator('.part-text').innerText()).toBe('Echo: hello bot');
+      await page.locator('#typing').waitFor({ state: 'hidden' });
+      // ...then the rest, and it completes in place.
+      bot.finishStreaming.open();
+      await reply.and(page.locator('[data-status="sent"]')).waitFor();
+      expect(await reply.locator('.part-text').innerText()).toBe('Echo: hello bot, streamed word by word.');
+      expect(await reply.locator('.caret').count()).toBe(0);
+      expect(await page.locator('.msg.from-agent').count()).toBeGreaterThanOrEqual(1);
+      const streamed = mock
+        .snapshot()
+        .conversations.flatMap((c) => c.messages)
+        .find((m) => m.revision);
+      expect(streamed).toMatchObject({
+        status: 'sent',
+        parts: [{ text: 'Echo: hello bot, streamed word by word.' }],
+      });
 
-    // Quick replies, with the fallback text shown beside them.
-    const question = message('Did that help?');
-    await question.getByRole('button', { name: 'Yes, thanks' }).waitFor();
-    expect(await question.locator('.fallback').innerText()).toContain('Did that help? Reply yes or more.');
-    await question.getByRole('button', { name: 'Yes, thanks' }).click();
-    await message('Glad it helped!').waitFor();
-    const picked = message('pick:yes').and(page.locator('.from-user'));
-    await picked.locator('.reaction', { hasText: '👍' }).waitFor();
-    expect(bot.received).toEqual(['hello bot', 'pick:yes']);
-    const adaConversation = mock
-      .snapshot()
-      .conversations.find((c) => c.participants.some((p) => p.display_name === 'Ada'));
-    expect(
-      adaConversation?.messages.filter((m) => m.sender.id === userId('Ada')).map((m) => m.parts?.[0]?.text),
-    ).toEqual(['hello bot', 'pick:yes']);
+      // Quick replies, with the fallback text shown beside them.
+      const question = message('Did that help?');
+      await question.getByRole('button', { name: 'Yes, thanks' }).waitFor();
+      expect(await question.locator('.fallback').innerText()).toContain('Did that help? Reply yes or more.');
+      await question.getByRole('button', { name: 'Yes, thanks' }).click();
+      await message('Glad it helped!').waitFor();
+      const picked = message('pick:yes').and(page.locator('.from-user'));
+      await picked.locator('.reaction', { hasText: '👍' }).waitFor();
+      expect(bot.received).toEqual(['hello bot', 'pick:yes']);
+      const adaConversation = mock
+        .snapshot()
+        .conversations.find((c) => c.participants.some((p) => p.display_name === 'Ada'));
+      expect(
+        adaConversation?.messages.filter((m) => m.sender.id === userId('Ada')).map((m) => m.parts?.[0]?.text),
+      ).toEqual(['hello bot', 'pick:yes']);
 
-    // A group: the bot invites both users; each accepts on the consent card in Ada's conversation.
-    await say('group');
-    const card = page.locator('.consent');
-    await card.getByRole('button', { name: 'Accept as Ada' }).click();
-    await card.locator('.consent-member.accepted', { hasText: 'Ada' }).waitFor();
-    await card.getByRole('button', { name: 'Accept as Grace' }).click();
-    await page.locator('.consent[data-invite-status="completed"]').waitFor();
-    await conversationButton('Trip planning').waitFor();
-    const accepts = mock.requests.filter((r) => /^\/v1\/groups\/invites\/inv_[^/]+\/accept$/.test(r.path));
-    expect(accepts.map((r) => [r.method, r.headers.authorization])).toEqual([
-      ['POST', 'Bearer ***'],
-      ['POST', 'Bearer ***'],
-    ]);
-    const group = mock.snapshot().conversations.find((c) => c.kind === 'group');
-    expect(group?.participants.map((p) => p.display_name).sort()).toEqual(['Ada', 'Grace', 'Helper']);
+      // A group: the bot invites both users; each accepts on the consent card in Ada's conversation.
+      await say('group');
+      const card = page.locator('.consent');
+      await card.getByRole('button', { name: 'Accept as Ada' }).click();
+      await card.locator('.consent-member.accepted', { hasText: 'Ada' }).waitFor();
+      await card.getByRole('button', { name: 'Accept as Grace' }).click();
+      await page.locator('.consent[data-invite-status="completed"]').waitFor();
+      await conversationButton('Trip planning').waitFor();
+      const accepts = mock.requests.filter((r) => /^\/v1\/groups\/invites\/inv_[^/]+\/accept$/.test(r.path));
+      expect(accepts.map((r) => [r.method, r.headers.authorization])).toEqual([
+        ['POST', 'Bearer ***'],
+        ['POST', 'Bearer ***'],
+      ]);
+      const group = mock.snapshot().conversations.find((c) => c.kind === 'group');
+      expect(group?.participants.map((p) => p.display_name).sort()).toEqual(['Ada', 'Grace', 'Helper']);
 
-    // In the group: a file to download, and a message the bot unsends.
-    await card.getByRole('button', { name: /Open group/ }).click();
-    await page.locator('#chat-title', { hasText: 'Trip planning' }).waitFor();
-    await say('file');
-    const link = message('Here are the notes.').getByRole('link', { name: /notes\.txt/ });
-    await link.waitFor();
-    const download = await fetch(new URL((await link.getAttribute('href')) ?? '', server.baseUrl));
-    expect(await download.text()).toBe(NOTES);
-    await say('oops');
-    await page.locator('.msg.deleted.from-agent', { hasText: 'This message was unsent.' }).waitFor();
-    expect(await message('Sent by mistake').count()).toBe(0);
-    expect(mock.requests.filter((r) => r.method === 'DELETE').map((r) => r.path)).toEqual([
-      expect.stringMatching(/^\/v1\/messages\/msg_/),
-    ]);
+      // In the group: a file to download, and a message the bot unsends.
+      await card.getByRole('button', { name: /Open group/ }).click();
+      await page.locator('#chat-title', { hasText: 'Trip planning' }).waitFor();
+      await say('file');
+      const link = message('Here are the notes.').getByRole('link', { name: /notes\.txt/ });
+      await link.waitFor();
+      const download = await fetch(new URL((await link.getAttribute('href')) ?? '', server.baseUrl));
+      expect(await download.text()).toBe(NOTES);
+      await say('oops');
+      await page.locator('.msg.deleted.from-agent', { hasText: 'This message was unsent.' }).waitFor();
+      expect(await message('Sent by mistake').count()).toBe(0);
+      expect(mock.requests.filter((r) => r.method === 'DELETE').map((r) => r.path)).toEqual([
+        expect.stringMatching(/^\/v1\/messages\/msg_/),
+      ]);
 
-    // A delivery that fails is retried when the clock moves on.
-    await say('flaky');
-    await page.locator('#deliveries tr[data-event-type="message.received"][data-status="500"]').waitFor();
-    await page.getByRole('button', { name: '+1 h' }).click();
-    await page.locator('#clock-offset', { hasText: '+1 h from real time' }).waitFor();
-    expect(mock.clock.now().getTime() - Date.now()).toBeGreaterThan(3590_000);
-    await message('Back on my feet after a retry.').waitFor();
-    const flaky = mock.deliveries.filter((d) => d.type === 'message.received').slice(-2);
-    expect(flaky.map((d) => [d.attempt, d.status !== null && d.status < 300])).toEqual([
-      [1, false],
-      [2, true],
-    ]);
-    expect(bot.events).toContain('invite.completed');
-    expect(bot.errors).toEqual(['the first try fails on purpose']);
+      // A delivery that fails is retried when the clock moves on.
+      await say('flaky');
+      await page.locator('#deliveries tr[data-event-type="message.received"][data-status="500"]').waitFor();
+      await page.getByRole('button', { name: '+1 h' }).click();
+      await page.locator('#clock-offset', { hasText: '+1 h from real time' }).waitFor();
+      expect(mock.clock.now().getTime() - Date.now()).toBeGreaterThan(3590_000);
+      await message('Back on my feet after a retry.').waitFor();
+      const flaky = mock.deliveries.filter((d) => d.type === 'message.received').slice(-2);
+      expect(flaky.map((d) => [d.attempt, d.status !== null && d.status < 300])).toEqual([
+        [1, false],
+        [2, true],
+      ]);
+      expect(bot.events).toContain('invite.completed');
+      expect(bot.errors).toEqual(['the first try fails on purpose']);
 
-    // The picture for the README: back in Ada's conversation, a second reply caught mid-stream.
-    await conversationButton('Ada · Helper').click();
-    await page.locator('#chat-members', { hasText: 'Ada' }).waitFor();
-    await page.setViewportSize({ width: 1440, height: 1000 });
-    bot.startStreaming = new Gate();
-    bot.finishStreaming = new Gate();
-    bot.startStreaming.open();
-    await say('What should we pack?');
-    const packing = page.locator('.msg.from-agent').filter({ hasText: 'Echo: What should we pack?' });
-    await packing.and(page.locator('[data-status="streaming"]')).locator('.caret').waitFor();
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-    await page.screenshot({ path: SCREENSHOT });
-    expect(statSync(SCREENSHOT).size).toBeGreaterThan(10_000);
-    bot.finishStreaming.open();
-    await packing.and(page.locator('[data-status="sent"]')).waitFor();
+      // The picture for the README: back in Ada's conversation, a second reply caught mid-stream.
+      await conversationButton('Ada · Helper').click();
+      await page.locator('#chat-members', { hasText: 'Ada' }).waitFor();
+      await page.setViewportSize({ width: 1440, height: 1000 });
+      bot.startStreaming = new Gate();
+      bot.finishStreaming = new Gate();
+      bot.startStreaming.open();
+      await say('What should we pack?');
+      const packing = page.locator('.msg.from-agent').filter({ hasText: 'Echo: What should we pack?' });
+      await packing.and(page.locator('[data-status="streaming"]')).locator('.caret').waitFor();
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      await page.screenshot({ path: SCREENSHOT });
+      expect(statSync(SCREENSHOT).size).toBeGreaterThan(10_000);
+      bot.finishStreaming.open();
+      await packing.and(page.locator('[data-status="sent"]')).waitFor();
 
-    // Names and messages are text, never markup.
-    const markup = '<img src=x onerror="window.pwned=1">';
-    await createUser(markup);
-    expect(await page.locator('#users img').count()).toBe(0);
-    expect(await page.evaluate(() => 'pwned' in window)).toBe(false);
-    expect(pageErrors).toEqual([]);
-  }, 120_000);
+      // Names and messages are text, never markup.
+      const markup = '<img src=x onerror="window.pwned=1">';
+      await createUser(markup);
+      expect(await page.locator('#users img').count()).toBe(0);
+      expect(await page.evaluate(() => 'pwned' in window)).toBe(false);
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_MS,
+  );
 });
