@@ -4,6 +4,7 @@
 
 import type { WebhookEvent } from '../schemas/webhooks.js';
 import type { ClaimResult, DedupeStore } from './dedupe-store.js';
+import { MAX_DELIVERY_BYTES, readLimitedBody } from './raw-input.js';
 import { WebhookVerificationError, type WebhookVerificationErrorCode } from './verification-error.js';
 import { verifyWebhook } from './verify.js';
 
@@ -65,7 +66,11 @@ export async function handleDelivery(
   }
   let event: WebhookEvent;
   try {
-    const body = new Uint8Array(await request.arrayBuffer());
+    const body = await readLimitedBody(request, MAX_DELIVERY_BYTES);
+    if (body === 'too_large') {
+      deps.warn('webhook refused', { code: 'payload_too_large', reason: 'body over the limit' });
+      return failure(413, 'payload_too_large', `the body is over ${MAX_DELIVERY_BYTES} bytes`);
+    }
     event = await verifyWebhook(body, request.headers, {
       secret: deps.secrets,
       ...(deps.toleranceSec === undefined ? {} : { toleranceSec: deps.toleranceSec }),

@@ -66,3 +66,41 @@ export function bodyBytes(body: unknown): Uint8Array {
     `The webhook body must be a string or bytes, got ${body === null ? 'null' : typeof body}. ${RAW_BODY_HELP}`,
   );
 }
+
+/** Largest delivery body read, in bytes: the service's own request limit (PROTOCOL.md section 2). */
+export const MAX_DELIVERY_BYTES = 1024 * 1024;
+
+/**
+ * The request's body, or `'too_large'` when it is over `limit` bytes: a declared `content-length`
+ * is trusted to refuse early, and the bytes are counted as they come in case it is absent or wrong,
+ * so a sender cannot make the bot buffer an unbounded body before its signature is checked.
+ * @internal
+ */
+export async function readLimitedBody(request: Request, limit: number): Promise<Uint8Array | 'too_large'> {
+  const declared = request.headers.get('content-length')?.trim();
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
+    await request.body?.cancel().catch(() => {});
+    return 'too_large';
+  }
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return 'too_large';
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
