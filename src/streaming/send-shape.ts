@@ -1,4 +1,5 @@
 // The first request of a streamed message: SPEC's send shape with `stream: true`.
+import { ValidationError } from '../core/errors.js';
 import { idempotencyKeyFor, randomIdempotencyKey } from '../core/idempotency.js';
 import { parseInput } from '../core/validate.js';
 import { AGENT_SEND_SCHEMA } from '../schemas/common.js';
@@ -23,8 +24,11 @@ export function streamingSendShape(body: StreamBody | undefined, context: string
     typeof value === 'object' && value !== null && !Array.isArray(value)
       ? Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined))
       : undefined;
-  const shape =
-    fields === undefined ? value : { content: [], ...fields, schema: AGENT_SEND_SCHEMA, stream: true };
+  if (fields === undefined) {
+    const message = 'must be an object of send fields (content, fallbackText, replyToMessageId, metadata)';
+    throw new ValidationError([{ field: 'body', message }], context);
+  }
+  const shape = { content: [], ...fields, schema: AGENT_SEND_SCHEMA, stream: true };
   return parseInput(SendMessageRequest, shape, context);
 }
 

@@ -144,6 +144,9 @@ describe('a reply that is aborted or given bad input', () => {
       () => world.client.messages.stream(world.conversationId, {}, { idempotencyKey: 'short' }),
     ],
     ['chunks', () => world.client.messages.reply(world.conversationId, 'not chunks' as unknown as string[])],
+    ['body', () => world.client.messages.startReply(world.conversationId, [] as never)],
+    ['body', () => world.client.messages.startReply(world.conversationId, 'Hello' as never)],
+    ['body', () => world.client.messages.stream(world.conversationId, null as never)],
   ])('names %s in a ValidationError and sends nothing', async (field, call) => {
     const before = world.mock.requests.length;
     const error = await call().catch((thrown: unknown) => thrown);
