@@ -23,7 +23,7 @@ export const DEFAULT_ACK_TIMEOUT_MS = 8000;
  */
 export function createBot(options: BotOptions): Bot {
   if (typeof options !== 'object' || options === null) {
-    throw new ValidationError([{ field: '', message: 'options must be an object' }], 'createBot');
+    throw new ValidationError([{ field: 'options', message: 'must be an object' }], 'createBot');
   }
   const issues = checkOptions(options);
   const client = createClient(options, issues);

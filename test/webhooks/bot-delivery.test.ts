@@ -163,6 +163,19 @@ describe('createBot', () => {
     }
   });
 
+  it('names options in a ValidationError when given no options object', () => {
+    for (const options of [undefined, null, 'ams_sk_x']) {
+      const error = (() => {
+        try {
+          createBot(options as never);
+        } catch (thrown) {
+          return thrown;
+        }
+      })();
+      expect(ValidationError.is(error) && error.field).toBe('options');
+    }
+  });
+
   it('accepts several webhook secrets while rotating', async () => {
     const previous = generateWebhookSecret();
     const next = generateWebhookSecret();
