@@ -10,7 +10,10 @@ export interface FetchHandler {
 
 /** Options of {@link toNodeHandler}. */
 export interface NodeHandlerOptions {
-  /** Largest body read, in bytes; a bigger one is answered 413. 1 MiB by default, the service's own limit. */
+  /**
+   * Largest body read, in bytes; a bigger one is answered 413. 1 MiB by default, the service's own
+   * limit; `bot.fetch` refuses more than 1 MiB itself, so only a smaller value changes anything.
+   */
   maxBodyBytes?: number;
 }
 

@@ -6,7 +6,7 @@ import type { FieldIssue } from '../schemas/issues.js';
 import type { BotOptions } from './bot-types.js';
 import { decodeSecrets } from './verify.js';
 
-/** The issues of the bot's own options. @internal */
+// Every option createBot takes: its own and those of the client it makes.
 const BOT_OPTION_KEYS = new Set([
   'apiKey',
   'baseUrl',
@@ -24,6 +24,7 @@ const BOT_OPTION_KEYS = new Set([
   'now',
 ]);
 
+/** The issues of the bot's own options. @internal */
 export function checkOptions(options: BotOptions): FieldIssue[] {
   const issues: FieldIssue[] = [];
   for (const key of Object.keys(options)) {
