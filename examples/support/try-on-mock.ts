@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { AgentClient, type Bot, createBot, registerAgent } from 'agent-messaging';
 import { toNodeHandler } from 'agent-messaging/node';
 import { mockSchemas } from 'agent-messaging/testing';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 
 /** Where `npm run mock` serves the mock service. */
 export const MOCK_URL = 'http://127.0.0.1:4010';
@@ -58,7 +58,11 @@ export async function registerOnMock(handle: string, baseUrl: string): Promise<A
 
 /** The mock's user side, over its HTTP control surface (`npm run mock` runs in another process). */
 export function mockControl(baseUrl: string) {
-  const post = async <S extends z.ZodType>(path: string, body: unknown, schema: S): Promise<z.output<S>> => {
+  const post = async <S extends z.ZodMiniType>(
+    path: string,
+    body: unknown,
+    schema: S,
+  ): Promise<z.output<S>> => {
     const response = await fetch(`${baseUrl}/_mock${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -1,8 +1,8 @@
 // Reading the service's answers: a 2xx body against its schema, an error body into the typed ApiError.
 
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { ErrorBody } from '../schemas/errors.js';
-import { fieldIssues } from '../schemas/issues.js';
+import { fieldIssues, safeParse } from '../schemas/issues.js';
 import { type ApiError, createApiError } from './api-error.js';
 import type { WithResponse } from './api-promise.js';
 import { InvalidResponseError } from './errors.js';
@@ -39,7 +39,7 @@ export function errorFromAnswer(response: Response, text: string, secret: string
 }
 
 /** Parses a 2xx JSON answer with its schema; anything else is an InvalidResponseError. @internal */
-export function parseJsonAnswer<S extends z.ZodType>(
+export function parseJsonAnswer<S extends z.ZodMiniType>(
   schema: S,
   response: Response,
   text: string,
@@ -56,7 +56,7 @@ export function parseJsonAnswer<S extends z.ZodType>(
       },
     );
   }
-  const result = schema.safeParse(body);
+  const result = safeParse(schema, body);
   if (!result.success) {
     const issues = fieldIssues(result.error);
     const list = issues.map(({ field, message }) => `${field || 'body'}: ${message}`).join('; ');

@@ -1,7 +1,7 @@
 // The one place requests leave the process: auth, idempotency keys, per-attempt timeouts, retries, error mapping.
 
 import ky, { type KyInstance } from 'ky';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { ApiError, RateLimitError } from './api-error.js';
 import { ApiPromise, type WithResponse } from './api-promise.js';
 import { attemptOnce, type PreparedCall } from './attempt.js';
@@ -33,7 +33,7 @@ export interface CallSpec {
 }
 
 /** A JSON call whose answer is parsed with `schema`. */
-export interface RequestSpec<S extends z.ZodType> extends CallSpec {
+export interface RequestSpec<S extends z.ZodMiniType> extends CallSpec {
   /** The JSON body (already validated by the resource). */
   body?: unknown;
   /** The schema of a 2xx answer. */
@@ -91,7 +91,7 @@ export class Transport {
   }
 
   /** A JSON call: resolves with the answer parsed by `spec.schema`, unknown fields kept. */
-  request<S extends z.ZodType>(spec: RequestSpec<S>): ApiPromise<z.output<S>> {
+  request<S extends z.ZodMiniType>(spec: RequestSpec<S>): ApiPromise<z.output<S>> {
     return new ApiPromise(this.#request(spec));
   }
 
@@ -136,7 +136,7 @@ export class Transport {
     return this.#withRetries(call, async (attempt) => (await attemptOnce(call, attempt, true)).response);
   }
 
-  async #request<S extends z.ZodType>(spec: RequestSpec<S>): Promise<WithResponse<z.output<S>>> {
+  async #request<S extends z.ZodMiniType>(spec: RequestSpec<S>): Promise<WithResponse<z.output<S>>> {
     const call = this.#prepare(spec, json(spec.body), undefined, false);
     call.headers.accept = 'application/json';
     return this.#withRetries(call, async (attempt) => {

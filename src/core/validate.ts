@@ -1,14 +1,14 @@
 // Input checks that run before anything is sent: bodies and ids against the shared schemas, and options.
 
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { IdempotencyKey } from '../schemas/common.js';
-import { type FieldIssue, fieldIssues } from '../schemas/issues.js';
+import { type FieldIssue, fieldIssues, safeParse } from '../schemas/issues.js';
 import { ValidationError } from './errors.js';
 import type { RequestOptions } from './options.js';
 
 /** Parses a request body with its schema, or throws a ValidationError naming each bad field. @internal */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, context: string): z.output<S> {
-  const result = schema.safeParse(value);
+export function parseInput<S extends z.ZodMiniType>(schema: S, value: unknown, context: string): z.output<S> {
+  const result = safeParse(schema, value);
   if (result.success) return result.data;
   throw new ValidationError(fieldIssues(result.error), context);
 }
@@ -18,8 +18,13 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, conte
  * The field is named after the parameter, such as `conversationId`.
  * @internal
  */
-export function pathId(schema: z.ZodType<string>, value: unknown, field: string, context: string): string {
-  const result = schema.safeParse(value);
+export function pathId(
+  schema: z.ZodMiniType<string>,
+  value: unknown,
+  field: string,
+  context: string,
+): string {
+  const result = safeParse(schema, value);
   if (!result.success) {
     const message =
       typeof value === 'string' ? (result.error.issues[0]?.message ?? 'is invalid') : 'must be a string';
@@ -57,7 +62,7 @@ export function checkRequestOptions(options: RequestOptions | undefined, context
   }
   const { idempotencyKey, timeoutMs, maxRetries, signal, headers } = options;
   if (idempotencyKey !== undefined) {
-    const result = IdempotencyKey.safeParse(idempotencyKey);
+    const result = safeParse(IdempotencyKey, idempotencyKey);
     if (!result.success) {
       for (const issue of result.error.issues)
         issues.push({ field: 'idempotencyKey', message: issue.message });

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { ApiPromise } from '../core/api-promise.js';
 import type { RequestSpec, Transport } from '../core/transport.js';
 
@@ -12,7 +12,7 @@ export abstract class Resource {
   }
 
   /** Runs `build` (which validates the input) and sends; a bad input rejects the returned promise. */
-  protected _request<S extends z.ZodType>(build: () => RequestSpec<S>): ApiPromise<z.output<S>> {
+  protected _request<S extends z.ZodMiniType>(build: () => RequestSpec<S>): ApiPromise<z.output<S>> {
     let spec: RequestSpec<S>;
     try {
       spec = build();

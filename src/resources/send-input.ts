@@ -1,6 +1,6 @@
 // What `messages.send` accepts, and the wire send shape built from it (checked once, before sending).
 
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ValidationError } from '../core/errors.js';
 import { parseInput } from '../core/validate.js';
 import { AGENT_SEND_SCHEMA } from '../schemas/common.js';

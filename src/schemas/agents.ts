@@ -1,16 +1,20 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { Capabilities, Capability, HttpUrl, openEnum } from './common.js';
 
 /** `POST /v1/agents` request (PROTOCOL.md section 5). */
 export const RegisterAgentRequest = z.strictObject({
-  handle: z.string().regex(/^[a-z0-9_]{3,32}$/, { error: 'must be 3 to 32 characters of a-z, 0-9 and _' }),
-  display_name: z.string().min(1).max(64),
+  handle: z
+    .string()
+    .check(z.regex(/^[a-z0-9_]{3,32}$/, { error: 'must be 3 to 32 characters of a-z, 0-9 and _' })),
+  display_name: z.string().check(z.minLength(1), z.maxLength(64)),
   webhook_url: HttpUrl,
   capabilities: Capabilities,
 });
 export type RegisterAgentRequest = z.input<typeof RegisterAgentRequest>;
 
+/** `status` of an agent. */
 export const AgentStatus = openEnum(['pending_webhook', 'active']);
+/** `webhook_status` of an agent. */
 export const WebhookStatus = openEnum(['unverified', 'verified']);
 
 /** The agent object. */
@@ -19,9 +23,9 @@ export const Agent = z.looseObject({
   handle: z.string(),
   display_name: z.string(),
   status: AgentStatus,
-  webhook_url: z.string().optional(),
-  capabilities: z.array(z.union([Capability, z.string()])).optional(),
-  webhook_status: WebhookStatus.optional(),
+  webhook_url: z.optional(z.string()),
+  capabilities: z.optional(z.array(z.union([Capability, z.string()]))),
+  webhook_status: z.optional(WebhookStatus),
 });
 export type Agent = z.output<typeof Agent>;
 
@@ -36,7 +40,7 @@ export type RegisterAgentResponse = z.output<typeof RegisterAgentResponse>;
 /** `PATCH /v1/agents/{agent_id}/webhook` request. */
 export const SetWebhookRequest = z.strictObject({
   webhook_url: HttpUrl,
-  capabilities: Capabilities.optional(),
+  capabilities: z.optional(Capabilities),
 });
 export type SetWebhookRequest = z.input<typeof SetWebhookRequest>;
 

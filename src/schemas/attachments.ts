@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { Timestamp } from './common.js';
 
 /** Largest attachment the service takes: 100 MiB (PROTOCOL.md section 9). */
@@ -6,11 +6,11 @@ export const MAX_ATTACHMENT_BYTES = 100 * 1024 * 1024;
 
 /** `POST /v1/attachments` request. */
 export const CreateAttachmentRequest = z.strictObject({
-  name: z.string().min(1).max(255),
+  name: z.string().check(z.minLength(1), z.maxLength(255)),
   mime_type: z
     .string()
-    .regex(/^[\w.+-]+\/[\w.+-]+(;.*)?$/, { error: 'must be a MIME type such as "image/png"' }),
-  size_bytes: z.int().min(1).max(MAX_ATTACHMENT_BYTES),
+    .check(z.regex(/^[\w.+-]+\/[\w.+-]+(;.*)?$/, { error: 'must be a MIME type such as "image/png"' })),
+  size_bytes: z.int().check(z.minimum(1), z.maximum(MAX_ATTACHMENT_BYTES)),
 });
 export type CreateAttachmentRequest = z.input<typeof CreateAttachmentRequest>;
 

@@ -1,23 +1,30 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * A string schema typed as a set of known values that still accepts any other string,
  * so a value the service adds later is passed through instead of failing a parse.
  */
 export function openEnum<const T extends readonly [string, ...string[]]>(_known: T) {
-  return z.string() as unknown as z.ZodType<T[number] | (string & {}), string>;
+  return z.string() as unknown as z.ZodMiniType<T[number] | (string & {}), string>;
 }
 
 /** An identifier with the given prefix, such as `usr_`. */
 export const prefixedId = (prefix: string) =>
-  z.string().regex(new RegExp(`^${prefix}`), { error: `must start with "${prefix}"` });
+  z.string().check(z.regex(new RegExp(`^${prefix}`), { error: `must start with "${prefix}"` }));
 
+/** A user id, `usr_...`. */
 export const UserId = prefixedId('usr_');
+/** An agent id, `agt_...`. */
 export const AgentId = prefixedId('agt_');
+/** A conversation id, `cnv_...`. */
 export const ConversationId = prefixedId('cnv_');
+/** A message id, `msg_...`. */
 export const MessageId = prefixedId('msg_');
+/** A content block id, `blk_...`. */
 export const BlockId = prefixedId('blk_');
+/** An attachment id, `att_...`. */
 export const AttachmentId = prefixedId('att_');
+/** A group invite id, `inv_...`. */
 export const InviteId = prefixedId('inv_');
 
 /** An ISO 8601 UTC timestamp as the service writes it. Read leniently: any string. */
@@ -25,25 +32,37 @@ export const Timestamp = z.string();
 
 /** A string that holds at least one non-whitespace character. */
 export const nonBlank = (min: number, max: number) =>
-  z.string().min(min).max(max).regex(/\S/, { error: 'must contain a non-whitespace character' });
+  z
+    .string()
+    .check(
+      z.minLength(min),
+      z.maxLength(max),
+      z.regex(/\S/, { error: 'must contain a non-whitespace character' }),
+    );
 
 /** `Idempotency-Key`: 8 to 255 printable ASCII characters (PROTOCOL.md section 4). */
 export const IdempotencyKey = z
   .string()
-  .min(8)
-  .max(255)
-  .regex(/^[\x21-\x7e]+$/, { error: 'must be printable ASCII without spaces' });
+  .check(
+    z.minLength(8),
+    z.maxLength(255),
+    z.regex(/^[\x21-\x7e]+$/, { error: 'must be printable ASCII without spaces' }),
+  );
 
 /** The six capability values of SPEC.md. */
 export const CAPABILITIES = ['text', 'file', 'image', 'link_preview', 'card', 'buttons'] as const;
+/** One of {@link CAPABILITIES}. */
 export const Capability = z.enum(CAPABILITIES);
-export const Capabilities = z
-  .array(Capability)
-  .min(1)
-  .refine((values) => new Set(values).size === values.length, { error: 'must not repeat a value' });
+/** A non-empty list of capabilities without repeats. */
+export const Capabilities = z.array(Capability).check(
+  z.minLength(1),
+  z.refine((values) => new Set(values).size === values.length, { error: 'must not repeat a value' }),
+);
 
 /** An absolute http or https URL. */
 export const HttpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' });
 
+/** The `schema` value of the send shape. */
 export const AGENT_SEND_SCHEMA = 'svc.agent-send.v1';
+/** The `schema` value of stream and webhook events. */
 export const EVENT_SCHEMA = 'svc.event.v1';

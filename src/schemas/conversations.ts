@@ -1,30 +1,34 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { MessageId, openEnum, Timestamp, UserId } from './common.js';
 import { Message } from './messages.js';
 
+/** The other user of a conversation. */
 export const CounterpartUser = z.looseObject({
   id: z.string(),
   display_name: z.string(),
-  avatar_url: z.string().nullish(),
+  avatar_url: z.nullish(z.string()),
 });
 
 /** `GET /v1/conversations/{id}`: the agent read shape. */
 export const AgentConversation = z.looseObject({
   id: z.string(),
-  title: z.string().nullish(),
-  counterpart_user: CounterpartUser.nullish(),
+  title: z.nullish(z.string()),
+  counterpart_user: z.nullish(CounterpartUser),
   participant_count: z.int(),
   last_sequence: z.int(),
-  last_message_at: Timestamp.nullish(),
+  last_message_at: z.nullish(Timestamp),
   created_at: Timestamp,
 });
 export type AgentConversation = z.output<typeof AgentConversation>;
 
+/** `GET /v1/conversations/{id}` response. */
 export const RetrieveConversationResponse = z.looseObject({ conversation: AgentConversation });
 export type RetrieveConversationResponse = z.output<typeof RetrieveConversationResponse>;
 
+/** `kind` of a conversation. */
 export const ConversationKind = openEnum(['direct', 'agent', 'group']);
 
+/** A participant of a conversation. */
 export const Participant = z.looseObject({
   id: z.string(),
   kind: openEnum(['user', 'agent']),
@@ -37,15 +41,15 @@ export type Participant = z.output<typeof Participant>;
 export const Conversation = z.looseObject({
   id: z.string(),
   kind: ConversationKind,
-  title: z.string().nullish(),
-  avatar_url: z.string().nullish(),
+  title: z.nullish(z.string()),
+  avatar_url: z.nullish(z.string()),
   membership_version: z.int(),
   participants: z.array(Participant),
-  contact_id: z.string().nullish(),
-  counterpart_user: CounterpartUser.nullish(),
+  contact_id: z.nullish(z.string()),
+  counterpart_user: z.nullish(CounterpartUser),
   created_at: Timestamp,
-  last_message_at: Timestamp.nullish(),
-  last_message_preview: z.string().nullish(),
+  last_message_at: z.nullish(Timestamp),
+  last_message_preview: z.nullish(z.string()),
   last_sequence: z.int(),
   unread: z.int(),
   messages: z.array(Message),
@@ -56,22 +60,26 @@ export type Conversation = z.output<typeof Conversation>;
 export const CreateDirectRequest = z.strictObject({ user_id: UserId });
 export type CreateDirectRequest = z.input<typeof CreateDirectRequest>;
 
+/** `POST /v1/conversations/direct` response. */
 export const CreateDirectResponse = z.looseObject({ conversation: Conversation });
 export type CreateDirectResponse = z.output<typeof CreateDirectResponse>;
 
 /** Query of `GET /v1/conversations/{id}/messages`. */
 export const ListMessagesQuery = z.strictObject({
-  limit: z.int().min(1).max(100).optional(),
-  before_sequence: z.int().min(1).optional(),
+  limit: z.optional(z.int().check(z.minimum(1), z.maximum(100))),
+  before_sequence: z.optional(z.int().check(z.minimum(1))),
 });
 export type ListMessagesQuery = z.input<typeof ListMessagesQuery>;
 
+/** `GET /v1/conversations/{id}/messages` response: newest first. */
 export const ListMessagesResponse = z.looseObject({ messages: z.array(Message) });
 export type ListMessagesResponse = z.output<typeof ListMessagesResponse>;
 
+/** `POST /v1/conversations/{id}/typing` request. */
 export const TypingRequest = z.strictObject({ state: z.enum(['start', 'stop']) });
 export type TypingRequest = z.input<typeof TypingRequest>;
 
+/** `POST /v1/conversations/{id}/typing` response. */
 export const TypingResponse = z.looseObject({
   conversation_id: z.string(),
   state: z.string(),
@@ -79,12 +87,14 @@ export const TypingResponse = z.looseObject({
 });
 export type TypingResponse = z.output<typeof TypingResponse>;
 
+/** `POST /v1/conversations/{id}/receipts` request. */
 export const ReceiptRequest = z.strictObject({
   message_id: MessageId,
   type: z.enum(['delivered', 'read']),
 });
 export type ReceiptRequest = z.input<typeof ReceiptRequest>;
 
+/** `POST /v1/conversations/{id}/read` request. */
 export const ReadRequest = z.strictObject({ message_id: MessageId });
 export type ReadRequest = z.input<typeof ReadRequest>;
 

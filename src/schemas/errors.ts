@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { openEnum } from './common.js';
 
 /** Error codes of PROTOCOL.md section 2; any other code is passed through. */
@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   'internal_error',
   'unavailable',
 ] as const;
+/** An error code, known or not. */
 export const ErrorCode = openEnum(ERROR_CODES);
 export type ErrorCode = z.output<typeof ErrorCode>;
 

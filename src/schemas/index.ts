@@ -5,6 +5,7 @@ export * from './common.js';
 export * from './conversations.js';
 export * from './errors.js';
 export * from './invites.js';
+export * from './issue-messages.js';
 export * from './issues.js';
 export * from './messages.js';
 export * from './stream.js';

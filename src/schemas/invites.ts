@@ -1,26 +1,28 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ConversationId, nonBlank, openEnum, Timestamp, UserId } from './common.js';
 
+/** The lifetime of an invite in seconds: the service clamps `ttl_seconds` to min..max. */
 export const INVITE_TTL = { min: 600, max: 604_800, default: 86_400 } as const;
 
 /** `POST /v1/groups/invites` request. */
 export const CreateInviteRequest = z.strictObject({
   title: nonBlank(1, 100),
-  user_ids: z
-    .array(UserId)
-    .min(1)
-    .max(24)
-    .refine((ids) => new Set(ids).size === ids.length, { error: 'must not repeat a user id' }),
+  user_ids: z.array(UserId).check(
+    z.minLength(1),
+    z.maxLength(24),
+    z.refine((ids) => new Set(ids).size === ids.length, { error: 'must not repeat a user id' }),
+  ),
   reason: nonBlank(1, 200),
-  conversation_id: ConversationId.optional(),
-  ttl_seconds: z.int().min(1).optional(),
+  conversation_id: z.optional(ConversationId),
+  ttl_seconds: z.optional(z.int().check(z.minimum(1))),
 });
 export type CreateInviteRequest = z.input<typeof CreateInviteRequest>;
 
+/** A member of an invite. */
 export const InviteMember = z.looseObject({
   user_id: z.string(),
   display_name: z.string(),
-  avatar_url: z.string().nullish(),
+  avatar_url: z.nullish(z.string()),
 });
 
 /** The group invite. `status` is an extension the SDK does not require. */
@@ -31,17 +33,18 @@ export const GroupInvite = z.looseObject({
   created_at: Timestamp,
   members: z.array(InviteMember),
   reason: z.string(),
-  conversation_id: z.string().nullish(),
-  status: openEnum(['pending', 'completed', 'expired']).optional(),
+  conversation_id: z.nullish(z.string()),
+  status: z.optional(openEnum(['pending', 'completed', 'expired'])),
 });
 export type GroupInvite = z.output<typeof GroupInvite>;
 
+/** `POST /v1/groups/invites` response. */
 export const CreateInviteResponse = z.looseObject({ invite: GroupInvite });
 export type CreateInviteResponse = z.output<typeof CreateInviteResponse>;
 
 /** `POST /v1/groups/invites/{id}/accept` response; `conversation_id` is null until completed. */
 export const AcceptInviteResponse = z.looseObject({
   invite: GroupInvite,
-  conversation_id: z.string().nullable(),
+  conversation_id: z.nullable(z.string()),
 });
 export type AcceptInviteResponse = z.output<typeof AcceptInviteResponse>;

@@ -1,4 +1,19 @@
-import type * as z from 'zod';
+import * as z from 'zod/mini';
+import { issueMessage } from './issue-messages.js';
+
+// One context for every parse: zod copies it per call, so sharing it is safe.
+const WITH_MESSAGES = { error: issueMessage };
+
+/**
+ * `schema.safeParse(value)` with the SDK's English messages (see {@link issueMessage}), which read
+ * after the field's name. Every parse of the SDK and the mock goes through it.
+ */
+export function safeParse<S extends z.core.$ZodType>(
+  schema: S,
+  value: unknown,
+): z.core.util.SafeParseResult<z.output<S>> {
+  return z.safeParse(schema, value, WITH_MESSAGES);
+}
 
 /** `content[0].text` from a zod path, the way a user would name the field. */
 export function fieldPath(path: readonly PropertyKey[]): string {
@@ -18,7 +33,7 @@ export interface FieldIssue {
 }
 
 /** The issues of a failed parse, each naming its field. */
-export function fieldIssues(error: z.ZodError): FieldIssue[] {
+export function fieldIssues(error: z.core.$ZodError): FieldIssue[] {
   return error.issues.flatMap((issue) =>
     issue.code === 'unrecognized_keys'
       ? issue.keys.map((key) => ({ field: fieldPath([...issue.path, key]), message: 'is not a known field' }))
@@ -27,7 +42,7 @@ export function fieldIssues(error: z.ZodError): FieldIssue[] {
 }
 
 /** One line that names every offending field: `title: must contain a non-whitespace character`. */
-export function describeIssues(error: z.ZodError, root = 'body'): string {
+export function describeIssues(error: z.core.$ZodError, root = 'body'): string {
   return fieldIssues(error)
     .map(({ field, message }) => `${field || root}: ${message}`)
     .join('; ');

@@ -1,48 +1,56 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { AGENT_SEND_SCHEMA, AttachmentId, BlockId, MessageId, openEnum, Timestamp } from './common.js';
 
 /** Most text one message may hold, summed over its blocks (PROTOCOL.md section 7). */
 export const MAX_MESSAGE_TEXT = 32_000;
+/** Most blocks one message may hold. */
 export const MAX_BLOCKS = 50;
+/** Most actions one actions block may hold. */
 export const MAX_ACTIONS = 10;
 
 // ---- The send shape (camelCase, strict) ----
 
+/** A text block of the send shape. */
 export const TextBlock = z.strictObject({
   type: z.literal('text'),
-  text: z.string().max(MAX_MESSAGE_TEXT),
-  id: BlockId.optional(),
+  text: z.string().check(z.maxLength(MAX_MESSAGE_TEXT)),
+  id: z.optional(BlockId),
 });
 
+/** What a quick reply does: post its value back. */
 export const PostbackBehavior = z.strictObject({
   type: z.literal('postback'),
-  value: z.string().min(1).max(1000),
+  value: z.string().check(z.minLength(1), z.maxLength(1000)),
 });
 
+/** One action of an actions block. */
 export const Action = z.strictObject({
-  actionId: z.string().min(1).max(100),
-  label: z.string().min(1).max(100),
+  actionId: z.string().check(z.minLength(1), z.maxLength(100)),
+  label: z.string().check(z.minLength(1), z.maxLength(100)),
   behavior: PostbackBehavior,
 });
 export type Action = z.input<typeof Action>;
 
+/** An actions block (quick replies) of the send shape. */
 export const ActionsBlock = z.strictObject({
   type: z.literal('actions'),
   layout: z.literal('quick_replies'),
-  actions: z.array(Action).min(1).max(MAX_ACTIONS),
-  id: BlockId.optional(),
+  actions: z.array(Action).check(z.minLength(1), z.maxLength(MAX_ACTIONS)),
+  id: z.optional(BlockId),
 });
 
+/** A file block of the send shape: an uploaded attachment. */
 export const FileBlock = z.strictObject({
   type: z.literal('file'),
   attachmentId: AttachmentId,
-  id: BlockId.optional(),
+  id: z.optional(BlockId),
 });
 
+/** An image block of the send shape: an uploaded attachment. */
 export const ImageBlock = z.strictObject({
   type: z.literal('image'),
   attachmentId: AttachmentId,
-  id: BlockId.optional(),
+  id: z.optional(BlockId),
 });
 
 /** A content block of the send shape. */
@@ -58,22 +66,25 @@ export const SendMessageRequest = z.strictObject({
   schema: z.literal(AGENT_SEND_SCHEMA),
   content: z
     .array(SendBlock)
-    .max(MAX_BLOCKS)
-    .refine(withinTextLimit, { error: `text must total at most ${MAX_MESSAGE_TEXT} characters` }),
-  fallbackText: z.string().max(MAX_MESSAGE_TEXT).optional(),
-  replyToMessageId: MessageId.optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  stream: z.literal(true).optional(),
+    .check(
+      z.maxLength(MAX_BLOCKS),
+      z.refine(withinTextLimit, { error: `text must total at most ${MAX_MESSAGE_TEXT} characters` }),
+    ),
+  fallbackText: z.optional(z.string().check(z.maxLength(MAX_MESSAGE_TEXT))),
+  replyToMessageId: z.optional(MessageId),
+  metadata: z.optional(z.record(z.string(), z.unknown())),
+  stream: z.optional(z.literal(true)),
 });
 export type SendMessageRequest = z.input<typeof SendMessageRequest>;
 
+/** `status` of a message. */
 export const MessageStatus = openEnum(['sent', 'streaming', 'deleted']);
 
 /** A content block as the service answers it: always with its `id`. */
 export const ResponseBlock = z.looseObject({
   id: z.string(),
   type: z.string(),
-  text: z.string().optional(),
+  text: z.optional(z.string()),
 });
 export type ResponseBlock = z.output<typeof ResponseBlock>;
 
@@ -90,17 +101,20 @@ export type SendMessageResponse = z.output<typeof SendMessageResponse>;
 
 // ---- The history shape (snake_case, loose) ----
 
+/** A part of a message in history: text, an attachment, or actions. */
 export const MessagePart = z.looseObject({
   part_index: z.int(),
   type: z.string(),
-  text: z.string().optional(),
-  attachment_id: z.string().optional(),
-  actions: z.array(z.looseObject({})).optional(),
+  text: z.optional(z.string()),
+  attachment_id: z.optional(z.string()),
+  actions: z.optional(z.array(z.looseObject({}))),
 });
 export type MessagePart = z.output<typeof MessagePart>;
 
+/** Who sent a message. */
 export const Sender = z.looseObject({ id: z.string() });
 
+/** A reaction on a message. */
 export const Reaction = z.looseObject({ part_index: z.int(), emoji: z.string(), actor_id: z.string() });
 
 /** A message in history, in a conversation, and in `message.received`. */
@@ -109,27 +123,27 @@ export const Message = z.looseObject({
   conversation_id: z.string(),
   sequence: z.int(),
   sender: Sender,
-  parts: z.array(MessagePart).optional(),
-  fallback_text: z.string().nullish(),
+  parts: z.optional(z.array(MessagePart)),
+  fallback_text: z.nullish(z.string()),
   status: MessageStatus,
   created_at: Timestamp,
-  reply_to: z.looseObject({ message_id: z.string(), part_index: z.int() }).nullish(),
-  invoked_agents: z.array(z.string()).optional(),
-  suggestions: z.array(z.looseObject({ text: z.string() })).optional(),
-  reactions: z.array(Reaction).optional(),
-  delivered_at: Timestamp.nullish(),
-  read_at: Timestamp.nullish(),
-  edited_at: Timestamp.nullish(),
-  revisions: z
-    .array(
+  reply_to: z.nullish(z.looseObject({ message_id: z.string(), part_index: z.int() })),
+  invoked_agents: z.optional(z.array(z.string())),
+  suggestions: z.optional(z.array(z.looseObject({ text: z.string() }))),
+  reactions: z.optional(z.array(Reaction)),
+  delivered_at: z.nullish(Timestamp),
+  read_at: z.nullish(Timestamp),
+  edited_at: z.nullish(Timestamp),
+  revisions: z.optional(
+    z.array(
       z.looseObject({
         parts: z.array(MessagePart),
-        fallback_text: z.string().nullish(),
+        fallback_text: z.nullish(z.string()),
         replaced_at: Timestamp,
       }),
-    )
-    .optional(),
-  revision: z.int().optional(),
+    ),
+  ),
+  revision: z.optional(z.int()),
 });
 export type Message = z.output<typeof Message>;
 
@@ -148,12 +162,14 @@ export type UnsendResponse = z.output<typeof UnsendResponse>;
 
 // ---- Append, complete, reactions ----
 
+/** `POST /v1/messages/{id}/blocks/{blk}/append` request. */
 export const AppendRequest = z.strictObject({
   path: z.literal('/text'),
-  value: z.string().max(MAX_MESSAGE_TEXT),
+  value: z.string().check(z.maxLength(MAX_MESSAGE_TEXT)),
 });
 export type AppendRequest = z.input<typeof AppendRequest>;
 
+/** `POST /v1/messages/{id}/blocks/{blk}/append` response. */
 export const AppendResponse = z.looseObject({
   message_id: z.string(),
   block_id: z.string(),
@@ -161,12 +177,14 @@ export const AppendResponse = z.looseObject({
 });
 export type AppendResponse = z.output<typeof AppendResponse>;
 
+/** `POST /v1/messages/{id}/complete` request. */
 export const CompleteRequest = z.strictObject({
   status: z.literal('sent'),
-  fallbackText: z.string().max(MAX_MESSAGE_TEXT).optional(),
+  fallbackText: z.optional(z.string().check(z.maxLength(MAX_MESSAGE_TEXT))),
 });
 export type CompleteRequest = z.input<typeof CompleteRequest>;
 
+/** `POST /v1/messages/{id}/complete` response. */
 export const CompleteResponse = z.looseObject({
   message_id: z.string(),
   status: MessageStatus,
@@ -174,12 +192,14 @@ export const CompleteResponse = z.looseObject({
 });
 export type CompleteResponse = z.output<typeof CompleteResponse>;
 
+/** `POST /v1/messages/{id}/reactions` request. */
 export const ReactionRequest = z.strictObject({
-  emoji: z.string().min(1).max(16),
+  emoji: z.string().check(z.minLength(1), z.maxLength(16)),
   action: z.enum(['add', 'remove']),
 });
 export type ReactionRequest = z.input<typeof ReactionRequest>;
 
+/** `POST /v1/messages/{id}/reactions` response. */
 export const ReactionResponse = z.looseObject({
   message_id: z.string(),
   emoji: z.string(),

@@ -1,40 +1,50 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { AgentId, UserId } from './common.js';
 import { Message } from './messages.js';
 
 // ---- The mock's control surface under /_mock (PROTOCOL.md section 13) ----
 
+/** `POST /_mock/users` request. */
 export const CreateUserRequest = z.strictObject({
-  display_name: z.string().min(1).max(64),
-  verified: z.boolean().optional(),
+  display_name: z.string().check(z.minLength(1), z.maxLength(64)),
+  verified: z.optional(z.boolean()),
 });
 export type CreateUserRequest = z.input<typeof CreateUserRequest>;
 
+/** `POST /_mock/users` response: the user and its session token. */
 export const CreateUserResponse = z.looseObject({
   user: z.looseObject({ id: z.string(), display_name: z.string() }),
   session_token: z.string(),
 });
 export type CreateUserResponse = z.output<typeof CreateUserResponse>;
 
+/** `POST /_mock/installs` request. */
 export const InstallRequest = z.strictObject({ user_id: UserId, agent_id: AgentId });
 export type InstallRequest = z.input<typeof InstallRequest>;
 
+/** `POST /_mock/installs` response. */
 export const InstallResponse = z.looseObject({ conversation_id: z.string() });
 export type InstallResponse = z.output<typeof InstallResponse>;
 
-export const UserMessageRequest = z.strictObject({ user_id: UserId, text: z.string().min(1).max(32_000) });
+/** `POST /_mock/conversations/{id}/user-messages` request. */
+export const UserMessageRequest = z.strictObject({
+  user_id: UserId,
+  text: z.string().check(z.minLength(1), z.maxLength(32_000)),
+});
 export type UserMessageRequest = z.input<typeof UserMessageRequest>;
 
+/** `POST /_mock/conversations/{id}/user-messages` response. */
 export const UserMessageResponse = z.looseObject({ message: Message });
 export type UserMessageResponse = z.output<typeof UserMessageResponse>;
 
-export const ClockAdvanceRequest = z.strictObject({ seconds: z.number().min(0) });
+/** `POST /_mock/clock/advance` request. */
+export const ClockAdvanceRequest = z.strictObject({ seconds: z.number().check(z.minimum(0)) });
 export type ClockAdvanceRequest = z.input<typeof ClockAdvanceRequest>;
 
 const FaultBase = {
-  method: z.string().min(1).optional(),
-  path: z.string().startsWith('/'),
-  times: z.int().min(1).optional(),
+  method: z.optional(z.string().check(z.minLength(1))),
+  path: z.string().check(z.startsWith('/')),
+  times: z.optional(z.int().check(z.minimum(1))),
 };
 
 /** A fault to inject into the next matching requests. */
@@ -42,13 +52,13 @@ export const FaultSpec = z.discriminatedUnion('fault', [
   z.strictObject({
     ...FaultBase,
     fault: z.literal('status'),
-    status: z.int().min(400).max(599),
-    retry_after: z.number().min(0).optional(),
-    code: z.string().optional(),
+    status: z.int().check(z.minimum(400), z.maximum(599)),
+    retry_after: z.optional(z.number().check(z.minimum(0))),
+    code: z.optional(z.string()),
   }),
   z.strictObject({ ...FaultBase, fault: z.literal('drop_after_commit') }),
-  z.strictObject({ ...FaultBase, fault: z.literal('delay'), delay_ms: z.int().min(0) }),
-  z.strictObject({ ...FaultBase, fault: z.literal('cut_stream'), after_events: z.int().min(0) }),
+  z.strictObject({ ...FaultBase, fault: z.literal('delay'), delay_ms: z.int().check(z.minimum(0)) }),
+  z.strictObject({ ...FaultBase, fault: z.literal('cut_stream'), after_events: z.int().check(z.minimum(0)) }),
   z.strictObject({ ...FaultBase, fault: z.literal('refuse_streamed_body') }),
 ]);
 export type FaultSpec = z.input<typeof FaultSpec>;
@@ -59,9 +69,9 @@ export const Delivery = z.looseObject({
   type: z.string(),
   url: z.string(),
   attempt: z.int(),
-  status: z.int().nullable(),
+  status: z.nullable(z.int()),
   at: z.string(),
-  error: z.string().nullish(),
+  error: z.nullish(z.string()),
 });
 export type Delivery = z.output<typeof Delivery>;
 
@@ -71,6 +81,6 @@ export const RequestLogEntry = z.looseObject({
   path: z.string(),
   query: z.record(z.string(), z.string()),
   headers: z.record(z.string(), z.string()),
-  body: z.string().nullable(),
+  body: z.nullable(z.string()),
 });
 export type RequestLogEntry = z.output<typeof RequestLogEntry>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { Agent } from './agents.js';
 import { Timestamp } from './common.js';
 import { GroupInvite } from './invites.js';
@@ -9,7 +9,7 @@ import { Delivery, RequestLogEntry } from './mock-control.js';
 // snake_case like the rest of /_mock. Objects are loose: the emulator page and tests read them.
 
 /** An agent as the mock holds it, without its api key or webhook secret. */
-export const MockAgent = Agent.extend({ created_at: Timestamp });
+export const MockAgent = z.extend(Agent, { created_at: Timestamp });
 export type MockAgent = z.output<typeof MockAgent>;
 
 /** A user of the mock, with its session token (the mock is a local test tool). */
@@ -35,7 +35,7 @@ export const MockParticipant = z.looseObject({
 export const MockConversation = z.looseObject({
   id: z.string(),
   kind: z.string(),
-  title: z.string().nullable(),
+  title: z.nullable(z.string()),
   membership_version: z.int(),
   participants: z.array(MockParticipant),
   created_at: Timestamp,
@@ -43,7 +43,7 @@ export const MockConversation = z.looseObject({
 export type MockConversation = z.output<typeof MockConversation>;
 
 /** A group invite with who it is from and who accepted it so far. */
-export const MockInvite = GroupInvite.extend({
+export const MockInvite = z.extend(GroupInvite, {
   agent_id: z.string(),
   accepted_user_ids: z.array(z.string()),
 });
@@ -90,7 +90,7 @@ export type MockEvent = z.output<typeof MockEvent>;
 export type MockEventType = MockEvent['type'];
 
 /** A conversation in the snapshot: with its messages, oldest first. */
-export const MockConversationWithMessages = MockConversation.extend({ messages: z.array(Message) });
+export const MockConversationWithMessages = z.extend(MockConversation, { messages: z.array(Message) });
 
 /** `GET /_mock/state`: everything the emulator page needs for its first paint. */
 export const MockStateSnapshot = z.looseObject({

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { BlockId, EVENT_SCHEMA } from './common.js';
 import { MAX_MESSAGE_TEXT, ResponseBlock } from './messages.js';
 import { parseByType } from './open-union.js';
@@ -13,12 +13,14 @@ const StreamEventBase = z.looseObject({
   seq: z.int(),
 });
 
-export const MessageStartedEvent = StreamEventBase.extend({
+/** `message.started`: the streamed message exists, every block with its id. */
+export const MessageStartedEvent = z.extend(StreamEventBase, {
   type: z.literal('message.started'),
   message: z.looseObject({ id: z.string(), content: z.array(ResponseBlock) }),
 });
 export type MessageStartedEvent = z.output<typeof MessageStartedEvent>;
 
+/** The patch of a `message.patch` event. */
 export const TextPatch = z.looseObject({
   op: z.string(),
   blockId: z.string(),
@@ -27,14 +29,16 @@ export const TextPatch = z.looseObject({
 });
 export type TextPatch = z.output<typeof TextPatch>;
 
-export const MessagePatchEvent = StreamEventBase.extend({
+/** `message.patch`: text appended to a block. */
+export const MessagePatchEvent = z.extend(StreamEventBase, {
   type: z.literal('message.patch'),
   messageId: z.string(),
   patch: TextPatch,
 });
 export type MessagePatchEvent = z.output<typeof MessagePatchEvent>;
 
-export const MessageCompletedEvent = StreamEventBase.extend({
+/** `message.completed`: the message is complete; the stream ends. */
+export const MessageCompletedEvent = z.extend(StreamEventBase, {
   type: z.literal('message.completed'),
   messageId: z.string(),
 });
@@ -60,20 +64,22 @@ export { EVENT_SCHEMA };
 
 // ---- Lines of the NDJSON request body (after the first line, the send shape) ----
 
+/** A `message.patch` line of the streamed request body. */
 export const PatchLine = z.strictObject({
   type: z.literal('message.patch'),
   patch: z.strictObject({
     op: z.literal('appendText'),
     blockId: BlockId,
     path: z.literal('/text'),
-    value: z.string().max(MAX_MESSAGE_TEXT),
+    value: z.string().check(z.maxLength(MAX_MESSAGE_TEXT)),
   }),
 });
 export type PatchLine = z.input<typeof PatchLine>;
 
+/** The `message.completed` line that ends the streamed request body. */
 export const CompletedLine = z.strictObject({
   type: z.literal('message.completed'),
-  fallbackText: z.string().max(MAX_MESSAGE_TEXT).optional(),
+  fallbackText: z.optional(z.string().check(z.maxLength(MAX_MESSAGE_TEXT))),
 });
 export type CompletedLine = z.input<typeof CompletedLine>;
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { GroupInvite } from './invites.js';
 import { Message } from './messages.js';
 import { parseByType } from './open-union.js';
@@ -13,24 +13,28 @@ const WebhookEventBase = z.looseObject({
   agentId: z.string(),
 });
 
-export const WebhookTestEvent = WebhookEventBase.extend({ type: z.literal('webhook.test') });
+/** `webhook.test`: sent when the webhook URL is set; a 2xx answer verifies it. */
+export const WebhookTestEvent = z.extend(WebhookEventBase, { type: z.literal('webhook.test') });
 export type WebhookTestEvent = z.output<typeof WebhookTestEvent>;
 
-export const MessageReceivedEvent = WebhookEventBase.extend({
+/** `message.received`: a user posted in a conversation where the agent is active. */
+export const MessageReceivedEvent = z.extend(WebhookEventBase, {
   type: z.literal('message.received'),
   conversationId: z.string(),
   message: Message,
 });
 export type MessageReceivedEvent = z.output<typeof MessageReceivedEvent>;
 
-export const InviteCompletedEvent = WebhookEventBase.extend({
+/** `invite.completed`: every target accepted; the group exists. */
+export const InviteCompletedEvent = z.extend(WebhookEventBase, {
   type: z.literal('invite.completed'),
   invite: GroupInvite,
   conversationId: z.string(),
 });
 export type InviteCompletedEvent = z.output<typeof InviteCompletedEvent>;
 
-export const InviteExpiredEvent = WebhookEventBase.extend({
+/** `invite.expired`: the invite's lifetime elapsed. */
+export const InviteExpiredEvent = z.extend(WebhookEventBase, {
   type: z.literal('invite.expired'),
   invite: GroupInvite,
 });

@@ -1,5 +1,5 @@
 // The options of streaming calls, and their checks (bad input is a ValidationError before sending).
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { ValidationError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import { checkRequestOptions } from '../core/validate.js';

@@ -1,7 +1,7 @@
 // Where a reply's text goes once the message exists: patch lines of the open Streamable HTTP
 // request, or the append and complete endpoints.
 
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { ConnectionError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import type { Transport } from '../core/transport.js';

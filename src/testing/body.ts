@@ -1,13 +1,13 @@
 // Request bodies: JSON checked against the strict request schemas (400 naming the field), and the
 // NDJSON body of a streaming send read line by line while the answer streams back.
-import type * as z from 'zod';
-import { describeIssues } from '../schemas/issues.js';
+import type * as z from 'zod/mini';
+import { describeIssues, safeParse } from '../schemas/issues.js';
 import { invalid, MAX_BODY_BYTES, MockError } from './http.js';
 
 /** Parses JSON text against a strict schema; 400 `invalid_request` naming each bad field. */
-export function parseJson<S extends z.ZodType>(schema: S, text: string, root = 'body'): z.output<S> {
+export function parseJson<S extends z.ZodMiniType>(schema: S, text: string, root = 'body'): z.output<S> {
   const value = decodeJson(text, root);
-  const parsed = schema.safeParse(value);
+  const parsed = safeParse(schema, value);
   if (!parsed.success) throw invalid(describeIssues(parsed.error, root));
   return parsed.data;
 }

@@ -1,5 +1,5 @@
 // Fault injection (PROTOCOL.md section 13): the next matching requests misbehave on purpose.
-import { describeIssues } from '../schemas/issues.js';
+import { describeIssues, safeParse } from '../schemas/issues.js';
 import { FaultSpec } from '../schemas/mock-control.js';
 import { invalid } from './http.js';
 import { newId } from './ids.js';
@@ -10,7 +10,7 @@ export type Fault = FaultSpec;
 
 /** Adds a fault after checking its shape; answers its id. */
 export function injectFault(state: MockState, spec: unknown): { fault_id: string } {
-  const parsed = FaultSpec.safeParse(spec);
+  const parsed = safeParse(FaultSpec, spec);
   if (!parsed.success) throw invalid(describeIssues(parsed.error, 'fault'));
   const record: FaultRecord = { id: newId('flt'), spec: parsed.data, remaining: parsed.data.times ?? 1 };
   state.faults.push(record);

@@ -2,7 +2,7 @@
 // first completed answer is replayed, another body is 422, a key still in flight is 409.
 
 import { IdempotencyKey } from '../schemas/common.js';
-import { describeIssues } from '../schemas/issues.js';
+import { describeIssues, safeParse } from '../schemas/issues.js';
 import { invalid, MockError } from './http.js';
 import type { RouteContext } from './router.js';
 import type { IdempotencyRecord, MockState } from './state.js';
@@ -19,7 +19,7 @@ export interface Reservation {
 export function idempotencyKeyOf(request: Request): string {
   const key = request.headers.get('idempotency-key');
   if (key === null) throw invalid('Idempotency-Key header: is required');
-  const parsed = IdempotencyKey.safeParse(key);
+  const parsed = safeParse(IdempotencyKey, key);
   if (!parsed.success) throw invalid(describeIssues(parsed.error, 'Idempotency-Key header'));
   return key;
 }

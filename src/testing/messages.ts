@@ -1,6 +1,6 @@
 // Messages (PROTOCOL.md section 7): the non-streaming send, history paging, and unsend.
 import { ListMessagesQuery } from '../schemas/conversations.js';
-import { describeIssues } from '../schemas/issues.js';
+import { describeIssues, safeParse } from '../schemas/issues.js';
 import { SendMessageRequest } from '../schemas/messages.js';
 import { agentOf, conversationFor, messageFor, requireActive } from './access.js';
 import { forbidden, invalid, json, MockError } from './http.js';
@@ -84,7 +84,7 @@ export const listMessages = route({
   path: '/v1/conversations/:conversation_id/messages',
   auth: 'agent',
   handle: (ctx) => {
-    const query = ListMessagesQuery.safeParse(numericQuery(ctx.url.searchParams));
+    const query = safeParse(ListMessagesQuery, numericQuery(ctx.url.searchParams));
     if (!query.success) throw invalid(describeIssues(query.error, 'query'));
     const agent = agentOf(ctx);
     const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');

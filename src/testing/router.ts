@@ -1,6 +1,6 @@
 // Routes: method, path pattern, which credential, which body schema, whether idempotent, and the
 // rule that answers. The pipeline (service-fetch.ts) applies the checks in PROTOCOL.md's order.
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { AuthKind, Caller } from './auth.js';
 import type { LineReader } from './body.js';
 import type { Fault } from './faults.js';
@@ -31,7 +31,7 @@ export interface Route<Body = unknown> {
   path: string;
   auth: AuthKind;
   /** The strict request schema of the JSON body; absent when the endpoint takes none. */
-  body?: z.ZodType<Body>;
+  body?: z.ZodMiniType<Body>;
   idempotent?: boolean;
   /** True for the one endpoint that takes an NDJSON streamed body. */
   acceptsNdjson?: boolean;
@@ -39,7 +39,7 @@ export interface Route<Body = unknown> {
 }
 
 /** Declares a route with its body type taken from its schema. */
-export function route<S extends z.ZodType = z.ZodType<undefined>>(
+export function route<S extends z.ZodMiniType = z.ZodMiniType<undefined>>(
   definition: Omit<Route<z.output<S>>, 'body'> & { body?: S },
 ): Route {
   return definition as unknown as Route;

@@ -1,7 +1,7 @@
 // The user side, which only the control surface drives: users, installs, and user messages
 // (which deliver message.received to every active agent of the conversation).
-import type * as z from 'zod';
-import { describeIssues } from '../schemas/issues.js';
+import type * as z from 'zod/mini';
+import { describeIssues, safeParse } from '../schemas/issues.js';
 import { CreateUserRequest, InstallRequest, UserMessageRequest } from '../schemas/mock-control.js';
 import { conversationFor } from './access.js';
 import { createConversation } from './conversations.js';
@@ -13,8 +13,8 @@ import { messageView } from './message-view.js';
 import type { UserRecord } from './state.js';
 import type { MockWorld } from './world.js';
 
-function check<S extends z.ZodType>(schema: S, input: unknown, root: string): z.output<S> {
-  const parsed = schema.safeParse(input);
+function check<S extends z.ZodMiniType>(schema: S, input: unknown, root: string): z.output<S> {
+  const parsed = safeParse(schema, input);
   if (!parsed.success) throw invalid(describeIssues(parsed.error, root));
   return parsed.data;
 }

@@ -1,6 +1,6 @@
 // Shared test helpers: a JSON client over plain fetch, a recording webhook receiver, and a
 // scenario with a verified agent, a user who installed it, and their conversation.
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { ErrorBody } from '../../src/schemas/errors.js';
 import type { MockService } from '../../src/testing/index.js';
 
@@ -51,7 +51,7 @@ export function client(baseUrl: string) {
 export type Call = ReturnType<typeof client>;
 
 /** Parses a body with a shared response schema; a mismatch fails the test with zod's message. */
-export function parse<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+export function parse<S extends z.ZodMiniType>(schema: S, body: unknown): z.output<S> {
   return schema.parse(body);
 }
 

@@ -1,0 +1,103 @@
+// English messages for validation issues, written to follow the field's name
+// (`title: must be at most 100 characters`). zod/mini ships no messages unless a locale is set with
+// z.config(), which a library must not call (it would change its user's zod), so the SDK passes this
+// map to each parse it makes instead; a message a schema sets itself still wins over it.
+
+import type * as z from 'zod/mini';
+
+type Issue = z.core.$ZodRawIssue;
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'an object',
+  record: 'an object',
+  null: 'null',
+};
+
+const UNITS: Record<string, [verb: string, unit: string]> = {
+  string: ['be', 'character'],
+  array: ['have', 'item'],
+  set: ['have', 'item'],
+  map: ['have', 'entry'],
+  file: ['have', 'byte'],
+};
+
+const quote = (value: unknown) => (typeof value === 'string' ? `'${value}'` : String(value));
+
+/** `must be one of 'start', 'stop'` for a list of allowed values. */
+function oneOf(values: readonly unknown[]): string {
+  const quoted = values.map(quote);
+  return quoted.length === 1 ? `must be ${quoted[0]}` : `must be one of ${quoted.join(', ')}`;
+}
+
+/** `must be at most 100 characters`, `must have at least 1 item`, `must be at least 600`. */
+function sizeMessage(
+  origin: string,
+  limit: number | bigint,
+  bound: string,
+  exact: boolean | undefined,
+): string {
+  const sized = UNITS[origin];
+  if (!sized) return exact ? `must be ${limit}` : `must be ${bound} ${limit}`;
+  const [verb, unit] = sized;
+  const units = Number(limit) === 1 ? unit : unit === 'entry' ? 'entries' : `${unit}s`;
+  return `must ${verb} ${exact ? 'exactly' : bound} ${limit} ${units}`;
+}
+
+/** `must be a string or an integer`, when each option of a union failed only on its type. */
+function unionMessage(errors: readonly (readonly { code: string; expected?: string }[])[]): string {
+  const expected = errors.map((issues) =>
+    issues.length === 1 && issues[0]?.code === 'invalid_type' ? issues[0].expected : undefined,
+  );
+  if (expected.length === 0 || expected.some((name) => name === undefined))
+    return 'matches none of the allowed shapes';
+  const names = [...new Set(expected.map((name) => TYPE_NAMES[name ?? ''] ?? String(name)))];
+  return `must be ${names.join(' or ')}`;
+}
+
+/**
+ * The SDK's message for a validation issue, to pass as a per-parse error map
+ * (`schema.safeParse(value, { error: issueMessage })`); {@link safeParse} does that for you.
+ */
+export const issueMessage = (issue: Issue): string => {
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.input === undefined) return 'is required';
+      return `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
+    case 'invalid_value':
+      return oneOf(issue.values);
+    case 'too_big':
+      return sizeMessage(issue.origin, issue.maximum, issue.inclusive ? 'at most' : 'less than', issue.exact);
+    case 'too_small':
+      return sizeMessage(
+        issue.origin,
+        issue.minimum,
+        issue.inclusive ? 'at least' : 'more than',
+        issue.exact,
+      );
+    case 'invalid_format':
+      if ('prefix' in issue) return `must start with "${issue.prefix}"`;
+      if (issue.format === 'regex' && issue.pattern) return `must match the pattern ${issue.pattern}`;
+      if (issue.format === 'url') return 'must be a URL';
+      return `must be a valid ${issue.format}`;
+    case 'unrecognized_keys':
+      return `has ${issue.keys.length === 1 ? 'a field' : 'fields'} it does not know: ${issue.keys.join(', ')}`;
+    case 'invalid_union': {
+      // A discriminated union names the discriminator values it knows.
+      const { options } = issue as { options?: readonly unknown[] };
+      return options?.length ? oneOf(options) : unionMessage(issue.errors);
+    }
+    case 'not_multiple_of':
+      return `must be a multiple of ${issue.divisor}`;
+    case 'invalid_key':
+      return 'has a key that is not allowed';
+    case 'invalid_element':
+      return 'has a value that is not allowed';
+    default:
+      return 'is not valid';
+  }
+};
