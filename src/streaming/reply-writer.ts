@@ -108,7 +108,7 @@ export class ReplyWriter {
     if (this.#failure !== undefined) throw this.#failure.error;
     if (this.#completion !== undefined)
       throw new AgentMessagingError('reply.write: the reply was already completed.');
-    // The message already holds its final text: this text was written by an earlier run, or is dropped.
+    // An earlier run completed the message: it holds its final text, so this text is dropped.
     if (this.#finished !== undefined) return;
     if (this.#written.length + text.length > this.#init.room) {
       throw new ValidationError(
