@@ -43,10 +43,16 @@ function sizeMessage(
 ): string {
   const sized = UNITS[origin];
   if (!sized) return exact ? `must be ${limit}` : `must be ${bound} ${limit}`;
+  if (origin === 'string' && bound === 'at least' && !exact && Number(limit) === 1)
+    return 'must not be empty';
   const [verb, unit] = sized;
   const units = Number(limit) === 1 ? unit : unit === 'entry' ? 'entries' : `${unit}s`;
   return `must ${verb} ${exact ? 'exactly' : bound} ${limit} ${units}`;
 }
+
+/** Whether the schema that raised an issue is `z.int()`. */
+const isInt = (inst: unknown) =>
+  (inst as { _zod?: { def?: { format?: string } } } | undefined)?._zod?.def?.format === 'safeint';
 
 /** `must be a string or an integer`, when each option of a union failed only on its type. */
 function unionMessage(errors: readonly (readonly { code: string; expected?: string }[])[]): string {
@@ -67,6 +73,8 @@ export const issueMessage = (issue: Issue): string => {
   switch (issue.code) {
     case 'invalid_type':
       if (issue.input === undefined) return 'is required';
+      // z.int() reports a non-number as expecting a number; name the integer it wants.
+      if (issue.expected === 'number' && isInt(issue.inst)) return 'must be an integer';
       return `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
     case 'invalid_value':
       return oneOf(issue.values);
