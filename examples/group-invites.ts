@@ -20,7 +20,13 @@ import {
   UserClient,
 } from 'agent-messaging';
 import { toNodeHandler } from 'agent-messaging/node';
-import { closeServer, credentialsFromEnv, mockControl, webhookUrl } from './support/try-on-mock.js';
+import {
+  closeServer,
+  credentialsFromEnv,
+  mockControl,
+  throwawayAgentId,
+  webhookUrl,
+} from './support/try-on-mock.js';
 
 /** A bot that posts a welcome in each group the service completes for it. */
 export function createGroupBot(options: BotOptions): Bot {
@@ -78,20 +84,21 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const server = createServer(toNodeHandler(bot)).listen(Number(process.env.PORT ?? 3000));
   await once(server, 'listening');
 
-  if (agent.agentId === undefined) {
+  const agentId = throwawayAgentId(agent);
+  if (agentId === undefined) {
     // A real agent: the users accept in their own app; wait for the service to tell the bot.
     const userIds = (process.env.AMS_USER_IDS ?? '').split(',').filter(Boolean);
     const invite = await proposeGroup(bot.client, userIds, 'Trip planning');
     console.log(`Proposed ${invite.id} to ${userIds.join(', ')}; waiting for everyone to accept...`);
   } else {
     // On the mock: verify the webhook, make two users who installed the agent, and accept for them.
-    await bot.client.agents.setWebhook(agent.agentId, {
+    await bot.client.agents.setWebhook(agentId, {
       webhook_url: webhookUrl(server),
       capabilities: ['text'],
     });
     const mock = mockControl(agent.baseUrl);
     const users = [await mock.createUser('Ada'), await mock.createUser('Grace')];
-    for (const { user } of users) await mock.install(user.id, agent.agentId);
+    for (const { user } of users) await mock.install(user.id, agentId);
     const invite = await proposeGroup(
       bot.client,
       users.map(({ user }) => user.id),

@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AgentClient, type Bot, createBot, registerAgent } from 'agent-messaging';
+import { type AgentClient, type Bot, createBot, registerAgent } from 'agent-messaging';
 import { toNodeHandler } from 'agent-messaging/node';
 import { mockSchemas } from 'agent-messaging/testing';
 import type * as z from 'zod/mini';
@@ -19,9 +19,16 @@ export interface AgentCredentials {
   apiKey: string;
   webhookSecret: string;
   baseUrl: string;
-  /** Set only for a throwaway agent registered on the mock: its webhook is still to be set. */
-  agentId?: string;
 }
+
+/**
+ * The agent ids of throwaway agents registered on the mock, by their credentials: kept beside them, not
+ * in them, since the credentials are passed to `createBot` as they are (it refuses unknown options).
+ */
+const throwawayAgentIds = new WeakMap<AgentCredentials, string>();
+
+/** The agent id of a throwaway agent registered on the mock; undefined for an agent from the env. */
+export const throwawayAgentId = (credentials: AgentCredentials) => throwawayAgentIds.get(credentials);
 
 const isLoopback = (url: string) => ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(url).hostname);
 
@@ -53,7 +60,9 @@ export async function registerOnMock(handle: string, baseUrl: string): Promise<A
     },
     { baseUrl },
   );
-  return { apiKey: api_key, webhookSecret: webhook_secret, baseUrl, agentId: agent.id };
+  const credentials = { apiKey: api_key, webhookSecret: webhook_secret, baseUrl };
+  throwawayAgentIds.set(credentials, agent.id);
+  return credentials;
 }
 
 /** The mock's user side, over its HTTP control surface (`npm run mock` runs in another process). */
@@ -104,11 +113,12 @@ export async function chatOnMock(
   url: string,
   text: string,
 ): Promise<void> {
-  if (!agent.agentId) return;
-  await bot.client.agents.setWebhook(agent.agentId, { webhook_url: url, capabilities: ['text'] });
+  const agentId = throwawayAgentIds.get(agent);
+  if (!agentId) return;
+  await bot.client.agents.setWebhook(agentId, { webhook_url: url, capabilities: ['text'] });
   const mock = mockControl(agent.baseUrl);
   const { user } = await mock.createUser('Ada');
-  const { conversation_id } = await mock.install(user.id, agent.agentId);
+  const { conversation_id } = await mock.install(user.id, agentId);
   // onAny handlers run after the typed ones: by then the bot's reply is in the conversation.
   let answered = () => {};
   const firstAnswer = new Promise<void>((resolve) => {
@@ -148,7 +158,7 @@ export async function devAgentOnMock(
 ): Promise<DevAgent> {
   const { baseUrl = process.env.AMS_BASE_URL || MOCK_URL, userMessages = 0 } = options;
   const agent = await registerOnMock(handle, baseUrl);
-  const agentId = agent.agentId as string;
+  const agentId = throwawayAgentIds.get(agent) as string;
   const bot = createBot(agent); // answers the webhook test by itself
   const server = createServer(toNodeHandler(bot)).listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -161,7 +171,7 @@ export async function devAgentOnMock(
   const { conversation_id } = await mock.install(user.id, agentId);
   for (let i = 1; i <= userMessages; i++) await mock.say(conversation_id, user.id, `Message ${i}`);
   return {
-    client: new AgentClient(agent),
+    client: bot.client,
     agentId,
     user: { id: user.id, session_token },
     conversationId: conversation_id,

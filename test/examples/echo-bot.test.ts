@@ -16,7 +16,7 @@ describe('examples/echo-bot.ts', () => {
   it('answers a user message with the echoed text, as a reply to it', async () => {
     const { mock, baseUrl } = await startMock();
     const agent = await newAgent(baseUrl);
-    const bot = createEchoBot(agent);
+    const bot = createEchoBot(agent.options);
     const url = stopAfterTest(await serveBot(bot, 0, '127.0.0.1'));
     await verifyWebhook(bot.client, agent.agentId, url);
     const { user, conversationId } = userWithAgent(mock, agent.agentId);
@@ -44,7 +44,7 @@ describe('examples/echo-bot.ts', () => {
   it('refuses a delivery signed with another secret, and sends nothing', async () => {
     const { mock, baseUrl } = await startMock();
     const agent = await newAgent(baseUrl);
-    const url = stopAfterTest(await serveBot(createEchoBot(agent), 0, '127.0.0.1'));
+    const url = stopAfterTest(await serveBot(createEchoBot(agent.options), 0, '127.0.0.1'));
     const other = await newAgent(baseUrl);
     const payload = JSON.stringify({
       schema: 'svc.event.v1',

@@ -15,7 +15,7 @@ describe('examples/express-bot.ts', () => {
   it('verifies and answers deliveries on the express.raw webhook route', async () => {
     const { mock, baseUrl } = await startMock();
     const agent = await newAgent(baseUrl);
-    const bot = createEchoBot(agent);
+    const bot = createEchoBot(agent.options);
     const url = stopAfterTest(await serveApp(createApp(bot), 0, '127.0.0.1'));
     await verifyWebhook(bot.client, agent.agentId, url);
     const { user, conversationId } = userWithAgent(mock, agent.agentId);
@@ -37,7 +37,10 @@ describe('examples/express-bot.ts', () => {
   it('keeps parsing JSON for the rest of the app next to the webhook route', async () => {
     const { baseUrl } = await startMock();
     const agent = await newAgent(baseUrl);
-    const url = stopAfterTest(await serveApp(createApp(createEchoBot(agent)), 0, '127.0.0.1'), '/healthz');
+    const url = stopAfterTest(
+      await serveApp(createApp(createEchoBot(agent.options)), 0, '127.0.0.1'),
+      '/healthz',
+    );
 
     const response = await fetch(url);
 

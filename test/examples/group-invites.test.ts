@@ -15,7 +15,7 @@ describe('examples/group-invites.ts', () => {
   it('creates the group once every user accepted, and the bot welcomes it on invite.completed', async () => {
     const { mock, baseUrl } = await startMock();
     const agent = await newAgent(baseUrl);
-    const bot = createGroupBot(agent);
+    const bot = createGroupBot(agent.options);
     await verifyWebhook(bot.client, agent.agentId, await serveFetch(bot));
     const ada = userWithAgent(mock, agent.agentId, 'Ada');
     const grace = userWithAgent(mock, agent.agentId, 'Grace');

@@ -15,7 +15,7 @@ describe('examples/hono-bot.ts', () => {
   it('answers deliveries through the Hono route with bot.fetch', async () => {
     const { mock, baseUrl } = await startMock();
     const agent = await newAgent(baseUrl);
-    const bot = createEchoBot(agent);
+    const bot = createEchoBot(agent.options);
     const app = createApp(bot);
     // As the example runs on Node: the app's fetch behind node:http.
     const url = await serveFetch({ fetch: async (request) => app.fetch(request) });
@@ -36,7 +36,7 @@ describe('examples/hono-bot.ts', () => {
 
   it('serves the app’s own routes beside the webhook, which only takes POST', async () => {
     const { baseUrl } = await startMock();
-    const app = createApp(createEchoBot(await newAgent(baseUrl)));
+    const app = createApp(createEchoBot((await newAgent(baseUrl)).options));
 
     const home = await app.request('/');
     const get = await app.request('/webhook');

@@ -32,7 +32,9 @@ export async function newAgent(baseUrl: string) {
     },
     { baseUrl },
   );
-  return { agentId: agent.id, apiKey: api_key, webhookSecret: webhook_secret, baseUrl };
+  // `options` is exactly what a bot takes; createBot refuses anything else, such as the agent id.
+  const options = { apiKey: api_key, webhookSecret: webhook_secret, baseUrl };
+  return { agentId: agent.id, options, ...options };
 }
 
 /** Stops a server the example started when the test ends; answers its webhook URL. */

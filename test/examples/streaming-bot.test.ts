@@ -20,7 +20,7 @@ import {
 async function streamingBot(generate: TextGenerator) {
   const { mock, baseUrl } = await startMock();
   const agent = await newAgent(baseUrl);
-  const bot = createStreamingBot(agent, generate);
+  const bot = createStreamingBot(agent.options, generate);
   await verifyWebhook(bot.client, agent.agentId, await serveFetch(bot));
   const { user, conversationId } = userWithAgent(mock, agent.agentId);
   const ask = async (text: string) => {
