@@ -1,7 +1,7 @@
 // Attachments (PROTOCOL.md section 9): an upload handle valid 15 minutes, then PUT the bytes and
 // GET them back. The file URLs are absolute, built from the origin of the request that created the
 // handle (so they work through either door), and take no Authorization header.
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CreateAttachmentRequest, MAX_ATTACHMENT_BYTES } from '../schemas/attachments.js';
 import { agentOf, requireActive } from './access.js';
 import { invalid, json, MockError, notFound } from './http.js';
@@ -17,7 +17,7 @@ export const UPLOAD_TTL_MS = 15 * 60 * 1000;
 // The shared schema caps size_bytes at 100 MiB (the SDK refuses more before sending), but the service
 // answers an attachment over 100 MiB with 413, not 400 (PROTOCOL.md section 2): the rule reads the
 // size uncapped and checks the cap itself, as a limit, before permission (403).
-const CreateAttachmentBody = CreateAttachmentRequest.extend({ size_bytes: z.int().min(1) });
+const CreateAttachmentBody = z.extend(CreateAttachmentRequest, { size_bytes: z.int().check(z.minimum(1)) });
 
 /** `POST /v1/attachments`: an upload handle; 413 for a file over 100 MiB. */
 export const createAttachment = route({
