@@ -2,6 +2,7 @@
 // scenario with a verified agent, a user who installed it, and their conversation.
 import type * as z from 'zod/mini';
 import { ErrorBody } from '../../src/schemas/errors.js';
+import { issueMessage } from '../../src/schemas/issue-messages.js';
 import type { MockService } from '../../src/testing/index.js';
 
 /** One answer, with its parsed JSON body (or the text when not JSON). */
@@ -50,9 +51,9 @@ export function client(baseUrl: string) {
 /** A call function as made by {@link client}. */
 export type Call = ReturnType<typeof client>;
 
-/** Parses a body with a shared response schema; a mismatch fails the test with zod's message. */
+/** Parses a body with a shared response schema; a mismatch fails the test naming the field. */
 export function parse<S extends z.ZodMiniType>(schema: S, body: unknown): z.output<S> {
-  return schema.parse(body);
+  return schema.parse(body, { error: issueMessage });
 }
 
 /** The error code of an error answer. */
