@@ -1,6 +1,7 @@
 import { AgentMessagingError, ConnectionError } from '../core/errors.js';
 import type { StreamEvent } from '../schemas/stream.js';
-import { readStreamEvents, type SseReadOptions } from './sse-reader.js';
+import { EventIterator } from './event-iterator.js';
+import { readStreamEventBatches, type SseReadOptions } from './sse-reader.js';
 import { type StreamedMessage, StreamedMessageBuilder, textOfBlocks } from './streamed-message.js';
 
 /** Options of a {@link MessageStream}. */
@@ -49,23 +50,10 @@ export class MessageStream implements AsyncIterable<StreamEvent> {
       );
     }
     this.#state = 'reading';
-    return this.#iterate();
-  }
-
-  async *#iterate(): AsyncGenerator<StreamEvent, void, undefined> {
-    try {
-      for await (const event of readStreamEvents(this.#body, this.#options)) {
-        this.#builder.apply(event);
-        yield event;
-      }
-      if (!this.#builder.current?.completed) {
-        throw new ConnectionError(
-          'The event stream ended before message.completed; the message may still be streaming.',
-        );
-      }
-    } finally {
+    const batches = readStreamEventBatches(this.#body, this.#options);
+    return new EventIterator(batches, this.#builder, () => {
       this.#state = 'done';
-    }
+    });
   }
 
   /**

@@ -7,6 +7,8 @@ import {
   TimeoutError,
 } from '../core/errors.js';
 import { parseStreamEvent, type StreamEvent } from '../schemas/stream.js';
+import { IdleWatchdog } from './idle-watchdog.js';
+import { isWellFormedPatchEvent } from './patch-check.js';
 
 /** How long a stream may stay silent by default: four times the service's 15 s keep-alive. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
@@ -32,10 +34,21 @@ export async function* readStreamEvents(
   body: ReadableStream<Uint8Array>,
   options: SseReadOptions = {},
 ): AsyncGenerator<StreamEvent, void, undefined> {
-  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  for await (const batch of readStreamEventBatches(body, options)) yield* batch;
+}
+
+/**
+ * {@link readStreamEvents}, one array per chunk of the body (never empty): the events of a chunk
+ * arrive together, so a reader that hands them out one by one saves an async step per event.
+ */
+export async function* readStreamEventBatches(
+  body: ReadableStream<Uint8Array>,
+  options: SseReadOptions = {},
+): AsyncGenerator<StreamEvent[], void, undefined> {
+  const { signal } = options;
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  const ready: StreamEvent[] = [];
+  let ready: StreamEvent[] = [];
   let failure: Error | undefined;
   const parser = createParser({
     maxBufferSize: MAX_BUFFERED_CHARS,
@@ -53,10 +66,31 @@ export async function* readStreamEvents(
       }
     },
   });
+  // A timeout or an abort cancels the reader, which ends a pending read at once with `done`;
+  // `failure` then says why. No promise or timer per read.
+  const interrupt = (error: Error) => {
+    failure ??= error;
+    reader.cancel(error).catch(() => {});
+  };
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const watchdog = new IdleWatchdog(idleTimeoutMs, () =>
+    interrupt(new TimeoutError(`The event stream sent nothing for ${idleTimeoutMs} ms (idleTimeoutMs).`)),
+  );
+  const onAbort = () => interrupt(aborted(signal));
   let ended = false;
   try {
+    if (signal?.aborted) throw aborted(signal);
+    signal?.addEventListener('abort', onAbort, { once: true });
     for (;;) {
-      const chunk = await readWithin(reader, idleTimeoutMs, options.signal);
+      watchdog.waiting();
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        throw failure ?? readFailure(error, signal);
+      }
+      watchdog.received();
+      if (failure !== undefined) throw failure;
       if (chunk.done) {
         ended = true;
         parser.feed(decoder.decode());
@@ -64,70 +98,44 @@ export async function* readStreamEvents(
         parser.feed(decoder.decode(chunk.value, { stream: true }));
       }
       if (failure !== undefined) throw failure;
-      while (ready.length > 0) yield ready.shift()!;
+      if (ready.length > 0) {
+        const batch = ready;
+        ready = [];
+        yield batch;
+      }
       if (ended) return;
     }
   } finally {
+    watchdog.stop();
+    signal?.removeEventListener('abort', onAbort);
     if (!ended) await reader.cancel(failure).catch(() => {});
     reader.releaseLock();
   }
 }
 
 function decodeEvent(message: EventSourceMessage): StreamEvent | Error {
-  const label = message.event ?? 'message';
   let data: unknown;
   try {
     data = JSON.parse(message.data);
   } catch {
-    return new InvalidResponseError(`The event stream sent a "${label}" event whose data is not JSON.`);
+    return new InvalidResponseError(
+      `The event stream sent a "${labelOf(message)}" event whose data is not JSON.`,
+    );
   }
+  // Nearly every event is a patch: checked by hand, the object JSON.parse made is the event.
+  if (isWellFormedPatchEvent(data)) return data;
   const parsed = parseStreamEvent(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.join('.') || '(root)';
     return new InvalidResponseError(
-      `The event stream sent a malformed "${label}" event: ${field}: ${issue?.message ?? 'invalid'}.`,
+      `The event stream sent a malformed "${labelOf(message)}" event: ${field}: ${issue?.message ?? 'invalid'}.`,
     );
   }
   return parsed.data;
 }
 
-/** One read of the body, bounded by the idle timeout and the caller's signal. */
-function readWithin(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  idleTimeoutMs: number,
-  signal: AbortSignal | undefined,
-): Promise<ReadableStreamReadResult<Uint8Array>> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(aborted(signal));
-      return;
-    }
-    const settle = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    };
-    const onAbort = () => {
-      settle();
-      reject(aborted(signal));
-    };
-    const timer = setTimeout(() => {
-      settle();
-      reject(new TimeoutError(`The event stream sent nothing for ${idleTimeoutMs} ms (idleTimeoutMs).`));
-    }, idleTimeoutMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    reader.read().then(
-      (result) => {
-        settle();
-        resolve(result);
-      },
-      (error: unknown) => {
-        settle();
-        reject(readFailure(error, signal));
-      },
-    );
-  });
-}
+const labelOf = (message: EventSourceMessage) => message.event ?? 'message';
 
 function readFailure(error: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return aborted(signal);
