@@ -70,3 +70,53 @@ describe('the idle watchdog', () => {
     expect((await iterator.next()).value).toMatchObject({ type: 'message.completed' });
   });
 });
+
+describe('the idle watchdog over a long stream', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it('gives a read that starts after a long busy spell the whole timeout, no less', async () => {
+    const manual = manualBody();
+    const iterator = new MessageStream(manual.body, { idleTimeoutMs: 1_000 })[Symbol.asyncIterator]();
+    manual.push(started);
+    await iterator.next();
+    await vi.advanceTimersByTimeAsync(5_500);
+    const next = watch(iterator.next());
+    await vi.advanceTimersByTimeAsync(999);
+    expect(next.settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(next.error).toBeInstanceOf(TimeoutError);
+    expect(manual.state.cancelled).toBe(true);
+  });
+
+  it('keeps one timer for the whole stream, however many chunks arrive, and none once it ends', async () => {
+    const setTimeoutSpy = vi.spyOn(globalThis, 'setTimeout');
+    const manual = manualBody();
+    const iterator = new MessageStream(manual.body, { idleTimeoutMs: 1_000 })[Symbol.asyncIterator]();
+    manual.push(started);
+    await iterator.next();
+    for (let seq = 2; seq < 52; seq++) {
+      const next = iterator.next();
+      await vi.advanceTimersByTimeAsync(10);
+      manual.push(
+        sse('message.patch', {
+          seq,
+          messageId: 'msg_w',
+          patch: { op: 'appendText', blockId: 'blk_w', path: '/text', value: 'x' },
+        }),
+      );
+      expect((await next).value).toMatchObject({ seq });
+    }
+    expect(setTimeoutSpy.mock.calls.length).toBeLessThanOrEqual(1);
+    manual.push(sse('message.completed', { seq: 52, messageId: 'msg_w' }));
+    manual.end();
+    expect((await iterator.next()).value).toMatchObject({ type: 'message.completed' });
+    expect((await iterator.next()).done).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
