@@ -14,16 +14,17 @@ const DONE: Step = Object.freeze({ value: undefined, done: true });
  * Hands out the events of `batches` one by one, applying each to `builder` as it is handed out.
  * Calls made before the previous one settled wait for it, as an async generator's do; `return()`
  * (a `break`) closes the reader, which cancels the body. `onDone` runs once, when the iteration ends
- * in any way.
+ * in any way; `unread` says the body was never read (so the reader never took it over).
  * @internal
  */
 export class EventIterator implements AsyncIterableIterator<StreamEvent, undefined, undefined> {
   readonly #batches: AsyncGenerator<StreamEvent[], void, undefined>;
   readonly #builder: StreamedMessageBuilder;
-  readonly #onDone: () => void;
+  readonly #onDone: (unread: boolean) => void;
   #batch: StreamEvent[] = [];
   #index = 0;
   #finished = false;
+  #pulled = false;
   /** The call in progress that is not a plain hand-out; later calls queue behind it. */
   #busy: Promise<Step> | undefined;
 
@@ -31,7 +32,7 @@ export class EventIterator implements AsyncIterableIterator<StreamEvent, undefin
   constructor(
     batches: AsyncGenerator<StreamEvent[], void, undefined>,
     builder: StreamedMessageBuilder,
-    onDone: () => void,
+    onDone: (unread: boolean) => void,
   ) {
     this.#batches = batches;
     this.#builder = builder;
@@ -81,6 +82,7 @@ export class EventIterator implements AsyncIterableIterator<StreamEvent, undefin
     while (!this.#finished) {
       if (this.#index < this.#batch.length) return this.#take();
       let read: IteratorResult<StreamEvent[], void>;
+      this.#pulled = true;
       try {
         read = await this.#batches.next();
       } catch (error) {
@@ -106,6 +108,6 @@ export class EventIterator implements AsyncIterableIterator<StreamEvent, undefin
     this.#finished = true;
     this.#batch = [];
     this.#index = 0;
-    this.#onDone();
+    this.#onDone(!this.#pulled);
   }
 }

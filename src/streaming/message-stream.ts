@@ -51,8 +51,10 @@ export class MessageStream implements AsyncIterable<StreamEvent> {
     }
     this.#state = 'reading';
     const batches = readStreamEventBatches(this.#body, this.#options);
-    return new EventIterator(batches, this.#builder, () => {
+    return new EventIterator(batches, this.#builder, (unread) => {
       this.#state = 'done';
+      // A `return()` before the first read: the reader never took the body, so close it here.
+      if (unread) this.#body.cancel().catch(() => {});
     });
   }
 

@@ -67,6 +67,14 @@ describe('handing out the events of a stream', () => {
     expect((await stream.finalMessage()).blocks[0]?.text).toBe('a');
   });
 
+  it('return() before the first read closes the body', async () => {
+    const { body, state } = bodyOf([bytes(started + completed(2))]);
+    const iterator = new MessageStream(body)[Symbol.asyncIterator]();
+    await expect(iterator.return?.()).resolves.toMatchObject({ done: true });
+    expect(state.cancelled).toBe(true);
+    await expect(iterator.next()).resolves.toMatchObject({ done: true });
+  });
+
   it('aborting the signal between reads cancels the body at once; the next read rejects', async () => {
     const manual = manualBody();
     const controller = new AbortController();
