@@ -24,7 +24,7 @@ export interface UploadInput {
 }
 
 /** The bytes `attachments.upload` takes. */
-export type UploadData = Blob | ArrayBuffer | Uint8Array<ArrayBuffer>;
+export type UploadData = Blob | ArrayBuffer | Uint8Array;
 
 /** Upload handles: create one, or create one and send the bytes in one call. */
 export class Attachments extends Resource {
@@ -97,7 +97,10 @@ export class Attachments extends Resource {
 }
 
 function toBody(data: UploadData, operation: string): Blob | Uint8Array<ArrayBuffer> {
-  if (data instanceof Blob || data instanceof Uint8Array) return data;
+  if (data instanceof Blob) return data;
+  // A view over a SharedArrayBuffer (or a resizable one) is not a valid fetch body: copy it.
+  if (data instanceof Uint8Array)
+    return data.buffer instanceof ArrayBuffer ? (data as Uint8Array<ArrayBuffer>) : new Uint8Array(data);
   if (data instanceof ArrayBuffer) return new Uint8Array(data);
   throw new ValidationError(
     [{ field: 'data', message: 'must be a Blob, an ArrayBuffer or a Uint8Array' }],

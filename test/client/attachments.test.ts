@@ -55,6 +55,26 @@ describe.each(['msw', 'loopback'] as const)('attachments over %s', (door) => {
     expect(message.status).toBe('sent');
   });
 
+  test('upload takes any Uint8Array, a view over a SharedArrayBuffer or a Node Buffer included', async () => {
+    const shared = new Uint8Array(new SharedArrayBuffer(6));
+    shared.set([1, 2, 3, 4, 5, 6]);
+    const viaShared: Uint8Array = shared;
+
+    const first = await w.client.attachments.upload(viaShared, {
+      name: 'a.bin',
+      mime_type: 'application/octet-stream',
+    });
+    const second = await w.client.attachments.upload(Buffer.from('hello'), {
+      name: 'b.txt',
+      mime_type: 'text/plain',
+    });
+
+    expect(new Uint8Array(await (await fetch(first.download_url)).arrayBuffer())).toEqual(
+      new Uint8Array([1, 2, 3, 4, 5, 6]),
+    );
+    expect(await (await fetch(second.download_url)).text()).toBe('hello');
+  });
+
   test("upload of a File takes the file's name and type", async () => {
     const file = new File([bytes(10)], 'notes.txt', { type: 'text/plain' });
 
