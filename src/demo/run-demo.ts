@@ -21,6 +21,13 @@ export interface DemoOptions {
   tokenDelayMs?: number;
 }
 
+/** Why the user's text cannot be posted (the service's rule for a user message), or undefined. */
+export function checkDemoText(text: string): string | undefined {
+  if (text.trim() === '') return 'must not be empty';
+  if (text.length > 32_000) return 'must be at most 32000 characters';
+  return undefined;
+}
+
 /** The text parts of a message, joined. */
 const textOf = (message: Message) =>
   (message.parts ?? []).map((part) => (part.type === 'text' ? (part.text ?? '') : '')).join('');
@@ -28,6 +35,8 @@ const textOf = (message: Message) =>
 /** Runs the demo; resolves with the exit code (0 when the reply arrived whole). */
 export async function runDemo(options: DemoOptions = {}): Promise<number> {
   const text = options.text ?? 'What can you do?';
+  const problem = checkDemoText(text);
+  if (problem) throw new Error(`text: ${problem}`); // before anything starts
   console.log(`\n${bold('agent-messaging demo')} ${dim('- everything runs on this machine, no network')}\n`);
 
   const mock = createMockService();
@@ -134,7 +143,13 @@ function watchReply(
         resolve({ message, patches });
       }
     });
-    trigger();
+    try {
+      trigger();
+    } catch (error) {
+      clearTimeout(timer);
+      unsubscribe();
+      reject(error);
+    }
   });
 }
 

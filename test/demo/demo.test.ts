@@ -24,9 +24,14 @@ describe('the demo', () => {
     expect(printed).toContain('holds exactly the text the bot wrote');
     expect(printed).toMatch(/the reply took 1 streamed request/);
     // The reply arrived in several pieces, not as one write at the end.
-    const replyPieces = out.filter((chunk) =>
-      demoAnswer('hello there').includes(chunk.replace(/\u001b\[\d+m/g, '')),
-    );
+    const replyPieces = out
+      .map((chunk) => chunk.replace(/\u001b\[\d+m/g, ''))
+      .filter((chunk) => chunk.length > 0 && demoAnswer('hello there').includes(chunk));
     expect(replyPieces.length).toBeGreaterThan(2);
+    expect(Number(printed.match(/(\d+) patches applied live/)?.[1])).toBeGreaterThan(2);
+  });
+
+  it('refuses an empty text before starting anything', async () => {
+    await expect(runDemo({ text: '   ' })).rejects.toThrow('text: must not be empty');
   });
 });
