@@ -4,7 +4,8 @@
 # where it is missing. Fails loudly (exit 1) when it cannot, so the e2e test is never silently absent.
 set -euo pipefail
 
-CHROMIUM=/usr/bin/chromium
+# CHROMIUM_PATH points at a browser already installed elsewhere (the test reads it too).
+CHROMIUM=${CHROMIUM_PATH:-/usr/bin/chromium}
 
 if [ -x "$CHROMIUM" ]; then
   echo "ensure-chromium: $("$CHROMIUM" --version 2>/dev/null || echo "$CHROMIUM") already installed"
@@ -12,7 +13,7 @@ if [ -x "$CHROMIUM" ]; then
 fi
 
 if ! command -v apt-get >/dev/null 2>&1; then
-  echo "ensure-chromium: $CHROMIUM is missing and apt-get is not available; install Chromium by hand" >&2
+  echo "ensure-chromium: $CHROMIUM is missing and apt-get is not available; install Chromium and set CHROMIUM_PATH to it" >&2
   exit 1
 fi
 
@@ -21,9 +22,14 @@ if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null 2>&1; then
     SUDO="sudo"
   else
-    echo "ensure-chromium: $CHROMIUM is missing and installing it needs root (or sudo)" >&2
+    echo "ensure-chromium: $CHROMIUM is missing and installing it needs root (or sudo); or set CHROMIUM_PATH to an installed Chromium" >&2
     exit 1
   fi
+fi
+
+if [ -n "${CHROMIUM_PATH:-}" ]; then
+  echo "ensure-chromium: CHROMIUM_PATH=$CHROMIUM_PATH does not exist or is not executable" >&2
+  exit 1
 fi
 
 echo "ensure-chromium: installing Debian's chromium package"
