@@ -41,6 +41,13 @@ try {
     const help = run(binOf(app, 'agent-messaging'), ['--help'], app, env);
     if (!help.includes('mock'))
       throw new CheckFailed(`agent-messaging --help does not mention mock:\n${help}`);
+    step(TAG, `agent-messaging demo on Node ${version}`);
+    const demo = run(binOf(app, 'agent-messaging'), ['demo', '--text', 'smoke test'], app, {
+      ...env,
+      NO_COLOR: '1',
+    });
+    if (!demo.includes('holds exactly the text the bot wrote'))
+      throw new CheckFailed(`agent-messaging demo did not end with the exact reply:\n${demo}`);
   }
   typeCheckConsumers(app);
   step(TAG, 'passed');
