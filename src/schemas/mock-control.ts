@@ -37,8 +37,13 @@ export type UserMessageRequest = z.input<typeof UserMessageRequest>;
 export const UserMessageResponse = z.looseObject({ message: Message });
 export type UserMessageResponse = z.output<typeof UserMessageResponse>;
 
-/** `POST /_mock/clock/advance` request. */
-export const ClockAdvanceRequest = z.strictObject({ seconds: z.number().check(z.minimum(0)) });
+/** The most one advance may move the mock clock: ten years of 365.25 days, in seconds. */
+export const MAX_ADVANCE_SECONDS = 315_576_000;
+
+/** `POST /_mock/clock/advance` request: 0 to ten years. */
+export const ClockAdvanceRequest = z.strictObject({
+  seconds: z.number().check(z.minimum(0), z.maximum(MAX_ADVANCE_SECONDS)),
+});
 export type ClockAdvanceRequest = z.input<typeof ClockAdvanceRequest>;
 
 const FaultBase = {

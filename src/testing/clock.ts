@@ -1,5 +1,13 @@
 // The mock's clock runs with real time plus every advance(); the scheduler runs tasks keyed on it,
 // both when advance() moves the clock and on a real timer, so a 5 s retry also happens in real time.
+// The clock is kept within the years 0 to 9999: past that a Date is invalid (or, beyond 9999, written
+// with a six-digit year the wire's timestamps do not take), and every answer that holds a time fails.
+import { MAX_ADVANCE_SECONDS } from '../schemas/mock-control.js';
+
+/** The earliest time the clock may read: 0000-01-01T00:00:00.000Z. */
+export const MIN_CLOCK_MS = Date.parse('0000-01-01T00:00:00.000Z');
+/** The latest time the clock may read: 9999-12-31T23:59:59.999Z. */
+export const MAX_CLOCK_MS = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** A task due at a time on the mock clock. */
 interface Task {
@@ -10,13 +18,20 @@ interface Task {
 
 /** Time as the mock sees it, and the work that waits for a moment of it. */
 export class MockClock {
+  /** Where the clock starts, and where reset() puts it back: the `now` option's offset, or 0. */
+  readonly #startOffsetMs: number;
   #offsetMs: number;
   #tasks: Task[] = [];
   #nextId = 1;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
+  /** A clock at real time, or at `start` (a RangeError naming `now` when it is outside 0 to 9999). */
   constructor(start?: Date) {
-    this.#offsetMs = start ? start.getTime() - Date.now() : 0;
+    if (start !== undefined && !(start.getTime() >= MIN_CLOCK_MS && start.getTime() <= MAX_CLOCK_MS)) {
+      throw new RangeError('now: must be a valid date between the years 0 and 9999');
+    }
+    this.#startOffsetMs = start ? start.getTime() - Date.now() : 0;
+    this.#offsetMs = this.#startOffsetMs;
   }
 
   /** The current time on the mock clock. */
@@ -29,13 +44,25 @@ export class MockClock {
     return Date.now() + this.#offsetMs;
   }
 
-  /** Moves the clock forward and runs every task that became due, in time order. */
+  /**
+   * Moves the clock forward and runs every task that became due, in time order. A RangeError naming
+   * `seconds` refuses a move of more than ten years, or one past the year 9999; the time is unchanged.
+   */
   async advance(seconds: number): Promise<void> {
-    if (!Number.isFinite(seconds) || seconds < 0) {
-      throw new RangeError('seconds: must be a finite number of seconds, 0 or more');
+    if (!(seconds >= 0 && seconds <= MAX_ADVANCE_SECONDS)) {
+      throw new RangeError(`seconds: must be a number from 0 to ${MAX_ADVANCE_SECONDS} (ten years)`);
+    }
+    if (this.nowMs() + seconds * 1000 > MAX_CLOCK_MS) {
+      throw new RangeError('seconds: would move the clock past the year 9999');
     }
     this.#offsetMs += seconds * 1000;
     this.runDue();
+  }
+
+  /** Undoes every advance: the clock reads real time again (or runs on from the `now` option). */
+  rewind(): void {
+    this.#offsetMs = this.#startOffsetMs;
+    this.#arm();
   }
 
   /** Runs `run` once the clock reaches `at` (ms since the epoch); answers a handle for cancel(). */

@@ -8,7 +8,7 @@ import {
   UserMessageRequest,
 } from '../schemas/mock-control.js';
 import { clearFaults, injectFault } from './faults.js';
-import { json } from './http.js';
+import { invalid, json } from './http.js';
 import { clockAdvanced, stateReset } from './live-events.js';
 import { liveRoutes } from './live-routes.js';
 import { snapshotRequests } from './request-log.js';
@@ -17,9 +17,13 @@ import { createState } from './state.js';
 import { createUser, installAgent, postUserMessage } from './users.js';
 import { iso, type MockWorld } from './world.js';
 
-/** Empties the state: every record, fault, log, delivery, scheduled task and open stream. */
+/**
+ * Empties the state: every record, fault, log, delivery, scheduled task and open stream, and every
+ * advance of the clock (PROTOCOL.md section 13: reset is the state of a new mock).
+ */
 export function resetWorld(world: MockWorld): void {
   world.clock.clearTasks();
+  world.clock.rewind();
   world.streams.closeAll();
   world.state = createState(world.state.generation + 1);
   stateReset(world);
@@ -60,7 +64,13 @@ export const controlRoutes = [
     auth: 'none',
     body: ClockAdvanceRequest,
     handle: async (ctx) => {
-      await advanceClock(ctx.world, ctx.body.seconds);
+      try {
+        await advanceClock(ctx.world, ctx.body.seconds);
+      } catch (error) {
+        // The schema caps one advance; the clock also refuses to pass the year 9999 (a 400 too).
+        if (error instanceof RangeError) throw invalid(error.message);
+        throw error;
+      }
       return json(200, { now: iso(ctx.world.clock.now()) });
     },
   }),

@@ -24,7 +24,7 @@ export interface MockServiceOptions {
   keepAliveMs?: number;
   /** false answers 415 `streaming_unsupported` to every NDJSON request body. @default true */
   streamedBodies?: boolean;
-  /** Where the mock clock starts. @default the real time */
+  /** Where the mock clock starts, between the years 0 and 9999 (else a RangeError). @default the real time */
   now?: Date | string | number;
 }
 
@@ -40,7 +40,10 @@ export interface MockServer {
 export interface MockClockControl {
   /** The current time on the mock clock. */
   now(): Date;
-  /** Moves the clock; due expiries, webhook retries and stream auto-completions run. */
+  /**
+   * Moves the clock; due expiries, webhook retries and stream auto-completions run. Rejects with a
+   * RangeError for more than ten years at once (315,576,000 s) or a move past the year 9999.
+   */
   advance(seconds: number): Promise<void>;
 }
 
@@ -92,7 +95,7 @@ export interface MockService {
   readonly events: MockEvents;
   /** Everything the mock holds now, as `GET /_mock/state` answers it (secrets of agents left out). */
   snapshot(): MockStateSnapshot;
-  /** Empties all state (the clock keeps its time). */
+  /** Empties all state and undoes every clock advance (the clock reads real time, or runs from `now`). */
   reset(): void;
   /** Resolves when every webhook delivery in flight has settled. */
   idle(): Promise<void>;

@@ -1,5 +1,6 @@
 // The page is served by the loopback door only: GET / and its assets under /_mock/ui/.
 import { describe, expect, it } from 'vitest';
+import { MAX_ADVANCE_SECONDS } from '../../src/schemas/mock-control.js';
 import { createMockService } from '../../src/testing/index.js';
 import { useMockOverLoopback } from '../mock/stream-helpers.js';
 
@@ -40,6 +41,11 @@ describe('the emulator page on the loopback server', () => {
     );
     const css = await fetch(`${ctx.baseUrl}/_mock/ui/emulator.css`);
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+  });
+
+  it('refuses on the page the same clock advance the mock refuses: more than ten years', async () => {
+    const app = await (await fetch(`${ctx.baseUrl}/_mock/ui/app.js`)).text();
+    expect(app).toContain(`seconds <= ${MAX_ADVANCE_SECONDS})`);
   });
 
   it('leaves other methods and unknown assets to the mock', async () => {

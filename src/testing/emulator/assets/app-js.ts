@@ -146,7 +146,8 @@ function bindForms() {
   byId('advance-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const seconds = Number(byId('advance-seconds').value);
-    if (!Number.isFinite(seconds) || seconds < 0) return toast('Seconds: a number, 0 or more.');
+    // The mock's own cap on one advance (MAX_ADVANCE_SECONDS); it answers 400 beyond it anyway.
+    if (!(seconds >= 0 && seconds <= 315576000)) return toast('Seconds: a number from 0 to 315576000 (ten years).');
     return run(event.submitter, () => api.advance(seconds));
   });
   byId('reset').addEventListener('click', () => {
