@@ -115,7 +115,26 @@ export function fileResponse(attachment: AttachmentRecord, bytes: Uint8Array): R
     headers: {
       'content-type': attachment.mime_type,
       'content-length': String(bytes.byteLength),
-      'content-disposition': `attachment; filename="${attachment.name.replace(/["\\\r\n]/g, '_')}"`,
+      'content-disposition': contentDisposition(attachment.name),
     },
   });
+}
+
+/**
+ * `attachment` named after the file as RFC 6266 says: an ASCII `filename` for old clients, and the
+ * exact name UTF-8 percent-encoded in `filename*`. A header holds only bytes up to 0xFF, so the raw
+ * name of a file such as `résumé 日本.txt` cannot go in it (the Response would throw).
+ */
+export function contentDisposition(name: string): string {
+  const ascii = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x20-\x7e]|["\\]/g, '_');
+  // A lone surrogate (valid in JSON) would make encodeURIComponent throw: it becomes U+FFFD. And
+  // encodeURIComponent leaves ' ( ) * as they are, which RFC 8187's attr-char does not allow.
+  const encoded = encodeURIComponent(name.replace(/[\uD800-\uDFFF]/gu, '\uFFFD')).replace(
+    /['()*]/g,
+    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

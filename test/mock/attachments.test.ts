@@ -45,6 +45,50 @@ describe.each(DOORS)('through the %s door', (door) => {
       expect(await get.text()).toBe('hello');
     });
 
+    it('serves a file with a non-ASCII or quoted name on both download routes, named as RFC 6266 says', async () => {
+      const s = await setupScenario(mock, call);
+      const names = [
+        {
+          name: 'résumé 日本.txt',
+          ascii: 'resume __.txt',
+          encoded: 'r%C3%A9sum%C3%A9%20%E6%97%A5%E6%9C%AC.txt',
+        },
+        {
+          name: 'it\'s "v2" (final)*.txt',
+          ascii: "it's _v2_ (final)*.txt",
+          encoded: 'it%27s%20%22v2%22%20%28final%29%2A.txt',
+        },
+        // A lone surrogate is valid JSON but not Unicode: the encoded name carries U+FFFD instead.
+        {
+          name: 'half \ud83d.txt',
+          ascii: 'half _.txt',
+          encoded: 'half%20%EF%BF%BD.txt',
+          decoded: 'half \ufffd.txt',
+        },
+      ];
+      for (const { name, ascii, encoded, decoded = name } of names) {
+        const answer = await call('POST', '/v1/attachments', {
+          token: s.apiKey,
+          body: { name, mime_type: 'text/plain', size_bytes: 5 },
+        });
+        const created = Attachment.parse(answer.body);
+        const put = await fetch(created.upload_url, {
+          method: 'PUT',
+          headers: { 'content-type': 'text/plain' },
+          body: 'hello',
+        });
+        expect(put.status).toBe(200);
+        for (const url of [created.download_url, `${baseUrl()}/_mock/files/${created.attachment_id}`]) {
+          const got = await fetch(url);
+          expect(got.status, url).toBe(200);
+          expect(await got.text()).toBe('hello');
+          const disposition = got.headers.get('content-disposition') ?? '';
+          expect(disposition).toBe(`attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`);
+          expect(decodeURIComponent(disposition.split("UTF-8''")[1] ?? '')).toBe(decoded);
+        }
+      }
+    });
+
     it('answers 400 for a size that does not match, and the handle stays usable', async () => {
       const s = await setupScenario(mock, call);
       const created = await handle(s.apiKey);
