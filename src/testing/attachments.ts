@@ -121,9 +121,9 @@ export function fileResponse(attachment: AttachmentRecord, bytes: Uint8Array): R
 }
 
 /**
- * `attachment` named after the file as RFC 6266 says: an ASCII `filename` for old clients, and the
- * exact name UTF-8 percent-encoded in `filename*`. A header holds only bytes up to 0xFF, so the raw
- * name of a file such as `résumé 日本.txt` cannot go in it (the Response would throw).
+ * `attachment` named after the file as RFC 6266 says: an ASCII `filename` for old clients and, when
+ * that is not the exact name, the name UTF-8 percent-encoded in `filename*`. A header holds only
+ * bytes up to 0xFF, so the raw name of `résumé 日本.txt` cannot go in it (the Response would throw).
  */
 export function contentDisposition(name: string): string {
   const ascii = name
@@ -136,5 +136,7 @@ export function contentDisposition(name: string): string {
     /['()*]/g,
     (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
   );
+  // A plain name needs no second form.
+  if (ascii === name) return `attachment; filename="${name}"`;
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
