@@ -66,11 +66,13 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     async listen({ port = 0 } = {}): Promise<MockServer> {
       // node:http is loaded only when a server is asked for, so the rest runs on any runtime; the
       // emulator page is served on this door only.
-      const [{ serveOnLoopback }, { withEmulatorPage }] = await Promise.all([
+      const [{ serveOnLoopback }, { withEmulatorPage }, { guardLoopback }] = await Promise.all([
         import('./node-door.js'),
         import('./emulator/serve.js'),
+        import('./loopback-guard.js'),
       ]);
-      return serveOnLoopback(withEmulatorPage(serviceFetch), port);
+      // Only this door is reachable from web pages, so only it checks Host and Origin.
+      return serveOnLoopback(guardLoopback(withEmulatorPage(serviceFetch)), port);
     },
     createUser: (input) => createUser(world, input),
     installAgent: (input) => installAgent(world, input),
