@@ -32,6 +32,8 @@ export class Gate {
 /** What the bot does and what the test controls. */
 export interface EmulatorBot {
   agentId: string;
+  /** Where the bot takes its webhook deliveries. */
+  webhookUrl: string;
   /** Opened by the test: the bot stops typing and starts streaming. */
   startStreaming: Gate;
   /** Opened by the test: the bot writes the rest of its reply and completes it. */
@@ -49,6 +51,18 @@ export interface EmulatorBot {
 
 /** The text of the file the bot sends when told "file". */
 export const NOTES = 'Day 1: museum. Day 2: hike.';
+
+/** The picture the bot sends when told "photo": a 1x1 PNG, under a name that is not ASCII. */
+export const PHOTO = {
+  name: 'été 日本.png',
+  bytes: Uint8Array.from(
+    atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='),
+    (char) => char.charCodeAt(0),
+  ),
+};
+
+/** What the user says to get a delivered receipt and no read one. */
+export const DELIVERED_ONLY = 'delivered, not read';
 
 /** The quick replies offered after each streamed answer. */
 export const QUICK_REPLIES = [
@@ -68,6 +82,7 @@ export async function startEmulatorBot(baseUrl: string): Promise<EmulatorBot> {
   );
   const state: EmulatorBot = {
     agentId: agent.id,
+    webhookUrl,
     startStreaming: new Gate(),
     finishStreaming: new Gate(),
     received: [],
@@ -88,6 +103,13 @@ export async function startEmulatorBot(baseUrl: string): Promise<EmulatorBot> {
   bot.on('message.received', async (ctx) => {
     state.events.push('message.received');
     state.received.push(ctx.text);
+    if (ctx.text === DELIVERED_ONLY) {
+      await ctx.client.conversations.sendReceipt(ctx.conversationId, {
+        message_id: ctx.message.id,
+        type: 'delivered',
+      });
+      return;
+    }
     await ctx.markRead();
     if (ctx.text === 'pick:yes') {
       await ctx.react('👍');
@@ -106,6 +128,17 @@ export async function startEmulatorBot(baseUrl: string): Promise<EmulatorBot> {
         content: [
           { type: 'text', text: 'Here are the notes.' },
           { type: 'file', attachmentId: file.attachment_id },
+        ],
+      });
+    } else if (ctx.text === 'photo') {
+      const file = await ctx.client.attachments.upload(PHOTO.bytes, {
+        name: PHOTO.name,
+        mime_type: 'image/png',
+      });
+      await ctx.client.messages.send(ctx.conversationId, {
+        content: [
+          { type: 'text', text: 'A picture.' },
+          { type: 'image', attachmentId: file.attachment_id },
         ],
       });
     } else if (ctx.text === 'oops') {

@@ -4,11 +4,12 @@
 import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AgentClient, ApiError, registerAgent } from 'agent-messaging';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockService, type MockServer, type MockService } from '../../src/testing/index.js';
 import { launchChromium } from './browser.js';
-import { type EmulatorBot, Gate, NOTES, startEmulatorBot } from './emulator-bot.js';
+import { DELIVERED_ONLY, type EmulatorBot, Gate, NOTES, PHOTO, startEmulatorBot } from './emulator-bot.js';
 
 // EMULATOR_SCREENSHOT=docs/emulator.png refreshes the README's picture.
 const SCREENSHOT = process.env.EMULATOR_SCREENSHOT ?? join(tmpdir(), 'ams-emulator.png');
@@ -79,7 +80,7 @@ const userId = (name: string) => mock.snapshot().users.find((user) => user.displ
 
 describe('the emulator page', () => {
   it(
-    'lets a person chat with a bot: streamed reply, quick reply, consent card, clock',
+    'lets a person chat with a bot: streamed reply, receipts, quick reply, consent card, files, logs, clock, reset',
     async () => {
       await openPage();
       await page.goto(`${server.baseUrl}/`);
@@ -202,11 +203,103 @@ describe('the emulator page', () => {
       bot.finishStreaming.open();
       await packing.and(page.locator('[data-status="sent"]')).waitFor();
 
+      // A message the bot marks delivered but does not read: "✓ Delivered", not "✓✓ Read".
+      await say(DELIVERED_ONLY);
+      const delivered = message(DELIVERED_ONLY).and(page.locator('.from-user'));
+      await delivered.locator('.receipt', { hasText: '✓ Delivered' }).waitFor();
+      expect(await delivered.locator('.receipt.read').count()).toBe(0);
+      const deliveredId = (await delivered.getAttribute('data-message-id')) ?? '';
+      const receipts = mock.requests.filter((r) => r.path.endsWith('/receipts'));
+      expect(receipts.map((r) => JSON.parse(r.body ?? '{}'))).toEqual([
+        { message_id: deliveredId, type: 'delivered' },
+      ]);
+      expect(mock.requests.filter((r) => r.path.endsWith('/read') && r.body?.includes(deliveredId))).toEqual(
+        [],
+      );
+
+      // An image part: drawn from /_mock/files under the page's policy, its name not ASCII.
+      await say('photo');
+      const picture = message('A picture.').locator('img.part-image');
+      await picture.waitFor();
+      expect(await picture.getAttribute('alt')).toBe(PHOTO.name);
+      // decode() rejects for an image the browser could not load (a 500, or one the policy blocked).
+      const decodedWidth = await picture.evaluate(async (img: HTMLImageElement) => {
+        await img.decode();
+        return img.naturalWidth;
+      });
+      expect(decodedWidth).toBe(1);
+      const photoLink = message('A picture.').getByRole('link', { name: PHOTO.name });
+      const photo = await fetch(new URL((await photoLink.getAttribute('href')) ?? '', server.baseUrl));
+      expect(photo.status).toBe(200);
+      expect(photo.headers.get('content-disposition')).toContain(
+        `filename*=UTF-8''${encodeURIComponent(PHOTO.name)}`,
+      );
+      expect(new Uint8Array(await photo.arrayBuffer())).toEqual(PHOTO.bytes);
+      const photoMessage = mock
+        .snapshot()
+        .conversations.flatMap((c) => c.messages)
+        .find((m) => m.parts?.some((part) => part.type === 'image'));
+      expect(photoMessage?.parts?.map((part) => part.type)).toEqual(['text', 'image']);
+
+      // The Requests tab: the /v1 log, each request opening on its headers and body, tokens hidden.
+      await page.getByRole('tab', { name: /Requests/ }).click();
+      await page.locator('#panel-requests').waitFor();
+      const receiptRow = page.locator('#requests li[data-method="POST"]').filter({ hasText: '/receipts' });
+      await receiptRow.locator('summary').click();
+      const shown = await receiptRow.locator('pre.request-body').innerText();
+      expect(shown).toContain('authorization: Bearer ***');
+      expect(shown).toContain(`"message_id":"${deliveredId}"`);
+      expect(shown).not.toMatch(/ams_sk_/);
+      const unsendRow = page.locator('#requests li[data-method="DELETE"]');
+      expect(await unsendRow.getAttribute('data-path')).toBe(
+        mock.requests.find((r) => r.method === 'DELETE')?.path,
+      );
+      // Every /v1 request so far is in the tab (the page keeps the latest 300; this test makes fewer).
+      await page.locator('#requests-count', { hasText: new RegExp(`^${mock.requests.length}$`) }).waitFor();
+      await page.getByRole('tab', { name: /Webhook deliveries/ }).click();
+
+      // A failing signature: an agent whose secret the bot does not hold points its webhook at the
+      // bot; the bot answers 401 to the webhook.test, and the deliveries panel shows that row.
+      const impostor = await registerAgent(
+        { handle: 'impostor', display_name: 'Impostor', webhook_url: bot.webhookUrl, capabilities: ['text'] },
+        { baseUrl: server.baseUrl },
+      );
+      const refused = await new AgentClient({ apiKey: impostor.api_key, baseUrl: server.baseUrl }).agents
+        .setWebhook(impostor.agent.id, { webhook_url: bot.webhookUrl })
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ApiError);
+      expect(refused).toMatchObject({ status: 422, code: 'webhook_verification_failed' });
+      const unsigned = page.locator('#deliveries tr[data-event-type="webhook.test"][data-status="401"]');
+      await unsigned.waitFor();
+      expect(await unsigned.locator('.error-line').innerText()).toBe('answered HTTP 401');
+      expect(mock.deliveries.filter((d) => d.status === 401)).toEqual([
+        expect.objectContaining({ type: 'webhook.test', url: bot.webhookUrl, attempt: 1 }),
+      ]);
+      await page.locator('#agents .entity', { hasText: 'Impostor' }).waitFor();
+      expect(
+        await page.locator('#agents .entity', { hasText: 'Impostor' }).locator('.badge-active').count(),
+      ).toBe(0);
+
+      // The clock refuses more than ten years at once, on the page before it asks the mock.
+      await page.locator('#advance-seconds').fill('1e13');
+      await page.getByRole('button', { name: 'Advance', exact: true }).click();
+      await page.locator('#toast', { hasText: 'Seconds: a number from 0 to 315576000' }).waitFor();
+      expect(await page.locator('#clock-offset').innerText()).toBe('+1 h from real time');
+      expect(mock.clock.now().getTime() - Date.now()).toBeLessThan(2 * 3600_000);
+
       // Names and messages are text, never markup.
       const markup = '<img src=x onerror="window.pwned=1">';
       await createUser(markup);
       expect(await page.locator('#users img').count()).toBe(0);
       expect(await page.evaluate(() => 'pwned' in window)).toBe(false);
+
+      // Reset, confirmed: the mock is empty and its clock is back to real time, on the page too.
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: 'Reset' }).click();
+      await page.locator('#agents .entity').first().waitFor({ state: 'detached' });
+      await page.locator('#clock-offset', { hasText: /^real time$/ }).waitFor();
+      expect(mock.snapshot()).toMatchObject({ agents: [], users: [], conversations: [] });
+      expect(Math.abs(mock.clock.now().getTime() - Date.now())).toBeLessThan(3600_000);
       expect(pageErrors).toEqual([]);
     },
     TEST_MS,
