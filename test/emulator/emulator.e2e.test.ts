@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockService, type MockServer, type MockService } from '../../src/testing/index.js';
 import { launchChromium } from './browser.js';
 import { DELIVERED_ONLY, type EmulatorBot, Gate, NOTES, PHOTO, startEmulatorBot } from './emulator-bot.js';
+import { pageActions } from './page-actions.js';
 
 // EMULATOR_SCREENSHOT=docs/emulator.png refreshes the README's picture.
 const SCREENSHOT = process.env.EMULATOR_SCREENSHOT ?? join(tmpdir(), 'ams-emulator.png');
@@ -51,31 +52,6 @@ afterAll(async () => {
   await server?.close();
 }, WAIT_MS);
 
-const message = (text: string) => page.locator('.msg').filter({ hasText: text });
-const conversationButton = (title: string) =>
-  page
-    .locator('.conversation')
-    .filter({ has: page.locator('.entity-name').getByText(title, { exact: true }) });
-
-async function createUser(name: string): Promise<void> {
-  await page.getByLabel("New user's name").fill(name);
-  await page.getByRole('button', { name: 'Create user' }).click();
-  await page.locator('#users .entity-name', { hasText: name }).waitFor();
-}
-
-async function install(userName: string): Promise<void> {
-  await page.locator('#install-user').selectOption({ label: userName });
-  await page.locator('#install-agent').selectOption({ label: 'Helper (@helper)' });
-  await page.getByRole('button', { name: 'Install agent' }).click();
-  await page.locator('#chat-members', { hasText: userName }).waitFor();
-}
-
-async function say(text: string): Promise<void> {
-  await page.getByLabel('Message', { exact: true }).fill(text);
-  await page.getByLabel('Message', { exact: true }).press('Enter');
-  await message(text).and(page.locator('.from-user')).waitFor();
-}
-
 const userId = (name: string) => mock.snapshot().users.find((user) => user.display_name === name)?.id ?? '';
 
 describe('the emulator page', () => {
@@ -83,6 +59,7 @@ describe('the emulator page', () => {
     'lets a person chat with a bot: streamed reply, receipts, quick reply, consent card, files, logs, clock, reset',
     async () => {
       await openPage();
+      const { message, conversationButton, createUser, install, say } = pageActions(page);
       await page.goto(`${server.baseUrl}/`);
       await page.locator('#connection[data-state="live"]').waitFor();
       // The agent registered and verified before the page opened is in its first paint.
