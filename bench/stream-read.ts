@@ -9,7 +9,6 @@ import { progress, runAsChild } from './lib/child.js';
 import { bodyOf, type Recording, recordStream } from './lib/recorded-stream.js';
 import { markdownTable, type Outcome, type Row } from './lib/report.js';
 import { fmt, median } from './lib/stats.js';
-import { whatIfEvents } from './lib/what-if-reader.js';
 
 const MB = 1024 * 1024;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -100,9 +99,6 @@ const readFloorGenerator: Reader = (recording) => countEvents(floorEvents(record
 /** The SDK's reader without MessageStream around it (one async generator instead of two). */
 const readSdkGenerator: Reader = (recording) => countEvents(readStreamEvents(bodyOf(recording.chunks)));
 
-/** The what-if reader of bench/lib/what-if-reader.ts. */
-const readWhatIf: Reader = (recording) => countEvents(whatIfEvents(bodyOf(recording.chunks)));
-
 async function timed(read: Reader, recording: Recording) {
   // CPU time, not wall time: the machine is shared, and reading from memory never waits on anything.
   const started = process.cpuUsage();
@@ -117,7 +113,7 @@ async function timed(read: Reader, recording: Recording) {
   return seconds;
 }
 
-/** The readers timed on each recording: the goal's two, then the steps between them and the what-if. */
+/** The readers timed on each recording: the goal's two, then the steps between them. */
 const READERS: { name: string; read: Reader }[] = [
   { name: 'SDK `for await` over `client.messages.stream()`', read: readWithSdk },
   { name: 'eventsource-parser feed() + JSON.parse (the floor)', read: readRaw },
@@ -127,7 +123,6 @@ const READERS: { name: string; read: Reader }[] = [
   },
   { name: 'step: the floor + the zod check of each event', read: readRawWithZod },
   { name: 'step: the SDK reader without MessageStream (one generator)', read: readSdkGenerator },
-  { name: 'what-if: one generator + a hand check of patches', read: readWhatIf },
 ];
 
 /** Every reader over a token-sized and a batch-sized recording, rounds interleaved. */
@@ -173,7 +168,7 @@ export async function measureStreamRead(): Promise<Outcome> {
       'CPU time of the process (per CPU-second: steady on a shared machine, and reading never waits); the ' +
       'share of the floor is taken within each round. The SDK reads through `client.messages.stream()` with a ' +
       '`fetch` option answering the recording; every reader checks the event count and the appended text. ' +
-      'The `step` rows take the SDK apart; the `what-if` row is bench/lib/what-if-reader.ts (not SDK code).',
+      'The `step` rows take the SDK apart.',
     '',
     markdownTable(['Recording', 'Reader', 'Events', 'MB', 'CPU ms', 'events/s', 'MB/s', 'vs floor'], lines),
   ];
