@@ -103,6 +103,14 @@ export type {
 } from './schemas/index.js';
 // The wire: one zod schema per shape, and the types derived from them.
 export * as schemas from './schemas/index.js';
+// The bot store: dedupe, locks, queues, sessions and signals, in memory or shared
+export {
+  type BotStore,
+  createMemoryStore,
+  type MemoryStoreOptions,
+  type StoreLock,
+  type Unsubscribe,
+} from './store/index.js';
 // Streaming
 export {
   type CoalesceOptions,

@@ -1,0 +1,68 @@
+// The one state interface of a bot. Every runtime feature keeps its state here: webhook dedupe,
+// per-conversation locks and pending queues, reply leases and attempt counters, sessions, and the
+// signal that interrupts a handler held by another instance. The memory store is the default; a
+// shared store (agent-messaging/redis) makes the same guarantees hold across processes.
+//
+// Each method is one atomic step, so a Redis implementation is one command or one Lua script each:
+//   setIfAbsent -> SET NX PX        compareAndSet -> Lua GET/compare/SET|DEL
+//   acquireLock -> SET NX PX token  renewLock / releaseLock -> Lua, token-checked
+//   enqueue -> ZADD (+PEXPIRE)      takeQueued -> Lua ZRANGE + ZREM (all, lowest score first)
+//   increment -> INCR (+PEXPIRE)    publish / subscribe -> PUBLISH / SUBSCRIBE
+
+/** A held lock: only the holder of `token` may renew or release it. */
+export interface StoreLock {
+  /** The locked key. */
+  readonly key: string;
+  /** The owner token, unique to this acquisition. */
+  readonly token: string;
+}
+
+/** Stops a {@link BotStore.subscribe} subscription. */
+export type Unsubscribe = () => Promise<void>;
+
+/**
+ * The state a bot keeps. Keys are plain strings chosen by the runtime (the store adds its own prefix);
+ * values are strings (JSON where structured). Every TTL is in milliseconds; a key past its TTL is gone.
+ *
+ * @example
+ * const bot = createBot({ apiKey, webhookSecret, store: createMemoryStore() });
+ */
+export interface BotStore {
+  /** Sets `key` only when it is absent; `true` when this call set it. */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /** The value of `key`, or `undefined`. */
+  get(key: string): Promise<string | undefined>;
+  /** Sets `key`, with a TTL when given (without one the key does not expire). */
+  set(key: string, value: string, ttlMs?: number): Promise<void>;
+  /**
+   * Replaces the value only when it is still `expected` (`undefined`: the key is absent); `next`
+   * `undefined` deletes it. `true` when it swapped. Sessions and dedupe release are built on this.
+   */
+  compareAndSet(
+    key: string,
+    expected: string | undefined,
+    next: string | undefined,
+    ttlMs?: number,
+  ): Promise<boolean>;
+  /** Deletes `key`. */
+  delete(key: string): Promise<void>;
+  /** Adds 1 to a counter (absent counts as 0), sets its TTL, and answers the new value. */
+  increment(key: string, ttlMs: number): Promise<number>;
+
+  /** Takes the lock on `key` for `ttlMs` when no one holds it; `undefined` when someone does. */
+  acquireLock(key: string, ttlMs: number): Promise<StoreLock | undefined>;
+  /** Extends a held lock to `ttlMs` from now; `false` when it was lost (expired or taken by another). */
+  renewLock(lock: StoreLock, ttlMs: number): Promise<boolean>;
+  /** Releases a held lock; `false` when it was no longer this holder's. */
+  releaseLock(lock: StoreLock): Promise<boolean>;
+
+  /** Adds `member` to the queue at `key`, ordered by `score` (a member already there keeps one entry). */
+  enqueue(key: string, member: string, score: number, ttlMs: number): Promise<void>;
+  /** Removes and answers every member of the queue at `key`, lowest score first. */
+  takeQueued(key: string): Promise<string[]>;
+
+  /** Sends `message` to every subscriber of `channel`, in this process and in others sharing the store. */
+  publish(channel: string, message: string): Promise<void>;
+  /** Calls `onMessage` for each message published to `channel` from now on. */
+  subscribe(channel: string, onMessage: (message: string) => void): Promise<Unsubscribe>;
+}

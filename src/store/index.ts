@@ -1,0 +1,2 @@
+export type { BotStore, StoreLock, Unsubscribe } from './bot-store.js';
+export { createMemoryStore, type MemoryStoreOptions } from './memory-store.js';
