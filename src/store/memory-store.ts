@@ -135,8 +135,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
       for (const listener of channels.get(channel) ?? []) queueMicrotask(() => listener(message));
     },
     async subscribe(channel, onMessage): Promise<Unsubscribe> {
-      let listeners = channels.get(channel);
-      if (!listeners) channels.set(channel, (listeners = new Set()));
+      const listeners = channels.get(channel) ?? new Set<(message: string) => void>();
+      channels.set(channel, listeners);
       // Each subscription is its own entry, even for the same function.
       const listener = (message: string) => onMessage(message);
       listeners.add(listener);
