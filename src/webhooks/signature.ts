@@ -1,7 +1,8 @@
-// Standard Webhooks signatures (PROTOCOL.md section 6), on Web Crypto so they run on every runtime.
+// Standard Webhooks signatures (PROTOCOL.md section 6): secrets, their prepared signers, and signing.
 
 import { ValidationError } from '../core/errors.js';
 import type { FieldIssue } from '../schemas/issues.js';
+import { createSigner, type Signer, toBase64 } from './hmac.js';
 
 const encoder = new TextEncoder();
 
@@ -17,36 +18,26 @@ export function decodeSecret(secret: string): Uint8Array<ArrayBuffer> | undefine
   }
 }
 
-/** base64 of bytes, without Node's Buffer. */
-export function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
-}
-
 /** A fresh secret in the Standard Webhooks format: `whsec_` + base64 of 32 random bytes. */
 export function generateWebhookSecret(): string {
   return `whsec_${toBase64(crypto.getRandomValues(new Uint8Array(32)))}`;
 }
 
-/** HMAC-SHA256 over `{id}.{timestamp}.{body}`, base64 (without the `v1,` prefix). */
-export async function computeSignature(
-  key: Uint8Array<ArrayBuffer>,
-  id: string,
-  timestamp: number | string,
-  body: string | Uint8Array,
-): Promise<string> {
-  const cryptoKey = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-  ]);
-  const prefix = encoder.encode(`${id}.${timestamp}.`);
-  const payload = typeof body === 'string' ? encoder.encode(body) : body;
-  const signed = new Uint8Array(prefix.length + payload.length);
-  signed.set(prefix, 0);
-  signed.set(payload, prefix.length);
-  return toBase64(new Uint8Array(await crypto.subtle.sign('HMAC', cryptoKey, signed)));
+// Signers by secret text: a bot verifies every delivery with the same one or two secrets, so the
+// key is decoded and prepared once. Bounded, so a caller cycling through secrets cannot grow it.
+const SIGNERS_KEPT = 32;
+const signers = new Map<string, Signer>();
+
+/** The signer of a `whsec_<base64>` secret, prepared once; `undefined` when it is not one. */
+export function signerOf(secret: string): Signer | undefined {
+  const known = signers.get(secret);
+  if (known) return known;
+  const key = decodeSecret(secret);
+  if (!key) return undefined;
+  const signer = createSigner(key);
+  if (signers.size >= SIGNERS_KEPT) signers.delete(signers.keys().next().value as string);
+  signers.set(secret, signer);
+  return signer;
 }
 
 /** The three Standard Webhooks headers (a type alias, so it passes as a plain header record). */
@@ -70,8 +61,9 @@ export async function signWebhook(input: {
   /** Unix seconds, or a Date; defaults to now. */
   timestamp?: number | Date;
 }): Promise<SignedHeaders> {
-  const { key, timestamp } = checkSignInput(input);
-  const signature = await computeSignature(key, input.id, timestamp, input.payload);
+  const { signer, timestamp } = checkSignInput(input);
+  const payload = typeof input.payload === 'string' ? encoder.encode(input.payload) : input.payload;
+  const signature = await signer(input.id, timestamp, payload);
   return {
     'webhook-id': input.id,
     'webhook-timestamp': String(timestamp),
@@ -80,15 +72,15 @@ export async function signWebhook(input: {
 }
 
 /** The key and the timestamp in seconds of a signWebhook input; a ValidationError names each bad field. */
-function checkSignInput(input: unknown): { key: Uint8Array<ArrayBuffer>; timestamp: number } {
+function checkSignInput(input: unknown): { signer: Signer; timestamp: number } {
   if (typeof input !== 'object' || input === null) {
     throw new ValidationError([{ field: 'input', message: 'must be an object' }], 'signWebhook');
   }
   const { id, payload, secret, timestamp } = input as Record<string, unknown>;
   const issues: FieldIssue[] = [];
   // The secret itself is never put in a message.
-  const key = typeof secret === 'string' ? decodeSecret(secret) : undefined;
-  if (!key) {
+  const signer = typeof secret === 'string' ? signerOf(secret) : undefined;
+  if (!signer) {
     issues.push({
       field: 'secret',
       message: 'must be a Standard Webhooks secret: "whsec_" followed by base64',
@@ -109,6 +101,6 @@ function checkSignInput(input: unknown): { key: Uint8Array<ArrayBuffer>; timesta
   if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds < 0) {
     issues.push({ field: 'timestamp', message: 'must be a valid Date or a whole number of Unix seconds' });
   }
-  if (!key || issues.length > 0) throw new ValidationError(issues, 'signWebhook');
-  return { key, timestamp: seconds as number };
+  if (!signer || issues.length > 0) throw new ValidationError(issues, 'signWebhook');
+  return { signer, timestamp: seconds as number };
 }

@@ -1,9 +1,11 @@
 // Verifying a delivery (PROTOCOL.md section 6, Standard Webhooks): the signature over the raw bytes
-// first, then the clock, then the JSON and its shape. Web Crypto only, so it runs on every runtime.
+// first, then the clock, then the JSON and its shape. node:crypto where the runtime has it, Web Crypto
+// elsewhere (hmac.ts); each secret's key is prepared once, not per delivery.
 
 import { parseWebhookEvent, type WebhookEvent } from '../schemas/webhooks.js';
+import { type Signer, timingSafeEqual } from './hmac.js';
 import { bodyBytes, readHeader, type WebhookBody, type WebhookHeaders } from './raw-input.js';
-import { computeSignature, decodeSecret } from './signature.js';
+import { signerOf } from './signature.js';
 import { WebhookVerificationError } from './verification-error.js';
 
 /** Options of {@link verifyWebhook}. */
@@ -19,28 +21,21 @@ export interface VerifyWebhookOptions {
 /** Tolerance of Standard Webhooks receivers, in seconds. */
 export const DEFAULT_TOLERANCE_SEC = 300;
 
-/** The key bytes of every secret; the secrets themselves never reach an error message. */
-export function decodeSecrets(secret: unknown): Uint8Array<ArrayBuffer>[] {
+/** The prepared signer of every secret; the secrets themselves never reach an error message. */
+export function decodeSecrets(secret: unknown): Signer[] {
   const secrets: unknown[] = Array.isArray(secret) ? secret : [secret];
   if (secrets.length === 0) {
     throw new WebhookVerificationError('invalid_secret', 'secret: give at least one webhook secret');
   }
   return secrets.map((item, index) => {
-    const key = typeof item === 'string' ? decodeSecret(item) : undefined;
-    if (key) return key;
+    const signer = typeof item === 'string' ? signerOf(item) : undefined;
+    if (signer) return signer;
     const which = secrets.length > 1 ? `secret[${index}]` : 'secret';
     throw new WebhookVerificationError(
       'invalid_secret',
       `${which}: not a webhook secret; expected "whsec_" followed by base64, as registration returned it`,
     );
   });
-}
-
-/** Compares without an early exit, so the time taken does not tell how much of a guess was right. */
-function timingSafeEqual(a: string, b: string): boolean {
-  let diff = a.length ^ b.length;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i % (b.length || 1));
-  return diff === 0;
 }
 
 /** The clock's reading in Unix seconds; a clock that is not a function answering a valid Date is refused. */
@@ -85,9 +80,11 @@ function readTimestamp(raw: string, now: number, toleranceSec: number): number {
   return timestamp;
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 function parseJson(bytes: Uint8Array): unknown {
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    return JSON.parse(utf8.decode(bytes));
   } catch {
     throw new WebhookVerificationError('invalid_json', 'body: the signed webhook body is not UTF-8 JSON');
   }
@@ -111,7 +108,7 @@ export async function verifyWebhook(
   if (typeof toleranceSec !== 'number' || !(toleranceSec >= 0)) {
     throw new WebhookVerificationError('invalid_options', 'toleranceSec: expected a number of seconds >= 0');
   }
-  const keys = decodeSecrets(options?.secret);
+  const signers = decodeSecrets(options?.secret);
   const nowSec = clockSeconds(now);
 
   const id = readHeader(headers, 'webhook-id')?.trim();
@@ -136,8 +133,8 @@ export async function verifyWebhook(
     .filter((token) => token.startsWith('v1,'))
     .map((token) => token.slice(3));
   let matched = false;
-  for (const key of keys) {
-    const expected = await computeSignature(key, id, timestamp, bytes);
+  for (const sign of signers) {
+    const expected = await sign(id, timestamp, bytes);
     // No early exit: every candidate is compared against every secret.
     for (const candidate of candidates) matched = timingSafeEqual(candidate, expected) || matched;
   }
