@@ -25,6 +25,7 @@ export { generateWebhookSecret, signWebhook } from '../webhooks/signature.js';
 export type { MockEventListener, MockEvents } from './event-bus.js';
 export * as mockSchemas from './mock-schemas.js';
 export { createMockService } from './mock-service.js';
+export type { Seed, SeedOptions } from './seed.js';
 export type {
   MockClockControl,
   MockFaults,

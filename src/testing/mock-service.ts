@@ -9,6 +9,7 @@ import { clearFaults, injectFault } from './faults.js';
 import { createMswHandlers } from './msw-door.js';
 import { snapshotRequests } from './request-log.js';
 import { serviceRoutes } from './routes.js';
+import { seedWorld } from './seed.js';
 import { createServiceFetch } from './service-fetch.js';
 import { takeSnapshot } from './snapshot.js';
 import { createState } from './state.js';
@@ -77,6 +78,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     createUser: (input) => createUser(world, input),
     installAgent: (input) => installAgent(world, input),
     postUserMessage: (conversationId, input) => postUserMessage(world, conversationId, input),
+    seed: (options) => seedWorld(world, { baseUrl, fetch }, options),
     clock: {
       now: () => world.clock.now(),
       advance: (seconds) => advanceClock(world, seconds),

@@ -13,6 +13,7 @@ import type {
 } from '../schemas/mock-control.js';
 import type { MockStateSnapshot } from '../schemas/mock-events.js';
 import type { MockEvents } from './event-bus.js';
+import type { Seed, SeedOptions } from './seed.js';
 
 /** Options of {@link createMockService}. */
 export interface MockServiceOptions {
@@ -71,6 +72,17 @@ export interface MockService {
   installAgent(input: InstallRequest): InstallResponse;
   /** A user posts in a conversation; active agents get `message.received`. */
   postUserMessage(conversationId: string, input: UserMessageRequest): UserMessageResponse;
+  /**
+   * The usual start of a test: an active agent (registered through `POST /v1/agents`, webhook
+   * verified), a user who installed it, and their conversation, with every credential.
+   *
+   * @example
+   * const mock = createMockService({ fetch: (request) => bot.fetch(request) }); // webhooks reach the bot
+   * const { apiKey, webhookSecret, user, conversationId } = await mock.seed({ handle: 'echo' });
+   * const bot = createBot({ apiKey, webhookSecret, baseUrl: mock.baseUrl, fetch: mock.fetch });
+   * mock.postUserMessage(conversationId, { user_id: user.id, text: 'hi' });
+   */
+  seed(options?: SeedOptions): Promise<Seed>;
   /** The controllable clock. */
   readonly clock: MockClockControl;
   /** Fault injection. */
