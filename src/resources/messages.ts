@@ -15,9 +15,10 @@ import {
 import type { MessageStream } from '../streaming/message-stream.js';
 import { openMessageStream } from '../streaming/open-stream.js';
 import type { ReplyOptions, ReplyResult, StreamOptions } from '../streaming/options.js';
+import { type PipeReplyOptions, pipeReply } from '../streaming/pipe-reply.js';
+import { startReply } from '../streaming/reply-start.js';
 import type { ReplyWriter } from '../streaming/reply-writer.js';
 import type { StreamBody } from '../streaming/send-shape.js';
-import { type PipeReplyOptions, pipeReply, startReply } from '../streaming/start-reply.js';
 import { Resource } from './resource.js';
 import { buildSendBody, type SendInput } from './send-input.js';
 
@@ -116,7 +117,7 @@ export class Messages extends Resource {
    * const { message_id, revision, text } = await reply.complete();
    */
   startReply(conversationId: string, body?: StreamBody, options?: ReplyOptions): Promise<ReplyWriter> {
-    return startReply(this._transport, conversationId, body, options);
+    return startReply(this, conversationId, body, options);
   }
 
   /**
@@ -131,7 +132,7 @@ export class Messages extends Resource {
     chunks: AsyncIterable<string> | Iterable<string>,
     options?: PipeReplyOptions,
   ): Promise<ReplyResult> {
-    return pipeReply(this._transport, conversationId, chunks, options);
+    return pipeReply(this, conversationId, chunks, options);
   }
 
   /** Adds or removes a reaction: `{ emoji, action: 'add' | 'remove' }`. */

@@ -1,13 +1,26 @@
 // Where a reply's text goes once the message exists: patch lines of the open Streamable HTTP
-// request, or the append and complete endpoints.
+// request, or the append and complete endpoints; and the read-back that says what was applied.
 
 import type * as z from 'zod/mini';
-import { ConnectionError } from '../core/errors.js';
+import { AgentMessagingError, ConnectionError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import type { Transport } from '../core/transport.js';
-import { AppendResponse, CompleteResponse, type MessageStatus } from '../schemas/messages.js';
+import type { Conversations } from '../resources/conversations.js';
+import type { Messages } from '../resources/messages.js';
+import type { Message, MessageStatus } from '../schemas/messages.js';
 import type { StreamEvent } from '../schemas/stream.js';
 import type { NdjsonBody } from './ndjson-body.js';
+
+/**
+ * The parts of a client a reply uses: the resources for append, complete and history, and the
+ * transport for the streamed start, which no JSON method covers.
+ * @internal
+ */
+export interface ReplyApi {
+  readonly transport: Transport;
+  readonly messages: Pick<Messages, 'append' | 'complete'>;
+  readonly conversations: Pick<Conversations, 'history'>;
+}
 
 /** What a completion answers. @internal */
 export interface Completion {
@@ -123,45 +136,74 @@ export class StreamSink implements ReplySink {
   }
 }
 
-/** The append and complete endpoints, one request per change. Never retried blindly: appends are not idempotent. @internal */
+/**
+ * The append and complete endpoints, called through the client's resources, one request per change.
+ * Never retried blindly (appends are not idempotent): a failure is read back by the writer.
+ * @internal
+ */
 export class AppendSink implements ReplySink {
   readonly kind = 'append';
-  readonly #transport: Transport;
+  readonly #api: ReplyApi;
   readonly #target: SinkTarget;
   readonly #request: RequestOptions;
-  readonly #operation: string;
 
-  constructor(transport: Transport, target: SinkTarget, request: RequestOptions, operation: string) {
-    this.#transport = transport;
+  constructor(api: ReplyApi, target: SinkTarget, request: RequestOptions) {
+    this.#api = api;
     this.#target = target;
     const { signal, timeoutMs, headers } = request;
     this.#request = { signal, timeoutMs, headers, maxRetries: 0 };
-    this.#operation = operation;
   }
 
   async append(text: string): Promise<void> {
     const { messageId, blockId } = this.#target;
-    await this.#transport.request({
-      method: 'POST',
-      path: `/v1/messages/${encodeURIComponent(messageId)}/blocks/${encodeURIComponent(blockId)}/append`,
-      body: { path: '/text', value: text },
-      schema: AppendResponse,
-      operation: this.#operation,
-      options: this.#request,
-    });
+    await this.#api.messages.append(messageId, blockId, { path: '/text', value: text }, this.#request);
   }
 
   async complete(fallbackText: string): Promise<Completion> {
-    const answer = await this.#transport.request({
-      method: 'POST',
-      path: `/v1/messages/${encodeURIComponent(this.#target.messageId)}/complete`,
-      body: { status: 'sent', fallbackText },
-      schema: CompleteResponse,
-      operation: this.#operation,
-      options: this.#request,
-    });
-    return { status: answer.status, revision: answer.revision };
+    const body = { status: 'sent' as const, fallbackText };
+    const { status, revision } = await this.#api.messages.complete(
+      this.#target.messageId,
+      body,
+      this.#request,
+    );
+    return { status, revision };
   }
 
   close(): void {}
+}
+
+/** What the service holds of a reply. @internal */
+export interface AppliedState {
+  /** The text of the reply's block. */
+  text: string;
+  status: Message['status'];
+  revision: number | undefined;
+}
+
+// A reply is among the newest messages; a conversation this busy while it streams is not expected.
+const READ_BACK_LIMIT = 1_000;
+
+/**
+ * Finds the reply in history (newest first) and answers the text of its part `blockIndex`, its
+ * status and its revision: exactly what the service applied. A read, so the transport retries it.
+ * @internal
+ */
+export async function readBack(
+  api: ReplyApi,
+  conversationId: string,
+  target: { messageId: string; blockIndex: number },
+  request: RequestOptions,
+): Promise<AppliedState> {
+  const { signal, timeoutMs, headers } = request;
+  let seen = 0;
+  for await (const message of api.conversations.history(conversationId, {}, { signal, timeoutMs, headers })) {
+    if (message.id === target.messageId) {
+      const part = message.parts?.find((candidate) => candidate.part_index === target.blockIndex);
+      return { text: part?.text ?? '', status: message.status, revision: message.revision };
+    }
+    if (++seen >= READ_BACK_LIMIT) break;
+  }
+  throw new AgentMessagingError(
+    `message ${target.messageId} is not among the conversation's newest ${READ_BACK_LIMIT} messages, so the reply cannot be resumed.`,
+  );
 }

@@ -1,17 +1,132 @@
-// Starting a reply: the streaming send in either form, up to `message.started` and its ids.
+// Starting a reply: choose the transport, send the streaming start in either form up to
+// `message.started`, and hand back a ReplyWriter for the message it created (or replayed).
 import { ApiError } from '../core/api-error.js';
-import { ConnectionError, InvalidResponseError } from '../core/errors.js';
+import {
+  AgentMessagingError,
+  ConnectionError,
+  InvalidResponseError,
+  ValidationError,
+} from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
-import { isTransient, retryDelayMs, sleep } from '../core/retry.js';
-import type { Transport } from '../core/transport.js';
-import type { SendMessageRequest } from '../schemas/messages.js';
+import { isTransient } from '../core/retry.js';
+import { pathId } from '../core/validate.js';
+import { Conversations } from '../resources/conversations.js';
+import type { Messages } from '../resources/messages.js';
+import { ConversationId } from '../schemas/common.js';
+import { MAX_MESSAGE_TEXT, type SendMessageRequest } from '../schemas/messages.js';
 import type { StreamEvent } from '../schemas/stream.js';
-import { NdjsonBody } from './ndjson-body.js';
+import { NdjsonBody, supportsStreamedBodies } from './ndjson-body.js';
 import { isEventStream, messageStreamOf } from './open-stream.js';
+import { checkReplyOptions, type ReplyOptions } from './options.js';
+import { AppendSink, type ReplyApi, type ReplySink, readBack, StreamSink } from './reply-sinks.js';
+import { ReplyWriter } from './reply-writer.js';
+import { initialBlockText, type StreamBody, startKey, streamingSendShape } from './send-shape.js';
+
+// Unacknowledged text allowed on a Streamable HTTP reply, in batches.
+const WINDOW_BATCHES = 4;
+
+/** The client parts a reply uses, from the client's messages resource. @internal */
+export function replyApiOf(messages: Messages): ReplyApi {
+  return { transport: messages._transport, messages, conversations: new Conversations(messages._transport) };
+}
+
+/**
+ * Starts a streamed reply and returns its writer. `transport: 'stream'` sends one Streamable HTTP
+ * request; `append` uses the append and complete endpoints; `auto` (default) streams when the
+ * runtime can send a streamed body and falls back to append when the service refuses it (415, 400,
+ * or an answer that is not an event stream). The start carries an `Idempotency-Key` (derived from
+ * `eventId` when given), so retrying it never creates a second message; when it replays a message
+ * already completed, the writer is finished: writes are dropped and `complete()` answers that message.
+ *
+ * @example
+ * const reply = await startReply(client.messages, cnv, { replyToMessageId }, { eventId: event.eventId });
+ * await reply.write('Hello');
+ * await reply.complete();
+ */
+export async function startReply(
+  messages: Messages,
+  conversationId: string,
+  body?: StreamBody,
+  options?: ReplyOptions,
+): Promise<ReplyWriter> {
+  const operation = 'messages.startReply';
+  const cnv = pathId(ConversationId, conversationId, 'conversationId', operation);
+  const checked = checkReplyOptions(options, operation);
+  const shape = streamingSendShape(body, operation);
+  const streamedBodies = checked.streamedBodies ?? supportsStreamedBodies();
+  if (checked.transport === 'stream' && !streamedBodies) {
+    const message =
+      "is 'stream', but this runtime cannot send a streamed request body (use 'auto' or 'append')";
+    throw new ValidationError([{ field: 'transport', message }], operation);
+  }
+  const api = replyApiOf(messages);
+  const ctx: StartContext = {
+    api,
+    conversationId: cnv,
+    shape,
+    request: {
+      ...checked.request,
+      idempotencyKey: startKey(checked.request.idempotencyKey, checked.eventId),
+    },
+    idleTimeoutMs: checked.idleTimeoutMs,
+    operation,
+  };
+  let started: StartedReply | undefined;
+  let sink: ReplySink | undefined;
+  if (checked.transport !== 'append' && streamedBodies) {
+    try {
+      const result = await startStreamed(ctx);
+      if ('refused' in result) {
+        if (checked.transport === 'stream') throw result.refused;
+      } else if (result.started.replayed) {
+        // A replay does not read this request's lines: go on through the append endpoint.
+        result.body.abort(new AgentMessagingError('replayed start'));
+        started = result.started;
+      } else {
+        started = result.started;
+        const window = checked.coalesce.chars * WINDOW_BATCHES;
+        sink = new StreamSink(started, result.body, started.events, window);
+      }
+    } catch (error) {
+      // The start may have been committed before the connection broke: the JSON start below
+      // carries the same key, so the service replays that message instead of making another.
+      if (!isTransient(error)) throw error;
+    }
+  }
+  started ??= await startPlain(ctx);
+  if (sink === undefined) {
+    // The ids are all the append transport needs from the stream: close it.
+    started.events.return?.().catch(() => {});
+    sink = new AppendSink(api, started, ctx.request);
+  }
+  // A replayed start may be of a message an earlier run (a delivery the service retried) already
+  // completed: that message holds its final text, so this writer is finished before it writes.
+  const finished = started.replayed ? await readBack(api, cnv, started, ctx.request) : undefined;
+  const shapeText = shape.content.reduce(
+    (sum, block) => sum + (block.type === 'text' ? block.text.length : 0),
+    0,
+  );
+  return new ReplyWriter({
+    api,
+    conversationId: cnv,
+    messageId: started.messageId,
+    blockId: started.blockId,
+    blockIndex: started.blockIndex,
+    initialText: initialBlockText(shape),
+    appliedText: started.appliedText,
+    room: MAX_MESSAGE_TEXT - shapeText,
+    fallbackText: shape.fallbackText,
+    sink,
+    ...(finished && finished.status !== 'streaming' ? { finished } : {}),
+    request: ctx.request,
+    coalesce: checked.coalesce,
+    operation,
+  });
+}
 
 /** What the start needs. @internal */
-export interface StartContext {
-  transport: Transport;
+interface StartContext {
+  api: ReplyApi;
   /** Conversation id, already checked and encoded. */
   conversationId: string;
   /** The checked send shape, `stream: true`. */
@@ -36,37 +151,30 @@ export interface StartedReply {
   replayed: boolean;
 }
 
-const MAX_START_ATTEMPTS = 3;
-
-/**
- * The JSON streaming send, read up to `message.started`. A connection lost before that event is
- * retried with the same `Idempotency-Key`: the service replays the same message, never a second one.
- * @internal
- */
-export async function startWithJson(ctx: StartContext): Promise<StartedReply> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return (await startOnce(ctx, ctx.shape, undefined)) as StartedReply;
-    } catch (error) {
-      if (attempt >= MAX_START_ATTEMPTS || !isTransient(error)) throw error;
-      const delayMs = retryDelayMs(error, attempt);
-      if (delayMs === undefined) throw error;
-      await sleep(delayMs, ctx.request.signal);
-    }
-  }
+/** A start the service refused as a streamed body; the caller falls back to append. */
+interface Refused {
+  refused: unknown;
 }
 
-/** A start the service refused as a streamed body; the caller falls back to append. @internal */
-export interface Refused {
-  refused: unknown;
+/**
+ * The JSON streaming send, read up to `message.started`. The transport retries the request itself;
+ * an answer whose stream broke before `message.started` is not the transport's to retry, so it is
+ * repeated here once, with the same `Idempotency-Key`: the service replays the same message.
+ */
+async function startPlain(ctx: StartContext): Promise<StartedReply> {
+  try {
+    return (await startOnce(ctx, ctx.shape, undefined)) as StartedReply;
+  } catch (error) {
+    if (!isTransient(error)) throw error;
+    return (await startOnce(ctx, ctx.shape, undefined)) as StartedReply;
+  }
 }
 
 /**
  * The Streamable HTTP start: an NDJSON body whose first line is the send shape, kept open for patch
  * lines. A 415, a 400 or an answer that is not an event stream is a refusal (nothing was created).
- * @internal
  */
-export async function startWithNdjson(
+async function startStreamed(
   ctx: StartContext,
 ): Promise<{ started: StartedReply; body: NdjsonBody } | Refused> {
   const body = new NdjsonBody();
@@ -89,7 +197,7 @@ async function startOnce(
   body: SendMessageRequest | ReadableStream<Uint8Array>,
   ndjson: NdjsonBody | undefined,
 ): Promise<StartedReply | Refused> {
-  const response = await ctx.transport.raw({
+  const response = await ctx.api.transport.raw({
     method: 'POST',
     path: `/v1/conversations/${ctx.conversationId}/messages`,
     query: { stream: true },

@@ -3,17 +3,22 @@
 import { AgentMessagingError, ValidationError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import { abortedError, sleep } from '../core/retry.js';
-import type { Transport } from '../core/transport.js';
 import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
 import type { ReplyResult, ReplyTransport } from './options.js';
-import { type AppliedState, readBack } from './read-back.js';
 import { compareApplied, DIVERGED, matchSurplus, recoveryDelayMs } from './reconcile.js';
-import { AppendSink, type Completion, type ReplySink } from './reply-sinks.js';
+import {
+  AppendSink,
+  type AppliedState,
+  type Completion,
+  type ReplyApi,
+  type ReplySink,
+  readBack,
+} from './reply-sinks.js';
 import { WriteBuffer } from './write-buffer.js';
 
 /** Everything a writer is made from, once its message exists. @internal */
 export interface ReplyWriterInit {
-  transport: Transport;
+  api: ReplyApi;
   conversationId: string;
   messageId: string;
   blockId: string;
@@ -163,16 +168,8 @@ export class ReplyWriter {
   }
 
   async #completeOnce(fallbackText: string): Promise<Completion> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.#sink.complete(fallbackText);
-      } catch (error) {
-        if (attempt >= MAX_RECOVERIES) throw error;
-        const state = await this.#recover(error);
-        // A completion whose answer was lost has still completed the message.
-        if (state.status !== 'streaming') return { status: state.status, revision: state.revision ?? 0 };
-      }
-    }
+    const complete = () => this.#sink.complete(fallbackText);
+    return (await this.#recovering(complete, complete)) ?? { status: 'sent', revision: 0 };
   }
 
   /** Sends one batch, minus any part the service already holds; a failure is recovered. */
@@ -185,38 +182,38 @@ export class ReplyWriter {
       rest = matched.rest;
     }
     this.#handed += batch;
-    if (rest === '') return;
-    try {
-      await this.#sink.append(rest);
-    } catch (error) {
-      await this.#recover(error);
-    }
+    if (rest !== '') await this.#recovering(() => this.#sink.append(rest));
   }
 
   /**
-   * After a failed step: switches to the append endpoint, reads the message back, and sends the
-   * text handed so far that the service did not apply. Retries while the failures are transient.
+   * Runs one step (an append or the completion). The transport retried what it safely could; a
+   * failure left here may have been applied, so the writer switches to the append endpoint, reads
+   * the message back, sends exactly the text the service is missing and repeats the step, while the
+   * failures are ones a read-back can cure. A completion found already applied is answered as is.
    */
-  async #recover(cause: unknown): Promise<AppliedState> {
-    let error = cause;
+  async #recovering<T>(
+    step: () => Promise<T>,
+    repeat?: () => Promise<T>,
+  ): Promise<T | Completion | undefined> {
+    let error: unknown;
+    try {
+      return await step();
+    } catch (failure) {
+      error = failure;
+    }
     for (let attempt = 1; attempt <= MAX_RECOVERIES; attempt++) {
       const delayMs = recoveryDelayMs(error, attempt);
       if (delayMs === undefined) throw error;
       this.#useAppend(error);
       if (delayMs > 0) await sleep(delayMs, this.#init.request.signal);
       try {
-        const { transport, conversationId, blockIndex, request, operation } = this.#init;
-        const state = await readBack(
-          transport,
-          conversationId,
-          this.messageId,
-          blockIndex,
-          request,
-          operation,
-        );
+        const { api, conversationId, request } = this.#init;
+        const target = { messageId: this.messageId, blockIndex: this.#init.blockIndex };
+        const state = await readBack(api, conversationId, target, request);
         const missing = this.#reconcile(state.text, state.status);
+        if (state.status !== 'streaming') return { status: state.status, revision: state.revision ?? 0 };
         if (missing !== '') await this.#sink.append(missing);
-        return state;
+        return await repeat?.();
       } catch (failure) {
         error = failure;
       }
@@ -246,13 +243,8 @@ export class ReplyWriter {
   #useAppend(reason: unknown): void {
     if (this.#sink.kind === 'append') return;
     this.#sink.close(reason);
-    const { transport, request, operation } = this.#init;
-    this.#sink = new AppendSink(
-      transport,
-      { messageId: this.messageId, blockId: this.blockId },
-      request,
-      operation,
-    );
+    const { api, request } = this.#init;
+    this.#sink = new AppendSink(api, { messageId: this.messageId, blockId: this.blockId }, request);
   }
 
   #fail(error: unknown): void {
