@@ -1,13 +1,10 @@
 // A fresh scenario per test: the mock behind one door (msw or loopback HTTP), an active agent, a user
 // who installed it, their conversation, and clients that record their debug lines and raw requests.
+
+import { AgentClient, type LogFields, UserClient } from 'agent-messaging';
+import { createMockService, type MockService, type RequestLogEntry } from 'agent-messaging/testing';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { AgentClient } from '../../src/client/agent-client.js';
-import { registerAgent } from '../../src/client/register-agent.js';
-import { UserClient } from '../../src/client/user-client.js';
-import type { LogFields } from '../../src/core/options.js';
-import type { RequestLogEntry } from '../../src/schemas/mock-control.js';
-import { createMockService, type MockService } from '../../src/testing/index.js';
 
 /** How the client reaches the mock. */
 export type Door = 'msw' | 'loopback';
@@ -82,21 +79,17 @@ export function useWorld(door: Door): World {
         return globalThis.fetch(input, init);
       },
     });
-    const handle = `client_${process.pid}_${++handles}`;
-    const hook = 'https://bot.example/hook';
-    const registered = await registerAgent(
-      { handle, display_name: 'Helper', webhook_url: hook, capabilities: ['text', 'file'] },
-      { baseUrl: world.baseUrl },
-    );
-    world.agentId = registered.agent.id;
-    world.apiKey = registered.api_key;
-    world.client = new AgentClient({ apiKey: registered.api_key, ...world.options() });
-    await world.client.agents.setWebhook(world.agentId, { webhook_url: hook });
-    const { user, session_token } = mock.createUser({ display_name: 'Ann' });
-    world.userId = user.id;
-    world.sessionToken = session_token;
-    world.user = new UserClient({ sessionToken: session_token, ...world.options() });
-    world.conversationId = mock.installAgent({ user_id: user.id, agent_id: world.agentId }).conversation_id;
+    const seed = await mock.seed({
+      handle: `client_${process.pid}_${++handles}`,
+      webhookUrl: 'https://bot.example/hook',
+    });
+    world.agentId = seed.agent.id;
+    world.apiKey = seed.apiKey;
+    world.client = new AgentClient({ apiKey: seed.apiKey, ...world.options() });
+    world.userId = seed.user.id;
+    world.sessionToken = seed.sessionToken;
+    world.user = new UserClient({ sessionToken: seed.sessionToken, ...world.options() });
+    world.conversationId = seed.conversationId;
     since = mock.requests.length;
     world.lines.length = 0;
     world.fetched.length = 0;
