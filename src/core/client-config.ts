@@ -4,6 +4,7 @@ import type { FieldIssue } from '../schemas/issues.js';
 import { ValidationError } from './errors.js';
 import {
   type ConnectionOptions,
+  DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT_MS,
   type LogFields,
@@ -18,6 +19,8 @@ export interface TransportConfig {
   token: string | undefined;
   timeoutMs: number;
   maxRetries: number;
+  /** Most bytes of one answer body, after decompression. */
+  maxResponseBytes: number;
   fetch: ConnectionOptions['fetch'];
   log: ((message: string, fields: LogFields) => void) | undefined;
 }
@@ -32,7 +35,7 @@ function envBaseUrl(): string | undefined {
   }
 }
 
-const CONNECTION_OPTION_KEYS = ['baseUrl', 'timeoutMs', 'maxRetries', 'fetch', 'logger'];
+const CONNECTION_OPTION_KEYS = ['baseUrl', 'timeoutMs', 'maxRetries', 'maxResponseBytes', 'fetch', 'logger'];
 
 function checkBaseUrl(value: unknown, issues: FieldIssue[]): string {
   const raw = value ?? envBaseUrl();
@@ -119,10 +122,17 @@ export function resolveConfig(
   const baseUrl = checkBaseUrl(opts.baseUrl, issues);
   const timeoutMs = checkCount(opts.timeoutMs, 'timeoutMs', DEFAULT_TIMEOUT_MS, 1, issues);
   const maxRetries = checkCount(opts.maxRetries, 'maxRetries', DEFAULT_MAX_RETRIES, 0, issues);
+  const maxResponseBytes = checkCount(
+    opts.maxResponseBytes,
+    'maxResponseBytes',
+    DEFAULT_MAX_RESPONSE_BYTES,
+    1,
+    issues,
+  );
   if (opts.fetch !== undefined && typeof opts.fetch !== 'function') {
     issues.push({ field: 'fetch', message: 'must be a function' });
   }
   const log = toLog(opts.logger, issues);
   if (issues.length > 0) throw new ValidationError(issues, context);
-  return { baseUrl, token, timeoutMs, maxRetries, fetch: opts.fetch, log };
+  return { baseUrl, token, timeoutMs, maxRetries, maxResponseBytes, fetch: opts.fetch, log };
 }

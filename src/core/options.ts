@@ -45,6 +45,12 @@ export interface ConnectionOptions {
    */
   maxRetries?: number;
   /**
+   * Most bytes of one answer body, after decompression (default 8 MiB): a larger answer, or a
+   * compressed one that inflates beyond it, is an InvalidResponseError and is not read further.
+   * @example 32 * 1024 * 1024
+   */
+  maxResponseBytes?: number;
+  /**
    * The `fetch` to use; defaults to `globalThis.fetch`, looked up on every call.
    * @example fetch: (input, init) => myTracedFetch(input, init)
    */
@@ -76,5 +82,7 @@ export interface UserClientOptions extends ConnectionOptions {
 
 /** The default per-attempt timeout. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** The default cap on one answer body: 8 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** The default number of retries. */
 export const DEFAULT_MAX_RETRIES = 2;

@@ -1,5 +1,7 @@
-// When a failed attempt is tried again, and after how long (README "Retries").
+// The one retry policy (README "Retries"): which failures a repeat may cure, and after how long.
+// The transport hands it to ky as `retry`; streaming asks the same questions of its own attempts.
 
+import type { RetryOptions } from 'ky';
 import { ApiError } from './api-error.js';
 import { ConnectionError, RequestAbortedError, TimeoutError } from './errors.js';
 
@@ -8,7 +10,8 @@ export const MAX_RETRY_AFTER_SECONDS = 60;
 const BASE_DELAY_MS = 500;
 const MAX_BACKOFF_MS = 8_000;
 const IN_PROGRESS_MIN_DELAY_MS = 1_000;
-const retryStatuses = new Set([408, 429, 500, 501, 502, 503, 504]);
+/** Statuses a repeat may cure; a 409 only with `idempotency_in_progress`. */
+const RETRY_STATUSES = [408, 409, 429, 500, 501, 502, 503, 504];
 
 /** Seconds of a `Retry-After` header (delta seconds or an HTTP date); undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
@@ -19,15 +22,19 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
   return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
 }
 
+/** A status (and code) a repeat may cure. */
+export const isRetryStatus = (status: number, code: string | undefined): boolean =>
+  RETRY_STATUSES.includes(status) && (status !== 409 || code === 'idempotency_in_progress');
+
 /** Whether the failure is one a repeat may cure: a lost connection, a timeout, or a transient status. */
 export function isTransient(error: unknown): boolean {
-  if (ApiError.is(error)) {
-    return (
-      retryStatuses.has(error.status) || (error.status === 409 && error.code === 'idempotency_in_progress')
-    );
-  }
+  if (ApiError.is(error)) return isRetryStatus(error.status, error.code);
   return ConnectionError.is(error) || TimeoutError.is(error);
 }
+
+/** True when the service asked for a pause longer than the SDK sleeps on (a RateLimitError then). */
+export const retryAfterTooLong = (seconds: number | undefined): boolean =>
+  seconds !== undefined && seconds > MAX_RETRY_AFTER_SECONDS;
 
 /**
  * Milliseconds to wait before retry number `retry` (1-based): the service's `Retry-After` when it
@@ -37,14 +44,43 @@ export function isTransient(error: unknown): boolean {
 export function retryDelayMs(error: unknown, retry: number): number | undefined {
   if (ApiError.is(error)) {
     const seconds = parseRetryAfter(error.headers['retry-after']);
-    if (seconds !== undefined)
-      return seconds > MAX_RETRY_AFTER_SECONDS ? undefined : Math.ceil(seconds * 1000);
+    if (seconds !== undefined) return retryAfterTooLong(seconds) ? undefined : Math.ceil(seconds * 1000);
   }
   const ceiling = Math.min(MAX_BACKOFF_MS, BASE_DELAY_MS * 2 ** (retry - 1));
   const jittered = Math.round(Math.random() * ceiling);
   // The first attempt is still being processed: a quick repeat would only meet the same 409.
   if (ApiError.is(error) && error.status === 409) return Math.max(IN_PROGRESS_MIN_DELAY_MS, jittered);
   return jittered;
+}
+
+/**
+ * ky's `retry` for one call: ky counts the attempts and sleeps (abortably, on the caller's signal);
+ * `shouldRetry` applies this policy to the failure as the SDK error it will become, and ky then
+ * sleeps exactly the delay the policy chose (announced through `onRetry` before the sleep).
+ * @internal
+ */
+export function kyRetry(
+  limit: number,
+  toError: (error: unknown) => unknown,
+  onRetry: (failure: unknown, attempt: number, delayMs: number) => void,
+): RetryOptions {
+  let delayMs = 0;
+  return {
+    limit,
+    // The endpoint's retry class already set `limit`: every method may be repeated within it.
+    methods: ['get', 'put', 'delete', 'post', 'patch'],
+    statusCodes: RETRY_STATUSES,
+    retryOnTimeout: true,
+    delay: () => delayMs,
+    shouldRetry: ({ error, retryCount }) => {
+      const failure = toError(error);
+      const delay = isTransient(failure) ? retryDelayMs(failure, retryCount) : undefined;
+      if (delay === undefined) return false;
+      delayMs = delay;
+      onRetry(failure, retryCount + 1, delay);
+      return true;
+    },
+  };
 }
 
 /** Waits `ms`, or rejects with RequestAbortedError as soon as `signal` aborts. */

@@ -1,15 +1,16 @@
-// The one place requests leave the process: auth, idempotency keys, per-attempt timeouts, retries, error mapping.
+// The one place requests leave the process: auth, idempotency keys, and ky's own per-attempt timeout
+// and retries under the SDK's retry policy (retry.ts); failures become the SDK's typed errors.
 
-import ky, { type KyInstance } from 'ky';
+import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance, type Options } from 'ky';
 import type * as z from 'zod/mini';
-import { ApiError, RateLimitError } from './api-error.js';
+import { ApiError, apiErrorName } from './api-error.js';
 import { ApiPromise, type WithResponse } from './api-promise.js';
-import { attemptOnce, type PreparedCall } from './attempt.js';
 import type { TransportConfig } from './client-config.js';
+import { AgentMessagingError, ConnectionError, TimeoutError } from './errors.js';
 import { randomIdempotencyKey } from './idempotency.js';
 import type { RequestOptions } from './options.js';
-import { parseJsonAnswer } from './response.js';
-import { isTransient, parseRetryAfter, retryDelayMs, sleep } from './retry.js';
+import { errorFromAnswer, parseJsonAnswer, readCapped, redact } from './response.js';
+import { abortedError, kyRetry } from './retry.js';
 import { checkRequestOptions } from './validate.js';
 
 /** The HTTP methods the service uses. */
@@ -62,6 +63,21 @@ export interface UploadSpec {
   options?: RequestOptions | undefined;
 }
 
+/** One call as sent: ky's options plus what logs and errors need. */
+interface Call {
+  url: string;
+  method: HttpMethod;
+  /** The path without query (never an upload URL, which is a grant in itself), for logs. */
+  logPath: string;
+  operation: string;
+  headers: Record<string, string>;
+  body: BodyInit | undefined;
+  signal: AbortSignal | undefined;
+  timeoutMs: number;
+  retries: number;
+  onUploadProgress?: UploadSpec['onProgress'];
+}
+
 const isByteStream = (body: unknown): body is ReadableStream<Uint8Array> =>
   typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
 
@@ -75,19 +91,11 @@ export class Transport {
   readonly baseUrl: string;
   readonly #config: TransportConfig;
   readonly #ky: KyInstance;
-  #plainKy: KyInstance | undefined;
 
   constructor(config: TransportConfig) {
     this.#config = config;
     this.baseUrl = config.baseUrl;
-    this.#ky = ky.create({
-      prefix: config.baseUrl,
-      headers: config.token === undefined ? {} : { authorization: `Bearer ${config.token}` },
-      retry: 0,
-      timeout: false,
-      throwHttpErrors: false,
-      ...(config.fetch ? { fetch: config.fetch } : {}),
-    });
+    this.#ky = ky.create(config.fetch ? { fetch: config.fetch } : {});
   }
 
   /** A JSON call: resolves with the answer parsed by `spec.schema`, unknown fields kept. */
@@ -97,13 +105,14 @@ export class Transport {
 
   /**
    * A call whose 2xx answer is returned unread, once its status is known; a non-2xx answer becomes the
-   * typed ApiError. A JSON body is retried like `request`; a byte stream is sent once.
+   * typed ApiError. A JSON body is retried like `request`; a byte stream is sent once (ky would tee it).
    */
   async raw(spec: RawSpec): Promise<Response> {
-    const body = isByteStream(spec.body) ? spec.body : json(spec.body);
-    const call = this.#prepare(spec, body, spec.contentType, typeof body === 'object');
+    const stream = isByteStream(spec.body);
+    const call = this.#prepare(spec, stream ? (spec.body as BodyInit) : json(spec.body), spec.contentType);
+    if (stream) call.retries = 0;
     if (spec.accept) call.headers.accept = spec.accept;
-    return this.#withRetries(call, async (attempt) => (await attemptOnce(call, attempt, false)).response);
+    return this.#send(call);
   }
 
   /**
@@ -111,44 +120,45 @@ export class Transport {
    * per-call `timeoutMs`, each attempt gets the client's timeout plus 10 s per MB of body.
    */
   async upload(spec: UploadSpec): Promise<Response> {
-    this.#plainKy ??= ky.create({
-      retry: 0,
-      timeout: false,
-      throwHttpErrors: false,
-      ...(this.#config.fetch ? { fetch: this.#config.fetch } : {}),
-    });
     const operation = spec.operation ?? 'upload';
+    const body = spec.onProgress ? inParts(spec.body) : spec.body;
     const call = this.#prepare(
       { method: 'PUT', path: '', operation, options: spec.options },
-      spec.onProgress ? inParts(spec.body) : spec.body,
+      body,
       spec.contentType,
-      false,
     );
-    call.ky = this.#plainKy;
-    call.input = spec.url;
+    delete call.headers.authorization;
+    call.url = spec.url;
+    call.logPath = 'upload_url';
+    call.onUploadProgress = spec.onProgress;
     // The attempt covers sending the bytes: unless told otherwise, allow 10 s more per MB.
     if (spec.options?.timeoutMs === undefined) {
       call.timeoutMs += Math.ceil((spec.body instanceof Blob ? spec.body.size : spec.body.byteLength) / 100);
     }
-    // An upload URL is a grant in itself (its path or query holds a token): logs never show it.
-    call.logPath = 'upload_url';
-    call.onUploadProgress = spec.onProgress;
-    return this.#withRetries(call, async (attempt) => (await attemptOnce(call, attempt, true)).response);
+    const response = await this.#send(call);
+    await response.body?.cancel().catch(() => undefined);
+    return response;
   }
 
   async #request<S extends z.ZodMiniType>(spec: RequestSpec<S>): Promise<WithResponse<z.output<S>>> {
-    const call = this.#prepare(spec, json(spec.body), undefined, false);
+    const call = this.#prepare(spec, json(spec.body), undefined);
     call.headers.accept = 'application/json';
-    return this.#withRetries(call, async (attempt) => {
-      const { response, text } = await attemptOnce(call, attempt, true);
-      return parseJsonAnswer(spec.schema, response, text ?? '', call);
-    });
+    const response = await this.#send(call);
+    const { timeoutMs, operation } = call;
+    let text: string;
+    try {
+      text = await readCapped(response, { maxBytes: this.#config.maxResponseBytes, timeoutMs, operation });
+    } catch (error) {
+      throw this.#toSdkError(error, call);
+    }
+    return parseJsonAnswer(spec.schema, response, text, operation);
   }
 
-  #prepare(spec: CallSpec, body: BodyInit | undefined, contentType: string | undefined, stream: boolean) {
+  #prepare(spec: CallSpec, body: BodyInit | undefined, contentType: string | undefined): Call {
     const operation = spec.operation ?? `${spec.method} ${spec.path}`;
     const options = checkRequestOptions(spec.options, operation);
     const headers: Record<string, string> = {};
+    if (this.#config.token !== undefined) headers.authorization = `Bearer ${this.#config.token}`;
     if (body !== undefined) headers['content-type'] = contentType ?? 'application/json';
     const key = options.idempotencyKey ?? (spec.requiresIdempotencyKey ? randomIdempotencyKey() : undefined);
     if (key !== undefined) headers['idempotency-key'] = key;
@@ -161,9 +171,8 @@ export class Transport {
       (spec.method !== 'POST' && spec.method !== 'PATCH') ||
       spec.idempotent === true ||
       spec.requiresIdempotencyKey === true;
-    const call: PreparedCall = {
-      ky: this.#ky,
-      input: withQuery(spec.path, spec.query),
+    return {
+      url: this.baseUrl + withQuery(spec.path, spec.query),
       method: spec.method,
       logPath: spec.path,
       operation,
@@ -171,54 +180,86 @@ export class Transport {
       body,
       signal: options.signal,
       timeoutMs: options.timeoutMs ?? this.#config.timeoutMs,
-      maxRetries: safe && !stream ? (options.maxRetries ?? this.#config.maxRetries) : 0,
-      log: this.#config.log,
-      secret: this.#config.token,
-      onUploadProgress: undefined,
+      retries: safe ? (options.maxRetries ?? this.#config.maxRetries) : 0,
     };
-    return call;
   }
 
-  async #withRetries<T>(call: PreparedCall, run: (attempt: number) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await run(attempt);
-      } catch (error) {
-        if (attempt > call.maxRetries || !isTransient(error)) throw error;
-        const delayMs = retryDelayMs(error, attempt);
-        if (delayMs === undefined) throw asRateLimit(error);
-        call.log?.('agent-messaging retry', {
-          method: call.method,
-          path: call.logPath,
-          attempt: attempt + 1,
-          delayMs,
-          reason: (error as Error).name,
-        });
-        await sleep(delayMs, call.signal);
-      }
+  /** Sends through ky, which times each attempt and retries under the SDK's policy. */
+  async #send(call: Call): Promise<Response> {
+    if (call.signal?.aborted) throw abortedError(call.signal);
+    const log = this.#config.log;
+    let attempt = 1;
+    let started = 0;
+    const logAttempt = (response: Response | undefined, failure?: unknown) =>
+      log?.('agent-messaging request', {
+        method: call.method,
+        path: call.logPath,
+        status: response?.status,
+        attempt,
+        requestId: response?.headers.get('request-id') ?? undefined,
+        durationMs: Math.round(performance.now() - started),
+        error:
+          response && !response.ok ? apiErrorName(response.status) : (failure as Error | undefined)?.name,
+      });
+    const begin = () => {
+      started = log ? performance.now() : 0;
+    };
+    const options: Options = {
+      method: call.method,
+      headers: call.headers,
+      body: call.body,
+      signal: call.signal,
+      timeout: call.timeoutMs,
+      retry: kyRetry(
+        call.retries,
+        (error) => this.#toSdkError(error, call),
+        (failure, next, delayMs) => {
+          if (!ApiError.is(failure)) logAttempt(undefined, failure);
+          attempt = next;
+          log?.('agent-messaging retry', {
+            method: call.method,
+            path: call.logPath,
+            attempt: next,
+            delayMs,
+            reason: (failure as Error).name,
+          });
+        },
+      ),
+      hooks: {
+        beforeRequest: [begin],
+        beforeRetry: [begin],
+        afterResponse: [({ response }) => void logAttempt(response)],
+      },
+      ...(call.onUploadProgress ? { onUploadProgress: call.onUploadProgress } : {}),
+    };
+    try {
+      return await this.#ky(call.url, options);
+    } catch (error) {
+      const failure = this.#toSdkError(error, call);
+      if (!isHTTPError(error)) logAttempt(undefined, failure);
+      throw failure;
     }
+  }
+
+  /** What a failure of ky's becomes: the typed ApiError, a timeout, an abort, or a lost connection. */
+  #toSdkError(error: unknown, call: Call): AgentMessagingError {
+    if (AgentMessagingError.is(error)) return error;
+    if (call.signal?.aborted) return abortedError(call.signal);
+    const secret = this.#config.token;
+    if (isHTTPError(error)) return errorFromAnswer(error.response, error.data, secret);
+    if (isTimeoutError(error)) {
+      return new TimeoutError(`${call.operation}: no answer within ${call.timeoutMs} ms (timeoutMs).`);
+    }
+    // ky's NetworkError holds the Request, whose headers carry the token: keep only what fetch threw.
+    const cause = isNetworkError(error) ? error.cause : error;
+    const detail = redact(cause instanceof Error ? cause.message : String(cause), secret);
+    return new ConnectionError(`${call.operation}: the connection failed (${detail}).`, { cause });
   }
 
   /** Hides the configuration (and its token) from `console.log` and `JSON.stringify`. */
   toJSON(): { baseUrl: string } {
     return { baseUrl: this.baseUrl };
   }
-}
-
-/**
- * The error for a `Retry-After` too long to sleep on: a RateLimitError with `retryAfter`, whatever the
- * status (a 503 with `Retry-After: 3600` asks the caller to come back later just as a 429 does).
- */
-function asRateLimit(error: unknown): unknown {
-  if (!ApiError.is(error) || RateLimitError.is(error)) return error;
-  return new RateLimitError({
-    status: error.status,
-    code: error.code,
-    message: error.message.replace(/^\d+(?: \S+)?: /, '').replace(/ \(request [^)]*\)$/, ''),
-    requestId: error.requestId,
-    headers: error.headers,
-    retryAfter: parseRetryAfter(error.headers['retry-after']),
-  });
 }
 
 const json = (body: unknown): string | undefined => (body === undefined ? undefined : JSON.stringify(body));
