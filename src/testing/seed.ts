@@ -71,7 +71,7 @@ export async function seedWorld(
   const { api_key: apiKey, webhook_secret: webhookSecret } = registered;
   if (options.verifyWebhook) {
     const client = new AgentClient({ apiKey, ...connection });
-    await client.agents.setWebhook(registered.agent.id, { webhook_url: webhookUrl, capabilities });
+    await client.agents.setWebhook(registered.agent.id, { webhook_url: webhookUrl });
   } else {
     const record = world.state.agents.get(registered.agent.id);
     if (!record) throw new Error(`mock.seed: agent ${registered.agent.id} vanished (a reset during seed?)`);

@@ -33,7 +33,7 @@ describe('GET /_mock/events', () => {
   it('streams every change from the moment of connection, each frame named by its type', async () => {
     const before = ctx.mock.createUser({ display_name: 'Before' });
     const feed = await connect();
-    const s = await setupScenario(ctx.mock, ctx.call);
+    const s = await setupScenario(ctx.mock);
     await ctx.call('POST', `/v1/conversations/${s.conversationId}/messages`, {
       token: s.apiKey,
       idempotencyKey: newKey(),
@@ -98,7 +98,7 @@ describe('GET /_mock/events', () => {
 
 describe('GET /_mock/state', () => {
   it('answers a snapshot for the first paint, with session tokens and without agent secrets', async () => {
-    const s = await setupScenario(ctx.mock, ctx.call);
+    const s = await setupScenario(ctx.mock);
     ctx.mock.postUserMessage(s.conversationId, { user_id: s.userId, text: 'hi there' });
     await ctx.mock.idle();
     const answer = await ctx.call('GET', '/_mock/state');
@@ -124,7 +124,7 @@ describe('GET /_mock/state', () => {
 
 describe('GET /_mock/files/{attachment_id}', () => {
   it('serves an uploaded file by its id, and 404 before the upload', async () => {
-    const s = await setupScenario(ctx.mock, ctx.call);
+    const s = await setupScenario(ctx.mock);
     const created = await ctx.call('POST', '/v1/attachments', {
       token: s.apiKey,
       body: { name: 'notes.txt', mime_type: 'text/plain', size_bytes: 5 },

@@ -61,7 +61,7 @@ const ctx = useRecordedMock();
 describe('mock.events', () => {
   it('announces agents, users, installs and the conversation they create', async () => {
     ctx.listen();
-    const s = await setupScenario(ctx.mock, ctx.call);
+    const s = await setupScenario(ctx.mock);
     expect(ctx.events.map((event) => event.type)).toEqual([
       'request',
       'agent.created',
@@ -101,7 +101,7 @@ describe('mock.events', () => {
   });
 
   it('sends the whole message after every patch of a streamed reply, with its revision', async () => {
-    const s = await setupScenario(ctx.mock, ctx.call);
+    const s = await setupScenario(ctx.mock);
     ctx.listen();
     const posted = ctx.mock.postUserMessage(s.conversationId, { user_id: s.userId, text: 'hello' });
     const blockId = 'blk_reply_text';
@@ -161,7 +161,7 @@ describe('mock.events', () => {
   });
 
   it('reports typing, receipts, reads, reactions and unsends as they apply, and repeats not at all', async () => {
-    const s = await setupScenario(ctx.mock, ctx.call);
+    const s = await setupScenario(ctx.mock);
     const { message } = ctx.mock.postUserMessage(s.conversationId, { user_id: s.userId, text: 'hi' });
     ctx.listen();
     const base = `/v1/conversations/${s.conversationId}`;
@@ -206,7 +206,7 @@ describe('mock.events', () => {
   });
 
   it('follows a group invite from consent cards through each acceptance to the new group', async () => {
-    const s = await setupScenario(ctx.mock, ctx.call);
+    const s = await setupScenario(ctx.mock);
     const grace = ctx.mock.createUser({ display_name: 'Grace' });
     ctx.mock.installAgent({ user_id: grace.user.id, agent_id: s.agentId });
     ctx.listen();
@@ -237,7 +237,7 @@ describe('mock.events', () => {
   });
 
   it('reports each webhook attempt with the status it got', async () => {
-    const s = await setupScenario(ctx.mock, ctx.call);
+    const s = await setupScenario(ctx.mock);
     ctx.listen();
     ctx.receiver.status = 500;
     ctx.mock.postUserMessage(s.conversationId, { user_id: s.userId, text: 'hi' });
@@ -286,7 +286,7 @@ describe('mock.events', () => {
 
 describe('mock.snapshot()', () => {
   it('holds agents without credentials, users with tokens, conversations with messages, and the logs', async () => {
-    const s = await setupScenario(ctx.mock, ctx.call);
+    const s = await setupScenario(ctx.mock);
     ctx.mock.postUserMessage(s.conversationId, { user_id: s.userId, text: 'first' });
     await ctx.mock.idle();
     const snapshot = MockStateSnapshot.parse(ctx.mock.snapshot());

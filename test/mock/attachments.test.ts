@@ -18,7 +18,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('attachments', () => {
     it('answers an upload handle valid 15 minutes with absolute URLs outside /v1', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const before = mock.clock.now().getTime();
       const created = await handle(s.apiKey);
       const after = mock.clock.now().getTime();
@@ -31,7 +31,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('takes the bytes with PUT and gives them back with GET, without Authorization', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const created = await handle(s.apiKey);
       const put = await fetch(created.upload_url, {
         method: 'PUT',
@@ -46,7 +46,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('serves a file with a non-ASCII or quoted name on both download routes, named as RFC 6266 says', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const names = [
         {
           name: 'résumé 日本.txt',
@@ -90,7 +90,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 400 for a size that does not match, and the handle stays usable', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const created = await handle(s.apiKey);
       const wrong = await fetch(created.upload_url, {
         method: 'PUT',
@@ -108,7 +108,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 410 for an upload after expires_at', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const created = await handle(s.apiKey);
       await mock.clock.advance(15 * 60);
       const late = await fetch(created.upload_url, {
@@ -120,14 +120,14 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 404 for a download before the upload and for a wrong URL token', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const created = await handle(s.apiKey);
       expect((await fetch(created.download_url)).status).toBe(404);
       expect((await fetch(`${created.upload_url}x`, { method: 'PUT', body: 'hello' })).status).toBe(404);
     });
 
     it('lets a message reference an attachment only after its upload succeeded', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const created = await handle(s.apiKey);
       const send = () =>
         call('POST', `/v1/conversations/${s.conversationId}/messages`, {
@@ -156,7 +156,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 413 payload_too_large naming size_bytes above 100 MiB, and 201 at exactly 100 MiB', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const create = (size_bytes: number) =>
         call('POST', '/v1/attachments', {
           token: s.apiKey,

@@ -8,7 +8,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('authentication', () => {
     it('answers 401 unauthorized without a bearer token', async () => {
-      const { conversationId } = await setupScenario(mock, call);
+      const { conversationId } = await setupScenario(mock);
       const answer = await call('GET', `/v1/conversations/${conversationId}`);
       expect(answer.status).toBe(401);
       expect(errorOf(answer).code).toBe('unauthorized');
@@ -16,7 +16,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 401 for an unknown token without echoing it', async () => {
-      const { conversationId } = await setupScenario(mock, call);
+      const { conversationId } = await setupScenario(mock);
       const answer = await call('GET', `/v1/conversations/${conversationId}`, {
         token: 'ams_sk_notarealtokennotarealtoken00',
       });
@@ -25,14 +25,14 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 401 when a user session calls an agent endpoint', async () => {
-      const { conversationId, sessionToken } = await setupScenario(mock, call);
+      const { conversationId, sessionToken } = await setupScenario(mock);
       const answer = await call('GET', `/v1/conversations/${conversationId}`, { token: sessionToken });
       expect(answer.status).toBe(401);
       expect(errorOf(answer).message).toMatch(/agent token/);
     });
 
     it('answers 401 when an agent token calls a user endpoint', async () => {
-      const { apiKey, userId } = await setupScenario(mock, call);
+      const { apiKey, userId } = await setupScenario(mock);
       const answer = await call('POST', '/v1/conversations/direct', {
         token: apiKey,
         body: { user_id: userId },
@@ -48,7 +48,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('issues tokens and secrets in the formats of PROTOCOL section 3', async () => {
-      const { apiKey, sessionToken, webhookSecret } = await setupScenario(mock, call);
+      const { apiKey, sessionToken, webhookSecret } = await setupScenario(mock);
       expect(apiKey).toMatch(/^ams_sk_[A-Za-z0-9_-]{32}$/);
       expect(sessionToken).toMatch(/^ams_us_[A-Za-z0-9_-]{32}$/);
       expect(webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -57,8 +57,8 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('membership', () => {
     it('answers 404 for a conversation the agent is not part of, like an unknown one', async () => {
-      const first = await setupScenario(mock, call, 'first_bot');
-      const second = await setupScenario(mock, call, 'second_bot');
+      const first = await setupScenario(mock, 'first_bot');
+      const second = await setupScenario(mock, 'second_bot');
       const outside = await call('GET', `/v1/conversations/${first.conversationId}`, {
         token: second.apiKey,
       });
@@ -105,7 +105,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('the request log', () => {
     it('records each /v1 request as it arrived, with bearer tokens masked', async () => {
-      const { conversationId, apiKey } = await setupScenario(mock, call);
+      const { conversationId, apiKey } = await setupScenario(mock);
       await call('GET', `/v1/conversations/${conversationId}/messages?limit=5&before_sequence=9`, {
         token: apiKey,
       });

@@ -12,7 +12,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('the order of checks', () => {
     it('answers 401, not 413, to a body over 1 MiB without a token', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const answer = await call('POST', `/v1/conversations/${s.conversationId}/messages`, {
         idempotencyKey: newKey(),
         body: overOneMiB(),
@@ -37,7 +37,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 413 before 404: a body over 1 MiB to a conversation the agent is not in', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const answer = await call('POST', '/v1/conversations/cnv_unknown/messages', {
         token: s.apiKey,
         idempotencyKey: newKey(),
@@ -48,7 +48,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 400 before 404: a bad send to a conversation the agent is not in', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const answer = await call('POST', '/v1/conversations/cnv_unknown/messages', {
         token: s.apiKey,
         idempotencyKey: newKey(),
@@ -59,7 +59,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 401, not 415, to a streamed body without a token while streamed bodies are refused', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       mock.faults.inject({ path: '/v1/conversations/*/messages', fault: 'refuse_streamed_body', times: 2 });
       const anonymous = await streamingSend(baseUrl(), s.conversationId, '', newKey(), textSend('hi'));
       anonymous.writer.close();

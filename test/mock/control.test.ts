@@ -17,7 +17,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('the control surface under /_mock', () => {
     it('creates users, installs and user messages over HTTP, delivering message.received', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const created = await call('POST', '/_mock/users', { body: { display_name: 'Zed', verified: false } });
       expect(created.status).toBe(201);
       const { user, session_token } = CreateUserResponse.parse(created.body);
@@ -51,7 +51,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 400 naming the field for a bad control request, and 404 outside membership', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const bad = await call('POST', '/_mock/users', { body: { display_name: '' } });
       expect(bad.status).toBe(400);
       expect(errorOf(bad).message).toContain('display_name');
@@ -64,7 +64,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('advances the clock over HTTP, and expiries fire', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const before = mock.clock.now().getTime();
       const answer = await call('POST', '/_mock/clock/advance', { body: { seconds: 3600 } });
       expect(answer.status).toBe(200);
@@ -104,7 +104,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('serves the request log over HTTP in the shape of PROTOCOL section 13', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const log = z.array(RequestLogEntry).parse((await call('GET', '/_mock/requests')).body);
       expect(log.map((entry) => `${entry.method} ${entry.path}`)).toEqual([
         'POST /v1/agents',
@@ -115,7 +115,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('resets to an empty state over HTTP and in-process', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       mock.faults.inject({ path: '/v1/agents', fault: 'status', status: 500 });
       expect((await call('POST', '/_mock/reset')).status).toBe(200);
       expect(mock.requests).toEqual([]);
@@ -124,7 +124,7 @@ describe.each(DOORS)('through the %s door', (door) => {
       expect((await call('GET', `/v1/conversations/${s.conversationId}`, { token: s.apiKey })).status).toBe(
         401,
       );
-      const again = await setupScenario(mock, call);
+      const again = await setupScenario(mock);
       expect(again.agentId).not.toBe(s.agentId);
       mock.reset();
       expect(

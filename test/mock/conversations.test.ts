@@ -8,7 +8,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('the agent read shape', () => {
     it('shows the counterpart user, the active participant count and the last sequence', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       mock.postUserMessage(s.conversationId, { user_id: s.userId, text: 'one' });
       mock.postUserMessage(s.conversationId, { user_id: s.userId, text: 'two' });
       const answer = await call('GET', `/v1/conversations/${s.conversationId}`, { token: s.apiKey });

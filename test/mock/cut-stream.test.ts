@@ -16,7 +16,7 @@ describe.each(DOORS)('a cut_stream fault (%s door)', (door) => {
   it.each([1, 2, 3])(
     'after %i events breaks the body with a network error right after exactly those events',
     async (afterEvents) => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       mock.faults.inject({
         path: '/v1/conversations/*/messages',
         fault: 'cut_stream',
@@ -65,7 +65,7 @@ describe.each(DOORS)('a cut_stream fault (%s door)', (door) => {
   );
 
   it('delivers every event written before the cut when several lines arrive in one chunk', async () => {
-    const s = await setupScenario(mock, call);
+    const s = await setupScenario(mock);
     mock.faults.inject({ path: '/v1/conversations/*/messages', fault: 'cut_stream', after_events: 4 });
     const { response, writer } = await streamingSend(baseUrl(), s.conversationId, s.apiKey, newKey(), {
       schema: 'svc.agent-send.v1',

@@ -10,7 +10,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('fault injection', () => {
     it('status: answers that error before doing anything, with the default code and Retry-After when given', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       mock.faults.inject({
         method: 'POST',
         path: '/v1/conversations/*/messages',
@@ -38,7 +38,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('status: uses a given code, omits Retry-After without retry_after, and is never stored for the key', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       mock.faults.inject({
         path: '/v1/conversations/*/messages',
         fault: 'status',
@@ -65,7 +65,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('matches the path segment by segment, `*` standing for exactly one segment, and counts `times`', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       mock.faults.inject({
         method: 'GET',
         path: '/v1/conversations/*',
@@ -89,7 +89,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('applies the oldest of several matching faults, and clear() removes them all', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       mock.faults.inject({ path: '/v1/conversations/*', fault: 'status', status: 500 });
       mock.faults.inject({ path: '/v1/conversations/*', fault: 'status', status: 503 });
       mock.faults.inject({ path: '/v1/conversations/*', fault: 'status', status: 502 });
@@ -106,7 +106,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('logs the request on arrival even when a fault answers it', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       mock.faults.inject({ path: '/v1/conversations/*', fault: 'status', status: 500 });
       await call('GET', `/v1/conversations/${s.conversationId}`, { token: s.apiKey });
       expect(mock.requests.at(-1)).toMatchObject({
@@ -116,7 +116,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('drop_after_commit: does the work and stores it under the key, but the client gets a network error', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       mock.faults.inject({ path: '/v1/conversations/*/messages', fault: 'drop_after_commit' });
       const path = `/v1/conversations/${s.conversationId}/messages`;
       const key = newKey();
@@ -135,7 +135,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('cut_stream: breaks the body after that many events; lines not yet applied are not applied', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       mock.faults.inject({ path: '/v1/conversations/*/messages', fault: 'cut_stream', after_events: 2 });
       const { response, writer } = await streamingSend(baseUrl(), s.conversationId, s.apiKey, newKey(), {
         schema: 'svc.agent-send.v1',
@@ -167,7 +167,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('cut_stream: counts a matching request without a stream, where it cannot fire', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       mock.faults.inject({ path: '/v1/conversations/*/messages', fault: 'cut_stream', after_events: 1 });
       const path = `/v1/conversations/${s.conversationId}/messages`;
       expect(
@@ -186,7 +186,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('refuse_streamed_body: answers 415 streaming_unsupported to an NDJSON request only', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       mock.faults.inject({ path: '/v1/conversations/*/messages', fault: 'refuse_streamed_body', times: 2 });
       const plain = await jsonStreamingSend(baseUrl(), s.conversationId, s.apiKey, newKey(), {
         schema: 'svc.agent-send.v1',

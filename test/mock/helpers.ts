@@ -1,9 +1,10 @@
 // Shared test helpers: a JSON client over plain fetch, a recording webhook receiver, and a
 // scenario with a verified agent, a user who installed it, and their conversation.
+
+import type { MockService } from 'agent-messaging/testing';
 import type * as z from 'zod/mini';
 import { ErrorBody } from '../../src/schemas/errors.js';
 import { issueMessage } from '../../src/schemas/issue-messages.js';
-import type { MockService } from '../../src/testing/index.js';
 
 /** One answer, with its parsed JSON body (or the text when not JSON). */
 export interface Answer {
@@ -111,31 +112,20 @@ export interface Scenario {
   conversationId: string;
 }
 
-/** Registers an agent over HTTP, verifies its webhook, and has a new user install it. */
-export async function setupScenario(mock: MockService, call: Call, handle = 'helper_bot'): Promise<Scenario> {
-  const registered = await call('POST', '/v1/agents', {
-    body: { handle, display_name: 'Helper', webhook_url: 'https://bot.example/hook', capabilities: ['text'] },
+/** An agent whose webhook the mock verified with a signed webhook.test, and a new user who installed it. */
+export async function setupScenario(mock: MockService, handle = 'helper_bot'): Promise<Scenario> {
+  const seed = await mock.seed({
+    handle,
+    webhookUrl: 'https://bot.example/hook',
+    capabilities: ['text'],
+    verifyWebhook: true,
   });
-  if (registered.status !== 201) throw new Error(`registration failed: ${JSON.stringify(registered.body)}`);
-  const { agent, api_key, webhook_secret } = registered.body as {
-    agent: { id: string };
-    api_key: string;
-    webhook_secret: string;
-  };
-  const verified = await call('PATCH', `/v1/agents/${agent.id}/webhook`, {
-    token: api_key,
-    body: { webhook_url: 'https://bot.example/hook' },
-  });
-  if (verified.status !== 200)
-    throw new Error(`webhook verification failed: ${JSON.stringify(verified.body)}`);
-  const { user, session_token } = mock.createUser({ display_name: 'Ada' });
-  const { conversation_id } = mock.installAgent({ user_id: user.id, agent_id: agent.id });
   return {
-    agentId: agent.id,
-    apiKey: api_key,
-    webhookSecret: webhook_secret,
-    userId: user.id,
-    sessionToken: session_token,
-    conversationId: conversation_id,
+    agentId: seed.agent.id,
+    apiKey: seed.apiKey,
+    webhookSecret: seed.webhookSecret,
+    userId: seed.user.id,
+    sessionToken: seed.sessionToken,
+    conversationId: seed.conversationId,
   };
 }

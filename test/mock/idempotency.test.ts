@@ -9,7 +9,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('idempotency', () => {
     it('replays the first answer with Idempotent-Replayed and creates one message', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const key = newKey();
       const path = `/v1/conversations/${s.conversationId}/messages`;
       const first = await call('POST', path, {
@@ -34,7 +34,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('treats the same body with its keys in another order as the same request', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const key = newKey();
       const path = `/v1/conversations/${s.conversationId}/messages`;
       await call('POST', path, {
@@ -51,7 +51,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 422 idempotency_key_reused for the same key with another body', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const key = newKey();
       const path = `/v1/conversations/${s.conversationId}/messages`;
       await call('POST', path, { token: s.apiKey, idempotencyKey: key, body: textSend('one') });
@@ -65,7 +65,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 409 idempotency_in_progress while the first request is still in flight', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const key = newKey();
       const path = `/v1/conversations/${s.conversationId}/messages`;
       mock.faults.inject({
@@ -96,8 +96,8 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('scopes keys to the caller: another agent may use the same key', async () => {
-      const first = await setupScenario(mock, call, 'first_bot');
-      const second = await setupScenario(mock, call, 'second_bot');
+      const first = await setupScenario(mock, 'first_bot');
+      const second = await setupScenario(mock, 'second_bot');
       const key = newKey();
       const a = await call('POST', `/v1/conversations/${first.conversationId}/messages`, {
         token: first.apiKey,
@@ -116,7 +116,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('does not store an error, so a retry with the same key after fixing the cause does the work', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const newcomer = mock.createUser({ display_name: 'Newcomer' });
       const key = newKey();
       const body = { title: 'Team', user_ids: [newcomer.user.id], reason: 'Plan the launch' };
@@ -137,7 +137,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('forgets a key after 24 hours on the clock', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const key = newKey();
       const path = `/v1/conversations/${s.conversationId}/messages`;
       await call('POST', path, { token: s.apiKey, idempotencyKey: key, body: textSend('day one') });

@@ -16,7 +16,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('typing', () => {
     it('answers expires_at 10 s ahead on start and now on stop', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const typing = async (state: string) => {
         const before = mock.clock.now().getTime();
         const answer = await call('POST', `/v1/conversations/${s.conversationId}/typing`, {
@@ -38,7 +38,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 400 naming state for another value', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const answer = await call('POST', `/v1/conversations/${s.conversationId}/typing`, {
         token: s.apiKey,
         body: { state: 'maybe' },
@@ -50,7 +50,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('receipts and read', () => {
     it('sets delivered_at and read_at once; a repeat answers the first time', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const { message } = mock.postUserMessage(s.conversationId, { user_id: s.userId, text: 'hi' });
       const path = `/v1/conversations/${s.conversationId}`;
       const delivered = Receipt.parse(
@@ -84,7 +84,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 400 for a receipt on its own message and 404 for a message elsewhere', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const own = SendMessageResponse.parse(
         (
           await call('POST', `/v1/conversations/${s.conversationId}/messages`, {
@@ -108,7 +108,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('reactions', () => {
     it('keeps one reaction per actor and emoji, on part 0, and removes it', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const { message } = mock.postUserMessage(s.conversationId, { user_id: s.userId, text: 'hi' });
       const path = `/v1/messages/${message.id}/reactions`;
       const added = ReactionResponse.parse(
@@ -129,7 +129,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 400 for an emoji over 16 characters', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const { message } = mock.postUserMessage(s.conversationId, { user_id: s.userId, text: 'hi' });
       const answer = await call('POST', `/v1/messages/${message.id}/reactions`, {
         token: s.apiKey,

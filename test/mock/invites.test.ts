@@ -10,7 +10,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   /** The scenario's user plus a second verified user who installed the agent. */
   async function twoTargets() {
-    const s = await setupScenario(mock, call);
+    const s = await setupScenario(mock);
     const bob = mock.createUser({ display_name: 'Bob' });
     const bobConversation = mock.installAgent({ user_id: bob.user.id, agent_id: s.agentId }).conversation_id;
     return { s, bob, bobConversation };
@@ -53,7 +53,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('clamps ttl_seconds to 600..604800', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const lifetime = async (ttl: number) => {
         const { invite: created } = CreateInviteResponse.parse(
           (await invite(s, { title: 'T', user_ids: [s.userId], reason: 'R', ttl_seconds: ttl })).body,
@@ -66,7 +66,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 400 naming the field for a blank title, too many targets or a repeated id', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const cases: [Record<string, unknown>, string][] = [
         [{ title: '   ', user_ids: [s.userId], reason: 'R' }, 'title'],
         [{ title: 'T', user_ids: Array.from({ length: 25 }, (_, i) => `usr_${i}`), reason: 'R' }, 'user_ids'],
@@ -83,7 +83,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 422 ineligible_target naming the users who are unverified or did not install the agent', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const stranger = mock.createUser({ display_name: 'Stranger' });
       const unverified = mock.createUser({ display_name: 'Unverified', verified: false });
       mock.installAgent({ user_id: unverified.user.id, agent_id: s.agentId });
@@ -161,7 +161,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 404 for an invite into a group the agent is not in', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const answer = await invite(s, {
         title: 'G',
         user_ids: [s.userId],
@@ -179,7 +179,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 403 to an accept by a user who is not a target', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const created = CreateInviteResponse.parse(
         (await invite(s, { title: 'G', user_ids: [s.userId], reason: 'R' })).body,
       ).invite;
@@ -194,7 +194,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('expires on the clock: delivers invite.expired, and an accept answers 410', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const created = CreateInviteResponse.parse(
         (await invite(s, { title: 'G', user_ids: [s.userId], reason: 'R', ttl_seconds: 600 })).body,
       ).invite;
@@ -211,7 +211,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 400 for a malformed invite id and 404 for an unknown one', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       expect((await call('POST', '/v1/groups/invites/abc/accept', { token: s.sessionToken })).status).toBe(
         400,
       );
@@ -221,7 +221,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('replays an invite creation with the same key instead of placing new cards', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const key = newKey();
       const body = { title: 'G', user_ids: [s.userId], reason: 'R' };
       const first = await call('POST', '/v1/groups/invites', { token: s.apiKey, idempotencyKey: key, body });

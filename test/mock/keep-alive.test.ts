@@ -9,7 +9,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('keep-alive', () => {
     it('sends a ": keep-alive" comment while a stream is idle', async () => {
-      const s = await setupScenario(ctx.mock, ctx.call);
+      const s = await setupScenario(ctx.mock);
       const events = new EventReader(
         await jsonStreamingSend(ctx.baseUrl(), s.conversationId, s.apiKey, newKey(), {
           schema: 'svc.agent-send.v1',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Attachment } from '../../src/schemas/attachments.js';
 import { createMockService } from '../../src/testing/index.js';
-import { client, newKey, setupScenario, WebhookReceiver } from './helpers.js';
+import { newKey, setupScenario, WebhookReceiver } from './helpers.js';
 import { EventReader, jsonStreamingSend, useMockOverLoopback } from './stream-helpers.js';
 
 const ctx = useMockOverLoopback();
@@ -12,7 +12,7 @@ describe('the loopback server', () => {
   });
 
   it('builds upload and download URLs on its own origin', async () => {
-    const s = await setupScenario(ctx.mock, ctx.call);
+    const s = await setupScenario(ctx.mock);
     const created = Attachment.parse(
       (
         await ctx.call('POST', '/v1/attachments', {
@@ -36,7 +36,7 @@ describe('the loopback server', () => {
     const receiver = new WebhookReceiver();
     const mock = createMockService({ fetch: receiver.fetch });
     const server = await mock.listen({ port: 0 });
-    const s = await setupScenario(mock, client(server.baseUrl));
+    const s = await setupScenario(mock);
     const events = new EventReader(
       await jsonStreamingSend(server.baseUrl, s.conversationId, s.apiKey, newKey(), {
         schema: 'svc.agent-send.v1',

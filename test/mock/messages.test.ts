@@ -9,7 +9,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('sending', () => {
     it('answers 201 with block ids and stores the message in history with the agent as sender', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const content = [
         { type: 'text', text: 'Pick one' },
         {
@@ -47,7 +47,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('keeps a client block id and the fallbackText and reply target given', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const { message: first } = mock.postUserMessage(s.conversationId, {
         user_id: s.userId,
         text: 'question',
@@ -73,7 +73,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 400 naming the field for a bad send, before anything is stored', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const cases: [unknown, string][] = [
         [{ content: [] }, 'schema'],
         [{ schema: 'svc.agent-send.v1' }, 'content'],
@@ -112,7 +112,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 400 for a missing or malformed Idempotency-Key', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const path = `/v1/conversations/${s.conversationId}/messages`;
       const missing = await call('POST', path, { token: s.apiKey, body: textSend('hi') });
       expect(missing.status).toBe(400);
@@ -127,7 +127,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 413 for a body over 1 MiB', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const answer = await call('POST', `/v1/conversations/${s.conversationId}/messages`, {
         token: s.apiKey,
         idempotencyKey: newKey(),
@@ -140,7 +140,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('history', () => {
     async function withMessages(count: number) {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       for (let i = 1; i <= count; i++)
         mock.postUserMessage(s.conversationId, { user_id: s.userId, text: `m${i}` });
       const page = async (query: string) => {
@@ -179,7 +179,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('unsend', () => {
     async function agentMessage() {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const answer = await call('POST', `/v1/conversations/${s.conversationId}/messages`, {
         token: s.apiKey,
         idempotencyKey: newKey(),

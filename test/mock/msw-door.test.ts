@@ -11,7 +11,7 @@ const { mock, call, server } = useMockOverMsw();
 
 describe('the msw door', () => {
   it('streams an NDJSON body line by line through msw while the events come back', async () => {
-    const s = await setupScenario(mock, call);
+    const s = await setupScenario(mock);
     const { response, writer } = await streamingSend(mock.baseUrl, s.conversationId, s.apiKey, newKey(), {
       schema: 'svc.agent-send.v1',
       content: [],
@@ -81,7 +81,7 @@ describe('the msw door', () => {
   });
 
   it('stops a stream in-process when the request is aborted, leaving the message streaming', async () => {
-    const s = await setupScenario(mock, call);
+    const s = await setupScenario(mock);
     const abort = new AbortController();
     const response = await mock.fetch(
       new Request(`${mock.baseUrl}/v1/conversations/${s.conversationId}/messages?stream=true`, {

@@ -23,7 +23,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('a client that cancels the body of a streaming send', () => {
     it('counts the stream as open while it is read, also in the snapshot', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       expect(mock.openStreams).toBe(0);
       const events = new EventReader(
         await jsonStreamingSend(baseUrl(), s.conversationId, s.apiKey, newKey(), start),
@@ -37,7 +37,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('is seen by the mock: no stream stays open, and the message stays streaming (JSON start)', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const events = new EventReader(
         await jsonStreamingSend(baseUrl(), s.conversationId, s.apiKey, newKey(), start),
       );
@@ -54,7 +54,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('is seen by the mock: no stream stays open, and the lines applied before it stay (NDJSON body)', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const { response, writer } = await streamingSend(
         baseUrl(),
         s.conversationId,
@@ -81,7 +81,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('a break out of client.messages.stream() closes the connection, and the message stays streaming', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const client = new AgentClient({ apiKey: s.apiKey, baseUrl: baseUrl() });
       const stream = await client.messages.stream(s.conversationId, {
         content: [{ type: 'text', text: 'begun' }],
@@ -98,7 +98,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('leaves no stream open once the message completes', async () => {
-      const s = await setupScenario(mock, call);
+      const s = await setupScenario(mock);
       const events = new EventReader(
         await jsonStreamingSend(baseUrl(), s.conversationId, s.apiKey, newKey(), start),
       );

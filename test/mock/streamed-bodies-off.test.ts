@@ -9,7 +9,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('a mock without streamed bodies', () => {
     it('answers 415 streaming_unsupported to an NDJSON body and still streams the JSON start', async () => {
-      const s = await setupScenario(ctx.mock, ctx.call);
+      const s = await setupScenario(ctx.mock);
       const { response, writer } = await streamingSend(ctx.baseUrl(), s.conversationId, s.apiKey, newKey(), {
         schema: 'svc.agent-send.v1',
         content: [],
@@ -32,7 +32,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 401, not 415, to an NDJSON body without a token', async () => {
-      const s = await setupScenario(ctx.mock, ctx.call);
+      const s = await setupScenario(ctx.mock);
       const { response, writer } = await streamingSend(ctx.baseUrl(), s.conversationId, '', newKey(), {
         schema: 'svc.agent-send.v1',
         content: [],

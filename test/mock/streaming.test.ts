@@ -21,7 +21,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('Streamable HTTP: an NDJSON body streamed while the events stream back', () => {
     it('applies each line as it arrives and echoes it as a message.patch', async () => {
-      const s = await setupScenario(ctx.mock, ctx.call);
+      const s = await setupScenario(ctx.mock);
       const { response, writer } = await streamingSend(
         ctx.baseUrl(),
         s.conversationId,
@@ -86,7 +86,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('breaks the connection on a line it cannot apply, keeping the lines before it', async () => {
-      const s = await setupScenario(ctx.mock, ctx.call);
+      const s = await setupScenario(ctx.mock);
       const { response, writer } = await streamingSend(
         ctx.baseUrl(),
         s.conversationId,
@@ -109,7 +109,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 400 before the stream starts when the first line is not a valid send', async () => {
-      const s = await setupScenario(ctx.mock, ctx.call);
+      const s = await setupScenario(ctx.mock);
       const { response, writer } = await streamingSend(ctx.baseUrl(), s.conversationId, s.apiKey, newKey(), {
         content: [],
       });
@@ -121,7 +121,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('the fallback input: a JSON start, then append and complete', () => {
     it('counts every append as a revision and shows the changes on the open stream', async () => {
-      const s = await setupScenario(ctx.mock, ctx.call);
+      const s = await setupScenario(ctx.mock);
       const response = await jsonStreamingSend(ctx.baseUrl(), s.conversationId, s.apiKey, newKey(), {
         ...start,
         content: [{ type: 'text', text: 'Hi' }],
@@ -167,7 +167,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 409 message_not_streaming to append or complete once the message is sent', async () => {
-      const s = await setupScenario(ctx.mock, ctx.call);
+      const s = await setupScenario(ctx.mock);
       const events = new EventReader(
         await jsonStreamingSend(ctx.baseUrl(), s.conversationId, s.apiKey, newKey(), start),
       );
@@ -189,7 +189,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('answers 400 naming path for an append that is not to /text', async () => {
-      const s = await setupScenario(ctx.mock, ctx.call);
+      const s = await setupScenario(ctx.mock);
       const events = new EventReader(
         await jsonStreamingSend(ctx.baseUrl(), s.conversationId, s.apiKey, newKey(), start),
       );
@@ -210,7 +210,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('a client that disconnects', () => {
     it('leaves the message streaming with the text applied so far, ready for append', async () => {
-      const s = await setupScenario(ctx.mock, ctx.call);
+      const s = await setupScenario(ctx.mock);
       const abort = new AbortController();
       const { response, writer } = await streamingSend(
         ctx.baseUrl(),
@@ -239,7 +239,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('replaying a streaming send', () => {
     it('answers a fresh stream with the same message.started and text so far, then follows live, never 409', async () => {
-      const s = await setupScenario(ctx.mock, ctx.call);
+      const s = await setupScenario(ctx.mock);
       const key = newKey();
       const { response, writer } = await streamingSend(ctx.baseUrl(), s.conversationId, s.apiKey, key, start);
       const original = new EventReader(response);
@@ -273,7 +273,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('after completion, answers the whole text and message.completed with the final revision', async () => {
-      const s = await setupScenario(ctx.mock, ctx.call);
+      const s = await setupScenario(ctx.mock);
       const key = newKey();
       const body = { ...start, content: [{ type: 'text', text: 'done' }] };
       const first = new EventReader(
@@ -305,7 +305,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('keep-alive and auto-completion', () => {
     it('completes a streaming message 10 minutes after its last change on the clock', async () => {
-      const s = await setupScenario(ctx.mock, ctx.call);
+      const s = await setupScenario(ctx.mock);
       const events = new EventReader(
         await jsonStreamingSend(ctx.baseUrl(), s.conversationId, s.apiKey, newKey(), start),
       );

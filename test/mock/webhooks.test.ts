@@ -5,11 +5,11 @@ import { DOORS, useDoor } from './doors.js';
 import { setupScenario } from './helpers.js';
 
 describe.each(DOORS)('through the %s door', (door) => {
-  const { mock, receiver, call } = useDoor(door);
+  const { mock, receiver } = useDoor(door);
 
   describe('message.received', () => {
     it('is delivered, signed, for every message a user posts', async () => {
-      const scenario = await setupScenario(mock, call);
+      const scenario = await setupScenario(mock);
       receiver.received.length = 0;
       const { message } = mock.postUserMessage(scenario.conversationId, {
         user_id: scenario.userId,
@@ -32,7 +32,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('signs with the real wall-clock time even after the clock was advanced', async () => {
-      const scenario = await setupScenario(mock, call);
+      const scenario = await setupScenario(mock);
       await mock.clock.advance(7 * 24 * 3600);
       mock.postUserMessage(scenario.conversationId, { user_id: scenario.userId, text: 'later' });
       await mock.idle();
@@ -47,7 +47,7 @@ describe.each(DOORS)('through the %s door', (door) => {
 
   describe('retries', () => {
     it('retries on the clock after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h with the same webhook-id, then drops', async () => {
-      const scenario = await setupScenario(mock, call);
+      const scenario = await setupScenario(mock);
       receiver.status = 503;
       mock.postUserMessage(scenario.conversationId, { user_id: scenario.userId, text: 'hello' });
       await mock.idle();
@@ -72,7 +72,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('stops retrying once an attempt is answered with a 2xx', async () => {
-      const scenario = await setupScenario(mock, call);
+      const scenario = await setupScenario(mock);
       receiver.status = 500;
       mock.postUserMessage(scenario.conversationId, { user_id: scenario.userId, text: 'hello' });
       await mock.idle();
@@ -87,7 +87,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('counts an attempt with no answer within 10 s as failed', async () => {
-      const scenario = await setupScenario(mock, call);
+      const scenario = await setupScenario(mock);
       receiver.status = () => {
         throw new DOMException('The operation was aborted due to timeout', 'TimeoutError');
       };
@@ -97,7 +97,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
 
     it('retries in real time too, without advancing the clock', async () => {
-      const scenario = await setupScenario(mock, call);
+      const scenario = await setupScenario(mock);
       let failFirst = true;
       const secondAttempt = new Promise<void>((resolve) => {
         receiver.status = () => {
