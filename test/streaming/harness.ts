@@ -1,9 +1,6 @@
+import { AgentClient } from 'agent-messaging';
+import { createMockService, type MockService, type RequestLogEntry } from 'agent-messaging/testing';
 import { setupServer } from 'msw/node';
-import { AgentClient } from '../../src/client/agent-client.js';
-import { registerAgent } from '../../src/client/register-agent.js';
-import type { RequestLogEntry } from '../../src/schemas/mock-control.js';
-import { createMockService } from '../../src/testing/index.js';
-import type { MockService } from '../../src/testing/types.js';
 
 /** An active agent with a user's conversation, on the mock behind one door. */
 export interface World {
@@ -24,26 +21,23 @@ let handles = 0;
 
 /** Starts the mock behind the door and makes an agent that a user installed. */
 export async function startWorld(door: Door = 'loopback'): Promise<World> {
-  // Webhook deliveries (the webhook.test) are answered 204 without a network hop.
+  // Webhook deliveries (message.received after a user posts) are answered 204 without a network hop.
   const mock = createMockService({ fetch: async () => new Response(null, { status: 204 }) });
   const server = door === 'loopback' ? await mock.listen({ port: 0 }) : mswServer(mock);
-  const handle = `stream_${process.pid}_${++handles}`;
-  const { agent, api_key } = await registerAgent(
-    { handle, display_name: 'Streamer', webhook_url: 'http://hook.test/', capabilities: ['text'] },
-    { baseUrl: server.baseUrl },
-  );
-  const client = new AgentClient({ apiKey: api_key, baseUrl: server.baseUrl });
-  await client.agents.setWebhook(agent.id, { webhook_url: 'http://hook.test/', capabilities: ['text'] });
-  const { user } = mock.createUser({ display_name: 'Ann' });
-  const { conversation_id } = mock.installAgent({ user_id: user.id, agent_id: agent.id });
+  const seed = await mock.seed({
+    handle: `stream_${process.pid}_${++handles}`,
+    displayName: 'Streamer',
+    capabilities: ['text'],
+  });
+  const client = new AgentClient({ apiKey: seed.apiKey, baseUrl: server.baseUrl });
   return {
     mock,
     baseUrl: server.baseUrl,
     client,
-    agentId: agent.id,
-    apiKey: api_key,
-    userId: user.id,
-    conversationId: conversation_id,
+    agentId: seed.agent.id,
+    apiKey: seed.apiKey,
+    userId: seed.user.id,
+    conversationId: seed.conversationId,
     close: server.close,
   };
 }
