@@ -46,6 +46,15 @@ export {
   type RequestOptions,
   type UserClientOptions,
 } from './core/options.js';
+// LLM-native bots: model streams in, conversation history out
+export {
+  type ModelSourceKind,
+  ModelStreamError,
+  type ModelStreamSource,
+  type TextStreamOptions,
+  type ToolCallInfo,
+  toTextStream,
+} from './llm/index.js';
 export type { UploadData, UploadInput, UploadProgress } from './resources/attachments.js';
 export type { SendBody, SendContentInput, SendInput, SendTextInput } from './resources/send-input.js';
 export type {

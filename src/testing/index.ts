@@ -23,6 +23,16 @@ export type {
 } from '../schemas/mock-events.js';
 export { generateWebhookSecret, signWebhook } from '../webhooks/signature.js';
 export type { MockEventListener, MockEvents } from './event-bus.js';
+export {
+  createFakeModelServer,
+  type FakeModelApi,
+  type FakeModelReply,
+  type FakeModelRequest,
+  type FakeModelServer,
+  type FakeModelServerOptions,
+  type FakeModelTurn,
+  type FakeToolCall,
+} from './fake-model-server.js';
 export * as mockSchemas from './mock-schemas.js';
 export { createMockService } from './mock-service.js';
 export type { Seed, SeedOptions } from './seed.js';

@@ -1,0 +1,78 @@
+// The Vercel AI SDK's `streamText` full stream (`TextStreamPart`s): `text-delta` parts carry the
+// text; `error` and `abort` parts are how it reports a failure (its `textStream` just ends).
+import { failureDetail, ModelStreamError } from './model-stream-error.js';
+import { type Decoder, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
+
+/** Part types of the AI SDK's full stream that tell it apart from other sources. @internal */
+const AI_SDK_PARTS = new Set([
+  'start',
+  'start-step',
+  'finish-step',
+  'finish',
+  'text-start',
+  'text-delta',
+  'text-end',
+  'reasoning-start',
+  'reasoning-delta',
+  'reasoning-end',
+  'tool-input-start',
+  'tool-input-delta',
+  'tool-input-end',
+  'tool-call',
+  'tool-result',
+  'tool-error',
+  'source',
+  'file',
+  'abort',
+  'raw',
+]);
+
+/** True for a full-stream part of the AI SDK. @internal */
+export function isAiSdkPart(event: Record<string, unknown>): boolean {
+  return typeof event.type === 'string' && AI_SDK_PARTS.has(event.type);
+}
+
+/**
+ * A decoder of full-stream parts. A tool call is announced once (by `tool-input-start`, or by
+ * `tool-call` when the provider sends the call whole); the text of a step that follows a step
+ * with text is set apart by a blank line, as a person would write two paragraphs.
+ * @internal
+ */
+export function aiSdkDecoder(): Decoder {
+  const announced = new Set<string>();
+  let wroteText = false;
+  let newStep = false;
+  const announce = (fields: Record<string, unknown>, out: Piece[]) => {
+    const id = str(fields.toolCallId) ?? str(fields.id);
+    if (id !== undefined && announced.has(id)) return;
+    if (id !== undefined) announced.add(id);
+    out.push({ name: str(fields.toolName) ?? 'tool', ...(id ? { id } : {}), source: 'ai-sdk' });
+  };
+  return (event: unknown, out: Piece[]) => {
+    const fields = record(event) ?? {};
+    switch (fields.type) {
+      case 'text-delta': {
+        // `text` in AI SDK 5 and later; `textDelta` and `delta` in earlier releases.
+        const text = str(fields.text) ?? str(fields.textDelta) ?? str(fields.delta);
+        if (!text) return;
+        if (wroteText && newStep) out.push(STEP_BREAK);
+        wroteText = true;
+        newStep = false;
+        out.push(text);
+        return;
+      }
+      case 'start-step':
+        newStep = true;
+        return;
+      case 'tool-input-start':
+      case 'tool-call':
+        announce(fields, out);
+        return;
+      case 'error':
+        throw new ModelStreamError('ai-sdk', failureDetail(fields.error), fields.error);
+      case 'abort':
+        throw new ModelStreamError('ai-sdk', `aborted${str(fields.reason) ? `: ${fields.reason}` : ''}`);
+      default:
+    }
+  };
+}

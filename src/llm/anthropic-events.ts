@@ -1,0 +1,66 @@
+// Anthropic Messages streams: the raw events of `anthropic.messages.create({ stream: true })`, which
+// a `MessageStream` (`anthropic.messages.stream()`) also yields: `content_block_delta` events whose
+// `delta` is a `text_delta` carry the text.
+import { failureDetail, ModelStreamError } from './model-stream-error.js';
+import { type Decoder, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
+
+const ANTHROPIC_EVENTS = new Set([
+  'message_start',
+  'message_delta',
+  'message_stop',
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+]);
+
+/** True for an Anthropic stream event. @internal */
+export function isAnthropicEvent(event: Record<string, unknown>): boolean {
+  return typeof event.type === 'string' && ANTHROPIC_EVENTS.has(event.type);
+}
+
+/**
+ * A decoder of Anthropic events. A `tool_use` block (or a server tool's `server_tool_use`,
+ * `mcp_tool_use`) is a tool call and its `input_json_delta`s are dropped; text after a tool call
+ * is set apart by a blank line. Adjacent text blocks (citations split text into several) join as
+ * they are.
+ * @internal
+ */
+export function anthropicDecoder(): Decoder {
+  let wroteText = false;
+  let toolSinceText = false;
+  return (event: unknown, out: Piece[]) => {
+    const fields = record(event) ?? {};
+    switch (fields.type) {
+      case 'content_block_start': {
+        const block = record(fields.content_block) ?? {};
+        const type = str(block.type) ?? '';
+        if (type.endsWith('tool_use')) {
+          toolSinceText = true;
+          const id = str(block.id);
+          out.push({ name: str(block.name) ?? type, ...(id ? { id } : {}), source: 'anthropic' });
+        } else if (type === 'text') {
+          text(str(block.text), out);
+        }
+        return;
+      }
+      case 'content_block_delta': {
+        const delta = record(fields.delta) ?? {};
+        if (delta.type === 'text_delta') text(str(delta.text), out);
+        return;
+      }
+      case 'error': {
+        const error = fields.error ?? fields;
+        throw new ModelStreamError('anthropic', failureDetail(error), error);
+      }
+      default:
+    }
+  };
+
+  function text(value: string | undefined, out: Piece[]) {
+    if (!value) return;
+    if (wroteText && toolSinceText) out.push(STEP_BREAK);
+    wroteText = true;
+    toolSinceText = false;
+    out.push(value);
+  }
+}

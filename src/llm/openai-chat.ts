@@ -1,0 +1,42 @@
+// OpenAI chat-completions streams (`ChatCompletionChunk`s, from `openai.chat.completions.create({
+// stream: true })` or any compatible server): `choices[0].delta.content` is the text.
+import { failureDetail, ModelStreamError } from './model-stream-error.js';
+import { type Decoder, type Piece, record, str } from './stream-pieces.js';
+
+/** True for a chat-completions chunk. @internal */
+export function isChatChunk(event: Record<string, unknown>): boolean {
+  return event.object === 'chat.completion.chunk' || (Array.isArray(event.choices) && !('type' in event));
+}
+
+/**
+ * A decoder of chat-completions chunks. Tool-call deltas carry the call's name once, in the
+ * delta of its `index`, then only argument fragments: the name announces the call, the
+ * fragments are dropped.
+ * @internal
+ */
+export function chatDecoder(): Decoder {
+  const announced = new Set<number>();
+  return (event: unknown, out: Piece[]) => {
+    const chunk = record(event) ?? {};
+    // A compatible server may put its error in a chunk; the openai package throws it itself.
+    if (chunk.error !== undefined && chunk.error !== null) {
+      throw new ModelStreamError('openai-chat', failureDetail(chunk.error), chunk.error);
+    }
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    // Only the first choice is the reply: `n > 1` asks for alternatives, not parts of one answer.
+    const delta = record(record(choices[0])?.delta);
+    if (!delta) return;
+    const toolCalls = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
+    for (const call of toolCalls) {
+      const fields = record(call) ?? {};
+      const index = typeof fields.index === 'number' ? fields.index : announced.size;
+      const name = str(record(fields.function)?.name);
+      if (name === undefined || announced.has(index)) continue;
+      announced.add(index);
+      const id = str(fields.id);
+      out.push({ name, ...(id === undefined ? {} : { id }), source: 'openai-chat' });
+    }
+    const content = str(delta.content) ?? str(delta.refusal);
+    if (content) out.push(content);
+  };
+}

@@ -1,0 +1,50 @@
+// OpenAI Responses API streams (`openai.responses.create({ stream: true })`): typed events, of
+// which `response.output_text.delta` carries the text.
+import { failureDetail, ModelStreamError } from './model-stream-error.js';
+import { type Decoder, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
+
+/** True for a Responses API event. @internal */
+export function isResponsesEvent(event: Record<string, unknown>): boolean {
+  return typeof event.type === 'string' && event.type.startsWith('response.');
+}
+
+/**
+ * A decoder of Responses events. An output item that calls a tool (`function_call`, or a built-in
+ * tool's `*_call`) is a tool call; text of a later message item is set apart by a blank line.
+ * `response.failed` and `error` are failures.
+ * @internal
+ */
+export function responsesDecoder(): Decoder {
+  let wroteText = false;
+  let toolSinceText = false;
+  return (event: unknown, out: Piece[]) => {
+    const fields = record(event) ?? {};
+    switch (fields.type) {
+      case 'response.output_text.delta': {
+        const delta = str(fields.delta);
+        if (!delta) return;
+        if (wroteText && toolSinceText) out.push(STEP_BREAK);
+        wroteText = true;
+        toolSinceText = false;
+        out.push(delta);
+        return;
+      }
+      case 'response.output_item.added': {
+        const item = record(fields.item) ?? {};
+        const type = str(item.type) ?? '';
+        if (!type.endsWith('_call')) return;
+        toolSinceText = true;
+        const id = str(item.call_id) ?? str(item.id);
+        out.push({ name: str(item.name) ?? type, ...(id ? { id } : {}), source: 'openai-responses' });
+        return;
+      }
+      case 'response.failed': {
+        const error = record(fields.response)?.error;
+        throw new ModelStreamError('openai-responses', failureDetail(error ?? 'response.failed'), error);
+      }
+      case 'error':
+        throw new ModelStreamError('openai-responses', failureDetail(fields), fields);
+      default:
+    }
+  };
+}

@@ -1,0 +1,35 @@
+// What a model stream's events come down to: text for the reply, and tool calls that are progress.
+import type { ModelSourceKind } from './model-stream-error.js';
+
+/** A tool call the model started: shown as progress, never as reply text. */
+export interface ToolCallInfo {
+  /** The tool's name (for a provider's built-in tool, its item type, as `web_search_call`). */
+  name: string;
+  /** The call's id, when the stream gives one. */
+  id?: string;
+  /** The kind of stream it came from. */
+  source: ModelSourceKind;
+}
+
+/** One thing an event says: a piece of text, or a tool call. @internal */
+export type Piece = string | ToolCallInfo;
+
+/**
+ * Turns the events of one kind of stream into pieces, pushed onto `out`; throws a
+ * ModelStreamError for an event that reports a failure. Each call of a factory keeps its own state.
+ * @internal
+ */
+export type Decoder = (event: unknown, out: Piece[]) => void;
+
+/** A record view of an unknown value, or undefined. @internal */
+export function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+}
+
+/** A string field, or undefined. @internal */
+export function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The blank line put between the text of two steps (a tool call between them). @internal */
+export const STEP_BREAK = '\n\n';

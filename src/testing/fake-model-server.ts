@@ -1,0 +1,200 @@
+// A model on a loopback port for tests and examples: OpenAI-compatible (chat completions and the
+// Responses API) and Anthropic-compatible (Messages), streaming scripted answers to the real
+// `openai`, `ai` + `@ai-sdk/openai` and `@anthropic-ai/sdk` clients. It can call tools, cut its
+// connection after N text chunks, or fail before its first token.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  anthropicFrames,
+  chatFrames,
+  errorBody,
+  type FakeToolCall,
+  type Frame,
+  responsesFrames,
+} from './fake-model-wire.js';
+
+export type { FakeToolCall } from './fake-model-wire.js';
+
+/** Which API a request came to. */
+export type FakeModelApi = 'chat' | 'responses' | 'anthropic';
+
+/** One answer of the fake model. */
+export interface FakeModelTurn {
+  /** The answer's text, sent in word-sized chunks (or `chunkSize` code units). */
+  text?: string;
+  /** The answer's text as these exact chunks (instead of `text`). */
+  chunks?: readonly string[];
+  /** Chunk `text` into pieces of this many UTF-16 code units (1 splits every surrogate pair). */
+  chunkSize?: number;
+  /** Tool calls after the text; the client runs them and asks again. */
+  toolCalls?: readonly FakeToolCall[];
+  /** Breaks the connection once this many text chunks are sent (a model failing halfway). */
+  cutAfter?: number;
+  /** Fails before the first token: this HTTP status (401: a bad key) with the API's error body. */
+  fail?: number | { status: number; message?: string };
+}
+
+/** A request the fake model received (no headers are kept: they hold the API key). */
+export interface FakeModelRequest {
+  api: FakeModelApi;
+  /** The parsed JSON body: `messages`, `input`, `tools`, `model`... */
+  body: Record<string, unknown>;
+}
+
+/** How the fake model answers: a fixed turn, or one computed from the request. */
+export type FakeModelReply = FakeModelTurn | ((request: FakeModelRequest) => FakeModelTurn);
+
+/** Options of {@link createFakeModelServer}. */
+export interface FakeModelServerOptions {
+  /** The port on 127.0.0.1; 0 (default) picks a free one. */
+  port?: number;
+  /** The answer when none is queued; by default `You said: <the last user text>`. */
+  reply?: FakeModelReply;
+}
+
+/** A running fake model. */
+export interface FakeModelServer {
+  /** `http://127.0.0.1:<port>`: Anthropic's `baseURL`. */
+  url: string;
+  /** `${url}/v1`: the `baseURL` of `openai` and `@ai-sdk/openai`. */
+  openaiBaseUrl: string;
+  /** Queues answers, one per request, before `reply` is used again. */
+  push(...turns: FakeModelReply[]): void;
+  /** Every request so far, oldest first. */
+  readonly requests: readonly FakeModelRequest[];
+  /** Stops listening and breaks open streams. */
+  close(): Promise<void>;
+}
+
+const ROUTES: Record<string, FakeModelApi> = {
+  '/v1/chat/completions': 'chat',
+  '/v1/responses': 'responses',
+  '/v1/messages': 'anthropic',
+};
+
+/**
+ * Starts a fake model on 127.0.0.1. Point a real client at it (`new OpenAI({ baseURL:
+ * model.openaiBaseUrl, apiKey: 'test' })`, `createOpenAI({ baseURL: model.openaiBaseUrl })`,
+ * `new Anthropic({ baseURL: model.url, apiKey: 'test' })`) and script its answers.
+ *
+ * @example
+ * const model = await createFakeModelServer();
+ * model.push({ toolCalls: [{ name: 'weather', arguments: { city: 'Oslo' } }] }, { text: 'Sunny, 21 °C.' });
+ * model.push({ text: 'Hello', cutAfter: 1 }, { fail: 401 });
+ */
+export async function createFakeModelServer(options: FakeModelServerOptions = {}): Promise<FakeModelServer> {
+  const { createServer } = await import('node:http');
+  const queue: FakeModelReply[] = [];
+  const requests: FakeModelRequest[] = [];
+  let calls = 0;
+  const callId = (call: FakeToolCall) => call.id ?? `call_${++calls}`;
+  const server = createServer((req, res) => {
+    void answer(req, res).catch(() => res.destroy());
+  });
+
+  async function answer(req: IncomingMessage, res: ServerResponse) {
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    const api = ROUTES[path];
+    const raw = await readBody(req);
+    if (req.method !== 'POST' || api === undefined)
+      return json(res, 404, { error: { message: `no route ${path}` } });
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(raw) as Record<string, unknown>;
+    } catch {
+      return json(res, 400, errorBody(api, 400, 'the body is not JSON'));
+    }
+    const request = { api, body };
+    requests.push(request);
+    const next = queue.shift() ?? options.reply ?? echo;
+    const turn = typeof next === 'function' ? next(request) : next;
+    if (turn.fail !== undefined) {
+      const { status, message = 'Incorrect API key provided' } =
+        typeof turn.fail === 'number' ? { status: turn.fail } : turn.fail;
+      return json(res, status, errorBody(api, status, message));
+    }
+    if (body.stream !== true) return json(res, 400, errorBody(api, 400, 'the fake model only streams'));
+    const wire = {
+      model: String(body.model ?? 'fake'),
+      chunks: chunksOf(turn),
+      toolCalls: turn.toolCalls ?? [],
+    };
+    const build = api === 'chat' ? chatFrames : api === 'responses' ? responsesFrames : anthropicFrames;
+    await stream(res, build(wire, callId), turn.cutAfter);
+  }
+
+  server.listen(options.port ?? 0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    openaiBaseUrl: `${url}/v1`,
+    push: (...turns) => void queue.push(...turns),
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function stream(res: ServerResponse, frames: readonly Frame[], cutAfter: number | undefined) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  let sent = 0;
+  for (const frame of frames) {
+    if (cutAfter !== undefined && frame.text && sent === cutAfter) {
+      // Gone mid-answer, as a model whose connection drops: no terminating chunk, no [DONE].
+      res.socket?.destroy();
+      return;
+    }
+    await new Promise<void>((resolve) => res.write(frame.data, () => resolve()));
+    if (frame.text) sent += 1;
+  }
+  res.end();
+}
+
+function chunksOf(turn: FakeModelTurn): string[] {
+  if (turn.chunks) return [...turn.chunks];
+  const text = turn.text ?? '';
+  if (turn.chunkSize !== undefined) {
+    const size = Math.max(1, Math.floor(turn.chunkSize));
+    const out: string[] = [];
+    for (let at = 0; at < text.length; at += size) out.push(text.slice(at, at + size));
+    return out;
+  }
+  return text.match(/\S+\s*|\s+/g) ?? [];
+}
+
+/** The default answer: the last user text, said back. */
+function echo(request: FakeModelRequest): FakeModelTurn {
+  return { text: `You said: ${lastUserText(request.body)}` };
+}
+
+function lastUserText(body: Record<string, unknown>): string {
+  const list = Array.isArray(body.messages) ? body.messages : Array.isArray(body.input) ? body.input : [];
+  const user = [...list].reverse().find((m) => (m as { role?: unknown }).role === 'user') as
+    | { content?: unknown }
+    | undefined;
+  if (typeof body.input === 'string') return body.input;
+  if (typeof user?.content === 'string') return user.content;
+  if (Array.isArray(user?.content)) {
+    return user.content
+      .map((part) => (part as { text?: unknown }).text)
+      .filter((t) => typeof t === 'string')
+      .join('');
+  }
+  return '';
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let body = '';
+  req.setEncoding('utf8');
+  for await (const chunk of req) body += chunk;
+  return body;
+}
+
+function json(res: ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,208 @@
+// The real model packages against the fake model server, read through toTextStream: what a bot
+// gets from each SDK, including a failure before the first token and one halfway.
+import { createOpenAI } from '@ai-sdk/openai';
+import Anthropic from '@anthropic-ai/sdk';
+import { ModelStreamError, type ToolCallInfo, toTextStream } from 'agent-messaging';
+import { createFakeModelServer } from 'agent-messaging/testing';
+import { stepCountIs, streamText, tool } from 'ai';
+import OpenAI from 'openai';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { z } from 'zod';
+import { HARD_TEXT, readAll } from './stream-kinds.js';
+
+async function fakeModel() {
+  const model = await createFakeModelServer();
+  onTestFinished(() => model.close());
+  return {
+    model,
+    openai: new OpenAI({ apiKey: 'sk-test', baseURL: model.openaiBaseUrl, maxRetries: 0 }),
+    aiSdk: createOpenAI({ apiKey: 'sk-test', baseURL: model.openaiBaseUrl }),
+    anthropic: new Anthropic({ apiKey: 'sk-ant-test', baseURL: model.url, maxRetries: 0 }),
+  };
+}
+
+type Clients = Awaited<ReturnType<typeof fakeModel>>;
+const question = [{ role: 'user' as const, content: 'Weather in Oslo?' }];
+const weather = tool({
+  description: 'The weather in a city',
+  inputSchema: z.object({ city: z.string() }),
+  execute: async ({ city }) => `sunny in ${city}`,
+});
+
+/** Each way a bot gets a stream from a real package: the stream, or the error of starting it. */
+const sources: [string, (c: Clients) => Promise<Parameters<typeof toTextStream>[0]>][] = [
+  [
+    'openai chat.completions',
+    async ({ openai }) =>
+      openai.chat.completions.create({ model: 'gpt-test', messages: question, stream: true }),
+  ],
+  [
+    'openai responses',
+    async ({ openai }) => openai.responses.create({ model: 'gpt-test', input: question, stream: true }),
+  ],
+  [
+    'ai-sdk chat (result)',
+    async ({ aiSdk }) => streamText({ model: aiSdk.chat('gpt-test'), messages: question, onError: () => {} }),
+  ],
+  [
+    'ai-sdk responses (fullStream)',
+    async ({ aiSdk }) =>
+      streamText({ model: aiSdk('gpt-test'), messages: question, onError: () => {} }).fullStream,
+  ],
+  [
+    'anthropic MessageStream',
+    async ({ anthropic }) =>
+      anthropic.messages.stream({ model: 'claude-test', max_tokens: 100, messages: question }),
+  ],
+  [
+    'anthropic raw events',
+    async ({ anthropic }) =>
+      anthropic.messages.create({ model: 'claude-test', max_tokens: 100, messages: question, stream: true }),
+  ],
+];
+
+describe.each(sources)('%s against the fake model server', (_name, open) => {
+  it('gives the exact text, one code unit per chunk', async () => {
+    const clients = await fakeModel();
+    clients.model.push({ text: HARD_TEXT, chunkSize: 1 });
+    expect(await readAll(toTextStream(await open(clients)))).toBe(HARD_TEXT);
+    expect(clients.model.requests).toHaveLength(1);
+  });
+
+  it('reports the tool call and keeps its arguments out of the text', async () => {
+    const clients = await fakeModel();
+    clients.model.push({
+      text: 'Let me check. ',
+      toolCalls: [{ name: 'weather', arguments: { city: 'Zanzibar-ARGS' } }],
+    });
+    const calls: ToolCallInfo[] = [];
+    const text = await readAll(
+      toTextStream(await open(clients), { onToolCall: (call) => void calls.push(call) }),
+    );
+    expect(text).toBe('Let me check. ');
+    expect(calls.map((call) => call.name)).toEqual(['weather']);
+  });
+
+  it('fails before the first token on a 401, with no text', async () => {
+    const clients = await fakeModel();
+    clients.model.push({ fail: 401 });
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const text of toTextStream(await open(clients))) seen.push(text);
+    })().catch((e: unknown) => e);
+    expect(seen).toEqual([]);
+    expect(error).toBeInstanceOf(Error);
+    expect(String((error as Error).message)).toMatch(/Incorrect API key|401/);
+    // The key never shows in what is thrown.
+    expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain('sk-test');
+  });
+
+  it('fails halfway after the text that came, when the connection breaks', async () => {
+    const clients = await fakeModel();
+    clients.model.push({ chunks: ['The capital ', 'of Australia ', 'is Can', 'berra.'], cutAfter: 3 });
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const text of toTextStream(await open(clients))) seen.push(text);
+    })().catch((e: unknown) => e);
+    expect(seen.join('')).toBe('The capital of Australia is Can');
+    expect(error).toBeInstanceOf(Error);
+  });
+});
+
+describe('the AI SDK with a tool, over two steps', () => {
+  it.each([
+    ['chat completions', (c: Clients) => c.aiSdk.chat('gpt-test')],
+    ['responses', (c: Clients) => c.aiSdk('gpt-test')],
+  ])('%s: runs the tool, separates the steps, and sends the tool result back', async (_name, pick) => {
+    const clients = await fakeModel();
+    clients.model.push(
+      { text: 'Let me look.', toolCalls: [{ name: 'weather', arguments: { city: 'Oslo' } }] },
+      { text: 'It is sunny in Oslo.' },
+    );
+    const calls: ToolCallInfo[] = [];
+    const result = streamText({
+      model: pick(clients),
+      messages: question,
+      tools: { weather },
+      stopWhen: stepCountIs(3),
+    });
+    const text = await readAll(toTextStream(result, { onToolCall: (call) => void calls.push(call) }));
+    expect(text).toBe('Let me look.\n\nIt is sunny in Oslo.');
+    expect(calls).toMatchObject([{ name: 'weather', source: 'ai-sdk' }]);
+    expect(JSON.stringify(clients.model.requests[1]?.body)).toContain('sunny in Oslo');
+  });
+
+  it('a 401 ends the textStream empty, while toTextStream of the result throws', async () => {
+    const clients = await fakeModel();
+    clients.model.push({ fail: 401 }, { fail: 401 });
+    const quiet = streamText({
+      model: clients.aiSdk.chat('gpt-test'),
+      messages: question,
+      onError: () => {},
+    });
+    expect(await readAll(quiet.textStream)).toBe('');
+    const result = streamText({
+      model: clients.aiSdk.chat('gpt-test'),
+      messages: question,
+      onError: () => {},
+    });
+    await expect(readAll(toTextStream(result))).rejects.toBeInstanceOf(ModelStreamError);
+  });
+});
+
+describe('an Anthropic MessageStream', () => {
+  it('read after its first events arrived still gives every word', async () => {
+    const clients = await fakeModel();
+    clients.model.push({ chunks: ['One ', 'two ', 'three.'] });
+    const stream = clients.anthropic.messages.stream({
+      model: 'claude-test',
+      max_tokens: 100,
+      messages: question,
+    });
+    await stream.emitted('text'); // the first delta has arrived before toTextStream is called
+    expect(await readAll(toTextStream(stream))).toBe('One two three.');
+  });
+
+  it('that already ended is refused, and one that failed gives its error', async () => {
+    const clients = await fakeModel();
+    clients.model.push({ text: 'Done.' }, { fail: 401 });
+    const ended = clients.anthropic.messages.stream({
+      model: 'claude-test',
+      max_tokens: 100,
+      messages: question,
+    });
+    await ended.done();
+    expect(() => toTextStream(ended)).toThrow(/already ended/);
+    const failed = clients.anthropic.messages.stream({
+      model: 'claude-test',
+      max_tokens: 100,
+      messages: question,
+    });
+    await failed.done().catch(() => {});
+    await expect(readAll(toTextStream(failed))).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('an openai Stream read twice is a ValidationError', async () => {
+    const clients = await fakeModel();
+    clients.model.push({ text: 'Once.' });
+    const stream = await clients.openai.chat.completions.create({
+      model: 'gpt-test',
+      messages: question,
+      stream: true,
+    });
+    await readAll(toTextStream(stream));
+    expect(() => toTextStream(stream)).toThrow(/already read/);
+    // Read by its owner first: the openai package's own refusal becomes the same ValidationError.
+    clients.model.push({ text: 'Once.' });
+    const other = await clients.openai.chat.completions.create({
+      model: 'gpt-test',
+      messages: question,
+      stream: true,
+    });
+    for await (const _ of other) break;
+    await expect(readAll(toTextStream(other))).rejects.toMatchObject({
+      name: 'ValidationError',
+      field: 'source',
+    });
+  });
+});
