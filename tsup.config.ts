@@ -1,4 +1,17 @@
+import type { Plugin } from 'esbuild';
 import { defineConfig } from 'tsup';
+import { buildPageAssets } from './src/testing/emulator/page-assets.js';
+
+// The emulator page is bundled now, into the package: its loader module becomes the finished text.
+const emulatorPage: Plugin = {
+  name: 'emulator-page',
+  setup(build) {
+    build.onLoad({ filter: /emulator[\\/]page-assets\.ts$/ }, async () => {
+      const assets = JSON.stringify(await buildPageAssets('src/testing/emulator/page'));
+      return { contents: `export const pageAssets = async () => (${assets});` };
+    });
+  },
+};
 
 // ESM only: Node 22.12+ loads it from `require()` as well (require(esm)), which the packed-tarball
 // smoke test proves; a CJS build would crash at runtime on the ESM-only dependencies.
@@ -18,4 +31,5 @@ export default defineConfig({
   clean: true,
   treeshake: true,
   external: ['msw', 'msw/node', /^node:/],
+  esbuildPlugins: [emulatorPage],
 });

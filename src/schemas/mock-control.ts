@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { AgentId, UserId } from './common.js';
 import { Message } from './messages.js';
+import { MAX_ADVANCE_SECONDS } from './mock-limits.js';
 
 // ---- The mock's control surface under /_mock (PROTOCOL.md section 13) ----
 
@@ -37,8 +38,7 @@ export type UserMessageRequest = z.input<typeof UserMessageRequest>;
 export const UserMessageResponse = z.looseObject({ message: Message });
 export type UserMessageResponse = z.output<typeof UserMessageResponse>;
 
-/** The most one advance may move the mock clock: ten years of 365.25 days, in seconds. */
-export const MAX_ADVANCE_SECONDS = 315_576_000;
+export { MAX_ADVANCE_SECONDS };
 
 /** `POST /_mock/clock/advance` request: 0 to ten years. */
 export const ClockAdvanceRequest = z.strictObject({

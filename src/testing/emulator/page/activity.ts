@@ -1,0 +1,79 @@
+// The right column: webhook deliveries (event, attempt, status) and the /v1 request log, newest first,
+// so a failing signature or a retried delivery shows at a glance.
+import type { Delivery, RequestLogEntry } from '../../../schemas/mock-control.js';
+import { byId, clip, clockTime, h } from './dom.js';
+import { store } from './store.js';
+
+function deliveryRow(delivery: Delivery) {
+  const { status, error } = delivery;
+  const ok = status !== null && status >= 200 && status < 300;
+  return h(
+    'tr',
+    { 'data-event-type': delivery.type, 'data-attempt': delivery.attempt, 'data-status': status ?? 'none' },
+    h('td', { class: 'mono' }, clockTime(delivery.at)),
+    h(
+      'td',
+      {},
+      h('span', { class: 'event-type' }, delivery.type),
+      error ? h('span', { class: 'error-line' }, error) : null,
+    ),
+    h('td', { class: 'num' }, `#${delivery.attempt}`),
+    h('td', { class: `status ${ok ? 'ok' : 'failed'}`, title: error || undefined }, status ?? 'no answer'),
+  );
+}
+
+function requestRow(request: RequestLogEntry) {
+  const query = new URLSearchParams(request.query).toString();
+  const target = request.path + (query ? `?${query}` : '');
+  const headers = Object.entries(request.headers).map(([name, value]) => `${name}: ${value}`);
+  const body = request.body ? `\n\n${clip(request.body, 4000)}` : '';
+  return h(
+    'li',
+    { 'data-method': request.method, 'data-path': request.path },
+    h(
+      'details',
+      {},
+      h(
+        'summary',
+        {},
+        h('span', { class: `method method-${request.method.toLowerCase()}` }, request.method),
+        h('span', { class: 'mono path' }, target),
+      ),
+      h('pre', { class: 'request-body' }, `${request.method} ${target}\n${headers.join('\n')}${body}`),
+    ),
+  );
+}
+
+// Logs only grow (and drop their oldest past a cap), so new rows are prepended and rows already drawn
+// stay, with any <details> a person opened still open. A new array (a snapshot) redraws from scratch.
+const drawn = new Map<string, { entries: readonly object[]; rows: Map<object, Element> }>();
+
+function drawLog<T extends object>(name: string, entries: readonly T[], row: (entry: T) => Element) {
+  const list = byId(name);
+  let state = drawn.get(name);
+  if (!state || state.entries !== entries) {
+    state = { entries, rows: new Map() };
+    drawn.set(name, state);
+    list.replaceChildren();
+  }
+  for (const entry of entries) {
+    if (state.rows.has(entry)) continue;
+    const item = row(entry);
+    state.rows.set(entry, item);
+    list.prepend(item);
+  }
+  const kept = new Set<object>(entries);
+  for (const [entry, item] of state.rows) {
+    if (kept.has(entry)) continue;
+    item.remove();
+    state.rows.delete(entry);
+  }
+  byId(`${name}-count`).textContent = String(entries.length);
+  byId(`${name}-empty`).hidden = entries.length > 0;
+}
+
+/** Draws what is new in both logs. */
+export function drawActivity() {
+  drawLog('deliveries', store.deliveries, deliveryRow);
+  drawLog('requests', store.requests, requestRow);
+}

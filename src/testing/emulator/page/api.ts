@@ -1,0 +1,58 @@
+// The only calls the page makes: the mock's control surface under /_mock, and /v1 where a user acts
+// with its own session token (accepting a group invite).
+import type {
+  CreateUserResponse,
+  InstallResponse,
+  UserMessageResponse,
+} from '../../../schemas/mock-control.js';
+import type { MockStateSnapshot } from '../../../schemas/mock-events.js';
+
+async function request<T>(method: string, path: string, body?: unknown, token?: string): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (token) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let data: unknown = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = text;
+  }
+  if (!response.ok) {
+    const error = (data as { error?: { code: string; message: string } } | null)?.error;
+    throw new Error(
+      error ? `${error.code}: ${error.message}` : `${method} ${path} answered HTTP ${response.status}`,
+    );
+  }
+  return data as T;
+}
+
+const conversation = (id: string) => `/_mock/conversations/${encodeURIComponent(id)}`;
+
+/** Every action of the page, one function each. */
+export const api = {
+  state: () => request<MockStateSnapshot>('GET', '/_mock/state'),
+  createUser: (displayName: string) =>
+    request<CreateUserResponse>('POST', '/_mock/users', { display_name: displayName }),
+  install: (userId: string, agentId: string) =>
+    request<InstallResponse>('POST', '/_mock/installs', { user_id: userId, agent_id: agentId }),
+  post: (conversationId: string, userId: string, text: string) =>
+    request<UserMessageResponse>('POST', `${conversation(conversationId)}/user-messages`, {
+      user_id: userId,
+      text,
+    }),
+  advance: (seconds: number) => request<unknown>('POST', '/_mock/clock/advance', { seconds }),
+  reset: () => request<unknown>('POST', '/_mock/reset'),
+  accept: (inviteId: string, sessionToken: string) =>
+    request<unknown>(
+      'POST',
+      `/v1/groups/invites/${encodeURIComponent(inviteId)}/accept`,
+      undefined,
+      sessionToken,
+    ),
+};

@@ -1,0 +1,205 @@
+// The emulator page: loads a snapshot, follows the live feed, redraws what changed, and turns clicks
+// and forms into calls to /_mock and /v1.
+import { MAX_ADVANCE_SECONDS } from '../../../schemas/mock-limits.js';
+import { drawActivity } from './activity.js';
+import { api } from './api.js';
+import { actingUser, drawChat, drawTyping } from './chat.js';
+import { byId, duration, fill, fullTime } from './dom.js';
+import type { MessageActions } from './message.js';
+import { drawSidebar } from './sidebar.js';
+import { applyEvent, applySnapshot, type Changed, conversationsOf, EVENT_TYPES, mockNow } from './state.js';
+import { store } from './store.js';
+import { bindTabs } from './tabs.js';
+
+type Pending = Pick<Changed, 'lists' | 'messages' | 'log'> & { chat: boolean };
+
+let selected: string | null = decodeURIComponent(location.hash.slice(1)) || null;
+let pending: Pending = { lists: true, chat: true, messages: 'all', log: true };
+let scheduled = false;
+/** Events that arrive while a snapshot is loading wait here, with their seq. */
+let buffer: [event: MessageEvent<string>, seq: number][] | null = null;
+
+function schedule(changed: Omit<Changed, 'reload'>) {
+  pending.lists ||= changed.lists;
+  pending.log ||= changed.log;
+  if (changed.conversation === selected || changed.messages === 'all' || changed.clock) pending.chat = true;
+  if (changed.messages === 'all' || pending.messages === 'all') pending.messages = 'all';
+  else if (changed.conversation === selected) for (const id of changed.messages) pending.messages.add(id);
+  if (!scheduled) {
+    scheduled = true;
+    // One redraw per burst of events: a fast stream of patches is drawn at most every 16 ms.
+    setTimeout(flush, 16);
+  }
+}
+
+const redrawAll = () =>
+  schedule({ lists: true, log: true, clock: true, messages: 'all', conversation: selected });
+
+function flush() {
+  scheduled = false;
+  const work = pending;
+  pending = { lists: false, chat: false, messages: new Set(), log: false };
+  if (!selected || !store.conversations.has(selected)) {
+    const newest = conversationsOf(store)[0];
+    if (newest || selected) {
+      selected = newest ? newest.id : null;
+      Object.assign(work, { lists: true, chat: true, messages: 'all' });
+    }
+  }
+  if (work.lists) drawSidebar(selected, actions.select);
+  if (work.chat) drawChat(selected, work.messages, actions);
+  if (work.log) drawActivity();
+  drawClock();
+}
+
+function drawClock() {
+  byId('clock-now').textContent = fullTime(mockNow(store));
+  const ahead = Math.round(store.offsetMs / 1000);
+  byId('clock-offset').textContent =
+    Math.abs(ahead) >= 1 ? `${ahead > 0 ? '+' : '−'}${duration(ahead)} from real time` : 'real time';
+}
+
+let toastTimer: ReturnType<typeof setTimeout> | undefined;
+function toast(message: string) {
+  const el = byId('toast');
+  el.textContent = message;
+  el.className = 'toast error';
+  el.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => {
+    el.hidden = true;
+  }, 6000);
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Runs an action with its button disabled; a failure shows in the toast. */
+async function run<T>(button: HTMLButtonElement | null, work: () => Promise<T>): Promise<T | undefined> {
+  if (button) button.disabled = true;
+  try {
+    return await work();
+  } catch (error) {
+    toast(messageOf(error));
+    return undefined;
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+/** What the drawn parts of the page can do. */
+const actions: MessageActions = {
+  select(conversationId) {
+    selected = conversationId;
+    history.replaceState(null, '', `#${encodeURIComponent(conversationId)}`);
+    redrawAll();
+    setTimeout(() => byId('composer-text').focus(), 20);
+  },
+  postback(conversationId, value) {
+    const conversation = store.conversations.get(conversationId);
+    const user = conversation && actingUser(conversation);
+    if (!user) return toast('This conversation has no user to post as.');
+    void run(null, () => api.post(conversationId, user.id, value));
+  },
+  accept(inviteId, userId) {
+    const user = store.users.get(userId);
+    if (!user) return toast(`Unknown user ${userId}`);
+    void run(null, () => api.accept(inviteId, user.session_token));
+  },
+};
+
+/** Listens to a form's submit, with the button that sent it. */
+function onSubmit(id: string, handle: (submitter: HTMLButtonElement | null) => unknown) {
+  byId(id).addEventListener('submit', (event) => {
+    event.preventDefault();
+    handle((event as SubmitEvent).submitter as HTMLButtonElement | null);
+  });
+}
+
+function bindForms() {
+  const input = (id: string) => byId<HTMLInputElement>(id);
+  onSubmit('create-user', async (button) => {
+    const name = input('create-user-name').value.trim();
+    if (name && (await run(button, () => api.createUser(name)))) input('create-user-name').value = '';
+  });
+  onSubmit('install', async (button) => {
+    const userId = byId<HTMLSelectElement>('install-user').value;
+    const agentId = byId<HTMLSelectElement>('install-agent').value;
+    const done = await run(button, () => api.install(userId, agentId));
+    if (done) actions.select(done.conversation_id);
+  });
+  onSubmit('composer', async () => {
+    const text = input('composer-text');
+    const conversation = selected ? store.conversations.get(selected) : undefined;
+    const user = conversation && actingUser(conversation);
+    if (!conversation || !user || !text.value.trim()) return;
+    const value = text.value;
+    if (await run(byId<HTMLButtonElement>('composer-send'), () => api.post(conversation.id, user.id, value)))
+      text.value = '';
+    text.focus();
+  });
+  for (const button of document.querySelectorAll<HTMLButtonElement>('[data-advance]')) {
+    button.addEventListener('click', () => run(button, () => api.advance(Number(button.dataset.advance))));
+  }
+  onSubmit('advance-form', (button) => {
+    const seconds = Number(input('advance-seconds').value);
+    // The mock's own cap on one advance; it answers 400 beyond it anyway.
+    if (!(seconds >= 0 && seconds <= MAX_ADVANCE_SECONDS)) {
+      return toast(`Seconds: a number from 0 to ${MAX_ADVANCE_SECONDS} (ten years).`);
+    }
+    return run(button, () => api.advance(seconds));
+  });
+  byId('reset').addEventListener('click', () => {
+    if (confirm('Empty the mock: every agent, user, conversation and log?'))
+      run(byId<HTMLButtonElement>('reset'), api.reset);
+  });
+}
+
+function setConnection(state: 'live' | 'reconnecting') {
+  const el = byId('connection');
+  el.dataset.state = state;
+  fill(el, state === 'live' ? 'Live' : 'Reconnecting…');
+}
+
+async function load() {
+  buffer = [];
+  try {
+    const snapshot = await api.state();
+    applySnapshot(store, snapshot);
+    const waiting = buffer;
+    buffer = null;
+    // Events up to event_seq are already in the snapshot.
+    for (const [message, seq] of waiting) if (seq > snapshot.event_seq) onEvent(message);
+    redrawAll();
+  } catch (error) {
+    buffer = null;
+    toast(`Could not load the state of the mock: ${messageOf(error)}`);
+  }
+}
+
+function onEvent(message: MessageEvent<string>) {
+  const seq = Number(message.lastEventId);
+  if (buffer) return void buffer.push([message, seq]);
+  const changed = applyEvent(store, JSON.parse(message.data));
+  if (changed.reload) void load();
+  else schedule(changed);
+}
+
+function connect() {
+  const source = new EventSource('/_mock/events');
+  source.addEventListener('open', () => {
+    setConnection('live');
+    // Subscribed first, then the snapshot: nothing falls between the two.
+    void load();
+  });
+  source.addEventListener('error', () => setConnection('reconnecting'));
+  for (const type of EVENT_TYPES) source.addEventListener(type, onEvent);
+}
+
+bindForms();
+bindTabs();
+connect();
+// The clock runs on, and typing ends when its time is up.
+setInterval(() => {
+  drawClock();
+  drawTyping(selected);
+}, 1000);

@@ -1,0 +1,102 @@
+// The conversation pane: its header (title, members, who is typing), its messages (redrawn one by one
+// as they change, so a streamed reply grows in place), and the "post as" choice.
+import { byId, fill, h } from './dom.js';
+import { type MessageActions, messageItem } from './message.js';
+import { messagesOf, type PageConversation, titleOf, typingIn, usersOf } from './state.js';
+import { store } from './store.js';
+
+const drawn = { conversationId: null as string | null, items: new Map<string, HTMLLIElement>() };
+
+/** The user the page posts as in a conversation: the one chosen, else its first user. */
+export function actingUser(conversation: PageConversation) {
+  const chosen = byId<HTMLSelectElement>('composer-user').value;
+  const users = usersOf(conversation);
+  return users.find((user) => user.id === chosen) ?? users[0] ?? null;
+}
+
+function header(conversation: PageConversation) {
+  const { kind } = conversation;
+  fill(byId('chat-title'), titleOf(conversation));
+  fill(byId('chat-kind'), kind).className = `badge badge-${kind}`;
+  const members = conversation.participants.filter((p) => p.active);
+  fill(
+    byId('chat-members'),
+    members.map((p, i) => [
+      i ? ', ' : '',
+      h('span', { class: p.kind === 'agent' ? 'member-agent' : 'member-user' }, p.display_name),
+    ]),
+  );
+}
+
+/** Draws who is typing in the open conversation. */
+export function drawTyping(conversationId: string | null) {
+  const names = conversationId ? typingIn(store, conversationId) : [];
+  const line = byId('typing');
+  line.hidden = names.length === 0;
+  if (names.length === 0) return void fill(line);
+  const dots = h('span', { class: 'dots', 'aria-hidden': 'true' }, h('i'), h('i'), h('i'));
+  fill(line, dots, `${names.join(', ')}${names.length > 1 ? ' are' : ' is'} typing…`);
+}
+
+function drawComposerUsers(conversation: PageConversation) {
+  const select = byId<HTMLSelectElement>('composer-user');
+  const keep = select.value;
+  const users = usersOf(conversation);
+  fill(
+    select,
+    users.map((user) => h('option', { value: user.id }, user.display_name)),
+  );
+  if (users.some((user) => user.id === keep)) select.value = keep;
+  const disabled = users.length === 0;
+  select.disabled = disabled;
+  byId<HTMLInputElement>('composer-text').disabled = disabled;
+  byId<HTMLButtonElement>('composer-send').disabled = disabled;
+}
+
+/** Redraws the open conversation: everything when it changed, else the messages in `changed`. */
+export function drawChat(
+  conversationId: string | null,
+  changed: Set<string> | 'all',
+  actions: MessageActions,
+) {
+  const conversation = conversationId ? store.conversations.get(conversationId) : undefined;
+  byId('chat-empty').hidden = Boolean(conversation);
+  byId('chat').hidden = !conversation;
+  if (!conversation) {
+    drawn.conversationId = null;
+    drawn.items.clear();
+    return;
+  }
+  const list = byId('messages');
+  const nearBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 80;
+  const fresh = drawn.conversationId !== conversation.id;
+  if (fresh) {
+    drawn.conversationId = conversation.id;
+    drawn.items.clear();
+    list.replaceChildren();
+  }
+  header(conversation);
+  drawComposerUsers(conversation);
+  drawTyping(conversation.id);
+  let added = false;
+  let previous: HTMLLIElement | null = null;
+  for (const message of messagesOf(conversation)) {
+    const old = drawn.items.get(message.id);
+    if (old && !fresh && changed !== 'all' && !changed.has(message.id)) {
+      previous = old;
+      continue;
+    }
+    const item = messageItem(message, actions);
+    if (old) old.replaceWith(item);
+    else {
+      added = true;
+      if (previous) previous.after(item);
+      else list.prepend(item);
+    }
+    drawn.items.set(message.id, item);
+    previous = item;
+  }
+  byId('messages-empty').hidden = conversation.messages.size > 0;
+  // Follow the conversation as it grows, unless the person scrolled up to read.
+  if (fresh || ((added || changed !== 'all') && nearBottom)) list.scrollTop = list.scrollHeight;
+}

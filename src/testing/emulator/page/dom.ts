@@ -1,0 +1,81 @@
+// Building DOM from text nodes and attributes only: user data is never parsed as markup.
+
+/** A child of h(): nodes as they are, strings and numbers as text, arrays flattened, nullish skipped. */
+export type Child = Node | string | number | null | undefined | false | readonly Child[];
+
+/** Attributes (`true` for a bare one; nullish and false leave it out) and listeners (`on...`). */
+export type Attrs = Record<
+  string,
+  string | number | boolean | null | undefined | ((event: Event) => unknown)
+>;
+
+/** An element with attributes, listeners and children. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs?: Attrs | null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs ?? {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (typeof value === 'function') el.addEventListener(name.slice(2), value);
+    else el.setAttribute(name, value === true ? '' : String(value));
+  }
+  return append(el, children);
+}
+
+/** Appends children to `el`. */
+export function append<E extends Element>(el: E, children: readonly Child[]): E {
+  for (const child of children) {
+    if (child === undefined || child === null || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+/** Replaces every child of `el`. */
+export function fill<E extends Element>(el: E, ...children: Child[]): E {
+  el.replaceChildren();
+  return append(el, children);
+}
+
+/** The element with this id (the page's fixed skeleton). */
+export function byId<E extends HTMLElement = HTMLElement>(id: string): E {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`missing element #${id}`);
+  return el as E;
+}
+
+/** 14:03:27 for an ISO timestamp. */
+export function clockTime(iso: string | null | undefined): string {
+  const date = new Date(iso ?? '');
+  return Number.isNaN(date.getTime()) ? '' : date.toISOString().slice(11, 19);
+}
+
+/** 2026-05-01 14:03:27 UTC for a time in ms. */
+export const fullTime = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+
+/** 1.2 kB for a byte count. */
+export function bytes(n: number): string {
+  if (n < 1000) return `${n} B`;
+  return n < 1e6 ? `${(n / 1e3).toFixed(1)} kB` : `${(n / 1e6).toFixed(1)} MB`;
+}
+
+/** A duration in words: 45 s, 2 min 5 s, 1 h 5 min, 3 d 2 h. */
+export function duration(seconds: number): string {
+  const s = Math.round(Math.abs(seconds));
+  const two = (big: number, bigName: string, small: number, smallName: string) => {
+    const rest = Math.floor((s % big) / small);
+    return `${Math.floor(s / big)} ${bigName}${rest ? ` ${rest} ${smallName}` : ''}`;
+  };
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return two(60, 'min', 1, 's');
+  return s < 86400 ? two(3600, 'h', 60, 'min') : two(86400, 'd', 3600, 'h');
+}
+
+/** Text cut to `max` characters with an ellipsis. */
+export function clip(text: string | null | undefined, max: number): string {
+  const value = text ?? '';
+  return value.length > max ? `${value.slice(0, max - 1)}…` : value;
+}

@@ -1,0 +1,208 @@
+// What the page knows: a copy of the mock's state, filled from GET /_mock/state and kept current by
+// the events of GET /_mock/events. No DOM, no timers, no globals: the reducer changes only the state
+// it is given and answers what changed, so the page redraws only that (and vitest tests it as is).
+import type { Message } from '../../../schemas/messages.js';
+import type { Delivery, RequestLogEntry } from '../../../schemas/mock-control.js';
+import type {
+  MockAgent,
+  MockAttachment,
+  MockConversation,
+  MockEvent,
+  MockEventType,
+  MockInvite,
+  MockStateSnapshot,
+  MockUser,
+} from '../../../schemas/mock-events.js';
+
+/** How many deliveries and requests the page keeps. */
+export const MAX_LOG = 300;
+
+/** A conversation with its messages by id. */
+export type PageConversation = MockConversation & { messages: Map<string, Message> };
+
+/** Someone typing: until `expiresMs` on the mock clock (0 once they stopped). */
+export interface Typing {
+  conversation_id: string;
+  actor_id: string;
+  expiresMs: number;
+}
+
+/** The page's copy of the mock. */
+export interface PageState {
+  /** Mock clock minus this machine's clock, in ms. */
+  offsetMs: number;
+  agents: Map<string, MockAgent>;
+  users: Map<string, MockUser>;
+  conversations: Map<string, PageConversation>;
+  invites: Map<string, MockInvite>;
+  attachments: Map<string, MockAttachment>;
+  deliveries: Delivery[];
+  requests: RequestLogEntry[];
+  /** "conversation|actor" to who is typing where. */
+  typing: Map<string, Typing>;
+}
+
+/** What one event changed: what the page must redraw. */
+export interface Changed {
+  lists: boolean;
+  /** Ids of the messages to redraw, or 'all' when every message may look different. */
+  messages: Set<string> | 'all';
+  conversation: string | null;
+  log: boolean;
+  clock: boolean;
+  /** The mock was reset: load a fresh snapshot. */
+  reload: boolean;
+}
+
+/** An empty state. */
+export function createState(): PageState {
+  return {
+    offsetMs: 0,
+    agents: new Map(),
+    users: new Map(),
+    conversations: new Map(),
+    invites: new Map(),
+    attachments: new Map(),
+    deliveries: [],
+    requests: [],
+    typing: new Map(),
+  };
+}
+
+function setNow(state: PageState, iso: string, now: number): void {
+  const ms = Date.parse(iso);
+  if (!Number.isNaN(ms)) state.offsetMs = ms - now;
+}
+
+function putConversation(state: PageState, view: MockConversation): void {
+  const messages = state.conversations.get(view.id)?.messages ?? new Map<string, Message>();
+  state.conversations.set(view.id, { ...view, messages });
+}
+
+function pushLog<T>(list: T[], item: T) {
+  list.push(item);
+  if (list.length > MAX_LOG) list.splice(0, list.length - MAX_LOG);
+  return { log: true };
+}
+
+function put<T extends { id: string }>(map: Map<string, T>, item: T, changed: Partial<Changed>) {
+  map.set(item.id, item);
+  return changed;
+}
+
+const byId = <T extends { id: string }>(items: readonly T[]) => new Map(items.map((item) => [item.id, item]));
+
+/** Replaces everything with a snapshot; `now` is this machine's clock, in ms. */
+export function applySnapshot(state: PageState, snapshot: MockStateSnapshot, now = Date.now()): void {
+  setNow(state, snapshot.now, now);
+  state.agents = byId(snapshot.agents);
+  state.users = byId(snapshot.users);
+  state.conversations = new Map();
+  for (const { messages, ...view } of snapshot.conversations) {
+    putConversation(state, view);
+    for (const message of messages) state.conversations.get(view.id)?.messages.set(message.id, message);
+  }
+  state.invites = byId(snapshot.invites);
+  state.attachments = byId(snapshot.attachments);
+  state.deliveries = snapshot.deliveries.slice(-MAX_LOG);
+  state.requests = snapshot.requests.slice(-MAX_LOG);
+  state.typing = new Map();
+}
+
+type EventOf<T extends MockEventType> = Extract<MockEvent, { type: T }>;
+type Reducer<T extends MockEventType> = (
+  state: PageState,
+  event: EventOf<T>,
+  now: number,
+) => Partial<Changed>;
+
+// Every card and badge may read differently (names, statuses, expiries).
+const EVERYTHING = { lists: true, messages: 'all' } as const;
+
+function messageEvent(state: PageState, event: EventOf<'message.created' | 'message.updated'>) {
+  state.conversations.get(event.conversation_id)?.messages.set(event.message.id, event.message);
+  // A message from an agent ends its typing, as a real app shows it.
+  state.typing.delete(`${event.conversation_id}|${event.message.sender.id}`);
+  // The conversation list shows the last message.
+  return { lists: true, conversation: event.conversation_id, messages: new Set([event.message.id]) };
+}
+
+// One reducer per event type of the mock's feed: the compiler checks that none is missing, and the
+// page subscribes to exactly these.
+const REDUCERS: { [T in MockEventType]: Reducer<T> } = {
+  'message.created': messageEvent,
+  'message.updated': messageEvent,
+  typing: (state, event) => {
+    const expiresMs = event.state === 'start' ? Date.parse(event.expires_at) : 0;
+    const { conversation_id, actor_id } = event;
+    state.typing.set(`${conversation_id}|${actor_id}`, { conversation_id, actor_id, expiresMs });
+    return { conversation: conversation_id };
+  },
+  'conversation.updated': (state, event) => {
+    putConversation(state, event.conversation);
+    return { ...EVERYTHING, conversation: event.conversation.id };
+  },
+  'invite.updated': (state, event) => put(state.invites, event.invite, EVERYTHING),
+  'agent.created': (state, event) => put(state.agents, event.agent, EVERYTHING),
+  'agent.updated': (state, event) => put(state.agents, event.agent, EVERYTHING),
+  'user.created': (state, event) => put(state.users, event.user, EVERYTHING),
+  'user.updated': (state, event) => put(state.users, event.user, EVERYTHING),
+  'attachment.updated': (state, event) => put(state.attachments, event.attachment, { messages: 'all' }),
+  delivery: (state, event) => pushLog(state.deliveries, event.delivery),
+  request: (state, event) => pushLog(state.requests, event.request),
+  clock: (state, event, now) => {
+    setNow(state, event.now, now);
+    // Expiries and windows may have passed: every card and badge may read differently.
+    return { ...EVERYTHING, clock: true };
+  },
+  reset: () => ({ reload: true }),
+};
+
+/** The event types the page follows: every type of the mock's feed. */
+export const EVENT_TYPES = Object.keys(REDUCERS) as MockEventType[];
+
+/** Applies one event of the live feed and answers what to redraw; `now` is this machine's clock. */
+export function applyEvent(state: PageState, event: MockEvent, now = Date.now()): Changed {
+  const changed: Changed = {
+    lists: false,
+    messages: new Set(),
+    conversation: null,
+    log: false,
+    clock: false,
+    reload: false,
+  };
+  // An event type this page does not know yet has no reducer: nothing to draw.
+  const reduce = REDUCERS[event.type] as Reducer<MockEventType> | undefined;
+  return reduce ? { ...changed, ...reduce(state, event, now) } : changed;
+}
+
+/** The time on the mock clock, in ms, for this machine's `now`. */
+export const mockNow = (state: PageState, now = Date.now()) => now + state.offsetMs;
+
+/** The display name of a user or agent id. */
+export const nameOf = (state: PageState, id: string) =>
+  (state.users.get(id) ?? state.agents.get(id))?.display_name ?? id;
+
+/** A conversation's title as a person reads it. */
+export const titleOf = (conversation: MockConversation) =>
+  conversation.title || conversation.participants.map((p) => p.display_name).join(' · ');
+
+/** The messages of a conversation, by sequence. */
+export const messagesOf = (conversation: PageConversation) =>
+  [...conversation.messages.values()].sort((a, b) => a.sequence - b.sequence);
+
+/** The active users of a conversation, who the page can post as. */
+export const usersOf = (conversation: MockConversation) =>
+  conversation.participants.filter((p) => p.kind === 'user' && p.active);
+
+/** Conversations, newest first. */
+export const conversationsOf = (state: PageState) =>
+  [...state.conversations.values()].sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
+
+/** Who is typing in a conversation at `now` (this machine's clock), by name. */
+export function typingIn(state: PageState, conversationId: string, now = Date.now()): string[] {
+  const at = mockNow(state, now);
+  return [...state.typing.values()]
+    .filter((entry) => entry.conversation_id === conversationId && entry.expiresMs > at)
+    .map((entry) => nameOf(state, entry.actor_id));
+}

@@ -1,0 +1,184 @@
+// The emulator page's state reducer, without a browser: fed the mock's real live feed it holds what a
+// fresh snapshot holds, and each event answers exactly what the page must redraw.
+import { createMockService, type MockEvent, mockSchemas } from 'agent-messaging/testing';
+import { describe, expect, it } from 'vitest';
+import {
+  applyEvent,
+  applySnapshot,
+  createState,
+  EVENT_TYPES,
+  MAX_LOG,
+  messagesOf,
+  type PageState,
+  typingIn,
+} from '../../src/testing/emulator/page/state.js';
+
+const NOW = Date.parse('2026-05-01T12:00:00.000Z');
+
+/** Registers an agent through the mock's /v1 (its webhook left unset: nothing is delivered). */
+async function registerAgent(mock: ReturnType<typeof createMockService>): Promise<string> {
+  const response = await mock.fetch('/v1/agents', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      handle: 'helper',
+      display_name: 'Helper',
+      webhook_url: 'https://bot.example/hook',
+      capabilities: ['text'],
+    }),
+  });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { agent: { id: string } }).agent.id;
+}
+
+/** A page state that has read the snapshot of `mock`, and what the reducer made of each event. */
+function pageState(snapshot: Parameters<typeof applySnapshot>[1]): PageState {
+  const state = createState();
+  applySnapshot(state, snapshot, NOW);
+  return state;
+}
+
+/** The part of a state a snapshot decides (the clock offset depends on when it is read). */
+const contents = ({ offsetMs: _offset, typing: _typing, ...rest }: PageState) => rest;
+
+const message = (id: string, sequence: number, sender = 'usr_1'): MockEvent => ({
+  type: 'message.created',
+  conversation_id: 'cnv_1',
+  message: {
+    id,
+    conversation_id: 'cnv_1',
+    sequence,
+    sender: { id: sender },
+    status: 'sent',
+    created_at: new Date(NOW).toISOString(),
+    parts: [{ part_index: 0, type: 'text', text: id }],
+  },
+});
+
+const conversation = (title: string | null): MockEvent => ({
+  type: 'conversation.updated',
+  conversation: {
+    id: 'cnv_1',
+    kind: 'agent',
+    title,
+    membership_version: 1,
+    participants: [],
+    created_at: new Date(NOW).toISOString(),
+  },
+});
+
+describe('the emulator page state', () => {
+  it("follows every event type of the mock's live feed, no more, no fewer", () => {
+    const union = mockSchemas.MockEvent._zod.def.options.map(
+      (option) => option._zod.def.shape.type._zod.def.values[0],
+    );
+    expect([...EVENT_TYPES].sort()).toEqual([...union].sort());
+  });
+
+  it('fed the live feed, holds what a fresh snapshot of the mock holds', async () => {
+    const mock = createMockService();
+    const live = pageState(mock.snapshot());
+    const changes: ReturnType<typeof applyEvent>[] = [];
+    // This machine's clock as it is: the page reads the mock clock against it.
+    const stop = mock.events.subscribe((event) => changes.push(applyEvent(live, event)));
+    const agentId = await registerAgent(mock);
+    const { user } = mock.createUser({ display_name: 'Ada' });
+    const { conversation_id } = mock.installAgent({ user_id: user.id, agent_id: agentId });
+    mock.postUserMessage(conversation_id, { user_id: user.id, text: 'hello' });
+    mock.postUserMessage(conversation_id, { user_id: user.id, text: 'again' });
+    mock.clock.advance(3600);
+    await mock.idle();
+    stop();
+
+    expect(contents(live)).toEqual(contents(pageState(mock.snapshot())));
+    const texts = messagesOf(live.conversations.get(conversation_id)!).map((m) => m.parts?.[0]?.text);
+    expect(texts).toEqual(['hello', 'again']);
+    expect(live.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/agents']);
+    // The clock event moved the page's clock by the hour the mock moved.
+    expect(Math.abs(live.offsetMs - 3600_000)).toBeLessThan(10_000);
+    expect(changes.some((changed) => changed.clock && changed.messages === 'all')).toBe(true);
+  });
+
+  it('answers what to redraw for each kind of event', () => {
+    const state = createState();
+    applyEvent(state, conversation(null), NOW);
+    expect(applyEvent(state, message('msg_1', 1), NOW)).toEqual({
+      lists: true,
+      messages: new Set(['msg_1']),
+      conversation: 'cnv_1',
+      log: false,
+      clock: false,
+      reload: false,
+    });
+    const typing: MockEvent = {
+      type: 'typing',
+      conversation_id: 'cnv_1',
+      actor_id: 'agt_1',
+      state: 'start',
+      expires_at: new Date(NOW + 5000).toISOString(),
+    };
+    expect(applyEvent(state, typing, NOW)).toMatchObject({ lists: false, conversation: 'cnv_1', log: false });
+    expect(
+      applyEvent(state, { type: 'clock', now: new Date(NOW + 60_000).toISOString() }, NOW),
+    ).toMatchObject({
+      lists: true,
+      messages: 'all',
+      clock: true,
+    });
+    expect(state.offsetMs).toBe(60_000);
+    expect(applyEvent(state, { type: 'reset' }, NOW)).toMatchObject({ reload: true, lists: false });
+    const unknown = { type: 'something.new' } as unknown as MockEvent;
+    expect(applyEvent(state, unknown, NOW)).toMatchObject({ lists: false, log: false, messages: new Set() });
+  });
+
+  it('keeps the messages of a conversation across its updates, in sequence order', () => {
+    const state = createState();
+    applyEvent(state, conversation(null), NOW);
+    applyEvent(state, message('msg_2', 2), NOW);
+    applyEvent(state, message('msg_1', 1), NOW);
+    expect(applyEvent(state, conversation('Renamed'), NOW)).toMatchObject({
+      conversation: 'cnv_1',
+      messages: 'all',
+    });
+    const kept = state.conversations.get('cnv_1')!;
+    expect(kept.title).toBe('Renamed');
+    expect(messagesOf(kept).map((m) => m.id)).toEqual(['msg_1', 'msg_2']);
+  });
+
+  it('shows typing until its expiry on the mock clock, or until that sender writes', () => {
+    const state = createState();
+    applyEvent(state, conversation(null), NOW);
+    const expires_at = new Date(NOW + 5000).toISOString();
+    applyEvent(
+      state,
+      { type: 'typing', conversation_id: 'cnv_1', actor_id: 'agt_1', state: 'start', expires_at },
+      NOW,
+    );
+    expect(typingIn(state, 'cnv_1', NOW)).toEqual(['agt_1']);
+    expect(typingIn(state, 'cnv_1', NOW + 5001)).toEqual([]);
+    // The mock clock ahead of this machine's: the expiry is reached sooner.
+    state.offsetMs = 6000;
+    expect(typingIn(state, 'cnv_1', NOW)).toEqual([]);
+    state.offsetMs = 0;
+    applyEvent(state, message('msg_1', 1, 'agt_1'), NOW);
+    expect(typingIn(state, 'cnv_1', NOW)).toEqual([]);
+  });
+
+  it(`keeps the latest ${MAX_LOG} requests and deliveries`, () => {
+    const state = createState();
+    for (let i = 0; i < MAX_LOG + 5; i++) {
+      const changed = applyEvent(
+        state,
+        {
+          type: 'request',
+          request: { method: 'GET', path: `/v1/r/${i}`, query: {}, headers: {}, body: null },
+        },
+        NOW,
+      );
+      expect(changed).toMatchObject({ log: true, lists: false });
+    }
+    expect(state.requests).toHaveLength(MAX_LOG);
+    expect(state.requests[0]?.path).toBe('/v1/r/5');
+    expect(state.requests.at(-1)?.path).toBe(`/v1/r/${MAX_LOG + 4}`);
+  });
+});
