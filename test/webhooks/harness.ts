@@ -1,10 +1,9 @@
 // A bot wired to the mock service in process: the bot's client calls the mock through `mock.fetch`,
 // and the mock's webhook deliveries go to `bot.fetch`, or into a list the test replays by hand.
 
+import { type BotOptions, createBot } from 'agent-messaging';
+import { createMockService, signWebhook } from 'agent-messaging/testing';
 import { expect } from 'vitest';
-import { registerAgent } from '../../src/client/register-agent.js';
-import { createMockService } from '../../src/testing/index.js';
-import { type BotOptions, createBot, signWebhook } from '../../src/webhooks/index.js';
 
 /** A delivery as the mock sent it: the exact bytes and headers. */
 export interface RecordedDelivery {
@@ -60,35 +59,34 @@ export async function createLoop(options: Partial<BotOptions> = {}) {
   const fetch = mock.fetch;
   const connection = { baseUrl: mock.baseUrl, fetch };
   const webhook_url = 'http://bot.test/webhook';
-  const registration = await registerAgent(
-    { handle: 'echo_bot', display_name: 'Echo', webhook_url, capabilities: ['text'] },
-    connection,
-  );
+  const seed = await mock.seed({
+    handle: 'echo_bot',
+    displayName: 'Echo',
+    webhookUrl: webhook_url,
+    capabilities: ['text'],
+  });
   const bot = createBot({
-    apiKey: registration.api_key,
-    webhookSecret: registration.webhook_secret,
+    apiKey: seed.apiKey,
+    webhookSecret: seed.webhookSecret,
     ...connection,
     ...options,
   });
   deliver = (request) => bot.fetch(request);
-  const verified = await bot.client.agents.setWebhook(registration.agent.id, {
+  // The seed marked the webhook verified; setting it again has the service's signed webhook.test
+  // reach the bot, which every loop starts by proving.
+  const verified = await bot.client.agents.setWebhook(seed.agent.id, {
     webhook_url,
     capabilities: ['text'],
   });
   expect(verified.webhook_status).toBe('verified');
-
-  const { user } = mock.createUser({ display_name: 'Ada' });
-  const { conversation_id: conversationId } = mock.installAgent({
-    user_id: user.id,
-    agent_id: registration.agent.id,
-  });
+  const { user, conversationId } = seed;
 
   return {
     mock,
     bot,
-    agent: registration.agent,
-    apiKey: registration.api_key,
-    secret: registration.webhook_secret,
+    agent: seed.agent,
+    apiKey: seed.apiKey,
+    secret: seed.webhookSecret,
     /** `baseUrl` and `fetch` for another client or bot of the same mock. */
     connection,
     user,
@@ -115,7 +113,7 @@ export async function createLoop(options: Partial<BotOptions> = {}) {
     /** The conversation's messages sent by the agent, oldest first. */
     async agentMessages() {
       const { messages } = await bot.client.conversations.listMessages(conversationId);
-      return messages.filter((message) => message.sender.id === registration.agent.id).reverse();
+      return messages.filter((message) => message.sender.id === seed.agent.id).reverse();
     },
   };
 }
