@@ -40,6 +40,19 @@ export type UserMessageResponse = z.output<typeof UserMessageResponse>;
 
 export { MAX_ADVANCE_SECONDS };
 
+/** `POST /_mock/conversations/{id}/postbacks` request: the user clicks a quick reply (section 14). */
+export const ClickActionRequest = z.strictObject({
+  user_id: UserId,
+  message_id: z.string().check(z.minLength(1)),
+  action_id: z.string().check(z.minLength(1), z.maxLength(100)),
+});
+export type ClickActionRequest = z.input<typeof ClickActionRequest>;
+
+/** `POST /_mock/conversations/{id}/postbacks` response: the message the click posted. */
+export const ClickActionResponse = z.looseObject({ message: Message });
+export type ClickActionResponse = z.output<typeof ClickActionResponse>;
+
+
 /** `POST /_mock/clock/advance` request: 0 to ten years. */
 export const ClockAdvanceRequest = z.strictObject({
   seconds: z.number().check(z.minimum(0), z.maximum(MAX_ADVANCE_SECONDS)),

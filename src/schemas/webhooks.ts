@@ -17,11 +17,16 @@ const WebhookEventBase = z.looseObject({
 export const WebhookTestEvent = z.extend(WebhookEventBase, { type: z.literal('webhook.test') });
 export type WebhookTestEvent = z.output<typeof WebhookTestEvent>;
 
+/** The quick reply a user clicked (PROTOCOL.md section 14): only in the body of a click's delivery. */
+export const Postback = z.looseObject({ actionId: z.string(), value: z.string(), messageId: z.string() });
+export type Postback = z.output<typeof Postback>;
+
 /** `message.received`: a user posted in a conversation where the agent is active. */
 export const MessageReceivedEvent = z.extend(WebhookEventBase, {
   type: z.literal('message.received'),
   conversationId: z.string(),
   message: Message,
+  postback: z.optional(Postback),
 });
 export type MessageReceivedEvent = z.output<typeof MessageReceivedEvent>;
 

@@ -1,6 +1,7 @@
 // The control surface over HTTP under /_mock (PROTOCOL.md section 13); the same functions serve
 // the in-process surface of the mock object.
 import {
+  ClickActionRequest,
   ClockAdvanceRequest,
   CreateUserRequest,
   FaultSpec,
@@ -11,6 +12,7 @@ import { clearFaults, injectFault } from './faults.js';
 import { invalid, json } from './http.js';
 import { clockAdvanced, stateReset } from './live-events.js';
 import { liveRoutes } from './live-routes.js';
+import { clickAction } from './postbacks.js';
 import { snapshotRequests } from './request-log.js';
 import { route } from './router.js';
 import { createState } from './state.js';
@@ -57,6 +59,13 @@ export const controlRoutes = [
     auth: 'none',
     body: UserMessageRequest,
     handle: (ctx) => json(201, postUserMessage(ctx.world, ctx.params.conversation_id ?? '', ctx.body)),
+  }),
+  route({
+    method: 'POST',
+    path: '/_mock/conversations/:conversation_id/postbacks',
+    auth: 'none',
+    body: ClickActionRequest,
+    handle: (ctx) => json(201, clickAction(ctx.world, ctx.params.conversation_id ?? '', ctx.body)),
   }),
   route({
     method: 'POST',

@@ -1,6 +1,8 @@
 // `agent-messaging/testing`: the whole service in memory, with msw handlers or a real port.
 
 export type {
+  ClickActionRequest,
+  ClickActionResponse,
   CreateUserRequest,
   CreateUserResponse,
   Delivery,

@@ -17,6 +17,10 @@ export interface NewMessage {
   fallback_text?: string | null;
   status: 'sent' | 'streaming';
   reply_to?: string;
+  /** The part of `reply_to` replied to; 0 by default (a click names its actions block). */
+  reply_part_index?: number;
+  /** The agents a user message names (PROTOCOL.md section 14). */
+  invoked_agents?: string[];
   metadata?: Record<string, unknown>;
 }
 
@@ -37,7 +41,8 @@ export function createMessage(
     fallback_text: input.fallback_text ?? null,
     status: input.status,
     created_at: now,
-    reply_to: input.reply_to ? { message_id: input.reply_to, part_index: 0 } : null,
+    reply_to: input.reply_to ? { message_id: input.reply_to, part_index: input.reply_part_index ?? 0 } : null,
+    ...(input.invoked_agents?.length ? { invoked_agents: input.invoked_agents } : {}),
     metadata: input.metadata ?? null,
     delivered_at: null,
     read_at: null,

@@ -49,7 +49,7 @@ export function messageView(message: MessageRecord): Message {
     status: message.status,
     created_at: iso(message.created_at),
     reply_to: message.reply_to,
-    invoked_agents: [],
+    invoked_agents: [...(message.invoked_agents ?? [])],
     suggestions: [],
     reactions: deleted ? [] : message.reactions.map((reaction) => ({ ...reaction })),
     delivered_at: message.delivered_at ? iso(message.delivered_at) : null,

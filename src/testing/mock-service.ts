@@ -7,6 +7,7 @@ import { advanceClock, controlRoutes, resetWorld } from './control.js';
 import { MockEventBus } from './event-bus.js';
 import { clearFaults, injectFault } from './faults.js';
 import { createMswHandlers } from './msw-door.js';
+import { clickAction } from './postbacks.js';
 import { snapshotRequests } from './request-log.js';
 import { serviceRoutes } from './routes.js';
 import { seedWorld } from './seed.js';
@@ -79,6 +80,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     installAgent: (input) => installAgent(world, input),
     postUserMessage: (conversationId, input) => postUserMessage(world, conversationId, input),
     seed: (options) => seedWorld(world, { baseUrl, fetch }, options),
+    clickAction: ({ conversation_id, ...click }) => clickAction(world, conversation_id, click),
     clock: {
       now: () => world.clock.now(),
       advance: (seconds) => advanceClock(world, seconds),

@@ -72,6 +72,8 @@ export interface MessageRecord {
   status: 'sent' | 'streaming' | 'deleted';
   created_at: Date;
   reply_to: { message_id: string; part_index: number } | null;
+  /** Agents the message names (PROTOCOL.md section 14); absent for none. */
+  invoked_agents?: string[];
   metadata: Record<string, unknown> | null;
   delivered_at: Date | null;
   read_at: Date | null;

@@ -1,6 +1,8 @@
 // The public types of `agent-messaging/testing`.
 import type { HttpHandler } from 'msw';
 import type {
+  ClickActionRequest,
+  ClickActionResponse,
   CreateUserRequest,
   CreateUserResponse,
   Delivery,
@@ -83,6 +85,15 @@ export interface MockService {
    * mock.postUserMessage(conversationId, { user_id: user.id, text: 'hi' });
    */
   seed(options?: SeedOptions): Promise<Seed>;
+  /**
+   * The user clicks a quick reply (PROTOCOL.md section 14): posts the action's label as a user message
+   * and delivers it with `postback: { actionId, value, messageId }`. Throws a 404 MockError for an
+   * unknown message or action, a 400 for an action that is not a postback.
+   *
+   * @example
+   * mock.clickAction({ conversation_id, user_id: user.id, message_id: reply.message_id, action_id: 'yes' });
+   */
+  clickAction(input: ClickActionRequest & { conversation_id: string }): ClickActionResponse;
   /** The controllable clock. */
   readonly clock: MockClockControl;
   /** Fault injection. */

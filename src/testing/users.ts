@@ -8,9 +8,8 @@ import { createConversation } from './conversations.js';
 import { invalid, notFound } from './http.js';
 import { newId, newSessionToken } from './ids.js';
 import { userChanged } from './live-events.js';
-import { createMessage } from './message-store.js';
-import { messageView } from './message-view.js';
 import type { UserRecord } from './state.js';
+import { postAsUser } from './user-messages.js';
 import type { MockWorld } from './world.js';
 
 function check<S extends z.ZodMiniType>(schema: S, input: unknown, root: string): z.output<S> {
@@ -65,19 +64,5 @@ export function postUserMessage(world: MockWorld, conversationId: string, input:
   const { state } = world;
   if (!state.users.has(user_id)) throw notFound(`user_id: user ${user_id}`);
   const conversation = conversationFor(state, user_id, conversationId);
-  const message = createMessage(world, conversation, {
-    sender_id: user_id,
-    status: 'sent',
-    blocks: [{ id: newId('blk'), type: 'text', text }],
-  });
-  const view = messageView(message);
-  for (const participant of conversation.participants) {
-    if (participant.kind === 'agent' && participant.active) {
-      world.webhooks.send(participant.id, 'message.received', {
-        conversationId: conversation.id,
-        message: view,
-      });
-    }
-  }
-  return { message: view };
+  return { message: postAsUser(world, conversation, { userId: user_id, text }) };
 }

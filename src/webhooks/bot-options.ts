@@ -18,6 +18,11 @@ const BOT_OPTION_KEYS = new Set([
   'ack',
   'ackTimeoutMs',
   'dedupe',
+  'store',
+  'concurrency',
+  'debounceMs',
+  'lockTtlMs',
+  'maxHandlerMs',
   'toleranceSec',
   'waitUntil',
   'typingRenewMs',
@@ -46,6 +51,19 @@ export function checkOptions(options: BotOptions): FieldIssue[] {
   if (ackTimeoutMs !== undefined && !nonNegative(ackTimeoutMs)) {
     issues.push({ field: 'ackTimeoutMs', message: 'must be a number of milliseconds >= 0' });
   }
+  const { concurrency } = options;
+  if (concurrency !== undefined && !['queue', 'interrupt', 'debounce', 'concurrent'].includes(concurrency)) {
+    issues.push({
+      field: 'concurrency',
+      message: "must be 'queue', 'interrupt', 'debounce' or 'concurrent'",
+    });
+  }
+  for (const field of ['debounceMs', 'lockTtlMs', 'maxHandlerMs'] as const) {
+    const value = options[field];
+    if (value !== undefined && !(nonNegative(value) && value > 0)) {
+      issues.push({ field, message: 'must be a positive number of milliseconds' });
+    }
+  }
   if (toleranceSec !== undefined && !nonNegative(toleranceSec)) {
     issues.push({ field: 'toleranceSec', message: 'must be a number of seconds >= 0' });
   }
@@ -55,6 +73,14 @@ export function checkOptions(options: BotOptions): FieldIssue[] {
   const methods = ['claim', 'complete', 'release'] as const;
   if (dedupe !== undefined && !methods.every((name) => typeof dedupe?.[name] === 'function')) {
     issues.push({ field: 'dedupe', message: 'must have claim, complete and release methods' });
+  }
+  const storeMethods = ['setIfAbsent', 'get', 'set', 'compareAndSet', 'acquireLock', 'renewLock'] as const;
+  const { store } = options;
+  if (store !== undefined && !storeMethods.every((name) => typeof store?.[name] === 'function')) {
+    issues.push({
+      field: 'store',
+      message: 'must be a BotStore (createMemoryStore() or createRedisStore())',
+    });
   }
   if (waitUntil !== undefined && typeof waitUntil !== 'function') {
     issues.push({ field: 'waitUntil', message: 'must be a function' });

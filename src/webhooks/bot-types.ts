@@ -5,6 +5,7 @@ import type { AgentClientOptions, Logger } from '../core/options.js';
 import type { Receipt } from '../schemas/conversations.js';
 import type { Message, ReactionResponse } from '../schemas/messages.js';
 import type { MessageReceivedEvent, WebhookEvent, WebhookEventType } from '../schemas/webhooks.js';
+import type { BotStore } from '../store/bot-store.js';
 import type { DedupeStore } from './dedupe-store.js';
 import type { WaitUntil } from './delivery.js';
 import type { StopTyping } from './typing.js';
@@ -20,7 +21,32 @@ export interface BotOptions extends AgentClientOptions {
   ack?: 'after-handler' | 'immediately';
   /** Longest wait for the handlers before answering 202 anyway; 8000 ms, under the service's 10 s timeout. */
   ackTimeoutMs?: number;
-  /** Where handled webhook ids are kept; a bounded in-memory store by default. */
+  /**
+   * Where the bot keeps its state: handled webhook ids, per-conversation locks and queues, sessions,
+   * interruptions. `createMemoryStore()` by default (one process); a shared store such as
+   * `createRedisStore()` from `agent-messaging/redis` for several instances.
+   */
+  store?: BotStore;
+  /**
+   * How the messages of one conversation are handled (user messages; other events run at once):
+   * - `'queue'` (default): one handler at a time per conversation, in `sequence` order; each
+   *   message gets its own run.
+   * - `'interrupt'`: a newer message aborts the running handler (`ctx.signal` fires, its streaming
+   *   reply ends marked interrupted), then the newer message is handled.
+   * - `'debounce'`: messages arriving within `debounceMs` are handled once, together (`ctx.messages`).
+   * - `'concurrent'`: every delivery runs at once, as it arrives.
+   */
+  concurrency?: 'queue' | 'interrupt' | 'debounce' | 'concurrent';
+  /** How long the window of `'debounce'` gathers messages, in milliseconds; 1000 by default. */
+  debounceMs?: number;
+  /** A conversation lock's TTL, renewed every third of it while a handler runs; 30000 by default. */
+  lockTtlMs?: number;
+  /**
+   * The longest one handler run may take, in milliseconds (10 minutes by default): past it
+   * `ctx.signal` fires, the lock is no longer renewed, and the run counts as failed.
+   */
+  maxHandlerMs?: number;
+  /** @deprecated Use `store`. When given, webhook ids are deduplicated here instead of in `store`. */
   dedupe?: DedupeStore;
   /** How far `webhook-timestamp` may be from the clock, in seconds; 300 by default. */
   toleranceSec?: number;
@@ -42,6 +68,12 @@ export interface EventContext<E = WebhookEvent> {
   webhookId: string;
   /** A client authenticated as the agent. */
   client: AgentClient;
+  /**
+   * Fires when the handler should stop: a newer message interrupted it (`'interrupt'`), the
+   * conversation's lock was lost, or it ran past `maxHandlerMs`. Pass it to model calls and
+   * replies; `signal.reason` is an Error named `InterruptedError`, `LockLostError` or `TimeoutError`.
+   */
+  signal: AbortSignal;
 }
 
 /** Options of {@link MessageContext.reply}. */
@@ -54,8 +86,13 @@ export interface BotReplyOptions {
 
 /** What a `message.received` handler receives. */
 export interface MessageContext extends EventContext<MessageReceivedEvent> {
-  /** The message the user sent (snake_case, as in history). */
+  /** The message the user sent (snake_case, as in history); the newest of `messages`. */
   message: Message;
+  /**
+   * Every message this run answers, oldest first: several under `'debounce'` (or `'interrupt'`
+   * when more arrived while a handler was interrupted), else just `message`.
+   */
+  messages: readonly Message[];
   /** Its text parts, joined with newlines as the service joins them for `fallback_text`. */
   text: string;
   /** The conversation it was sent in. */
@@ -116,6 +153,16 @@ export interface Bot {
    * `executionCtx.waitUntil` (Workers) keeps a handler alive after an early answer.
    */
   fetch: (request: Request, env?: unknown, executionCtx?: { waitUntil?: WaitUntil }) => Promise<Response>;
+  /**
+   * Resolves when every handler run the bot started has settled, including runs whose delivery was
+   * answered early (202: `ack: 'immediately'`, past `ackTimeoutMs`, or waiting for its conversation).
+   *
+   * @example
+   * mock.postUserMessage(conversationId, { user_id, text: 'hi' });
+   * await mock.idle();   // the delivery was answered
+   * await bot.idle();    // and every handler it started has finished
+   */
+  idle(): Promise<void>;
   /** The client the handlers receive. */
   client: AgentClient;
 }

@@ -2,15 +2,29 @@
 
 import { ValidationError } from '../core/errors.js';
 import type { MessageReceivedEvent, WebhookEvent } from '../schemas/webhooks.js';
+import { createMemoryStore } from '../store/memory-store.js';
+import { runBatch, type StopReason, stopError } from './batch.js';
 import { logAt } from './bot-log.js';
 import { checkOptions, createClient } from './bot-options.js';
 import type { Bot, BotErrorInfo, BotOptions, EventContext, Handler } from './bot-types.js';
-import { createMemoryDedupeStore } from './dedupe-store.js';
+import { createLanes, type LaneOutcome } from './conversation-lanes.js';
 import { handleDelivery } from './delivery.js';
 import { createMessageContext } from './message-context.js';
+import { legacyDeduper, storeDeduper } from './store-dedupe.js';
 
 /** How long a delivery waits for its handlers before answering 202, under the service's 10 s timeout. */
 export const DEFAULT_ACK_TIMEOUT_MS = 8000;
+
+/** How long a conversation's lock lives without a renewal (renewed every third of it while held). */
+export const DEFAULT_LOCK_TTL_MS = 30_000;
+/** The longest a handler may run before its signal fires and its conversation moves on. */
+export const DEFAULT_MAX_HANDLER_MS = 10 * 60 * 1000;
+/** How long 'debounce' gathers messages before one handler answers them together. */
+export const DEFAULT_DEBOUNCE_MS = 1000;
+
+// How much longer than a handler may run an in-flight claim outlives a process that died holding it:
+// past it, the service's next retry runs the handler again.
+const IN_FLIGHT_SLACK_MS = 5 * 60 * 1000;
 
 /**
  * A bot: verified webhooks, typed handlers, replies from a handler. Serve `bot.fetch` on any
@@ -33,6 +47,7 @@ export function createBot(options: BotOptions): Bot {
   const anyHandlers: Handler<EventContext>[] = [];
   const errorHandlers: ((error: unknown, info: BotErrorInfo) => unknown)[] = [];
   const { logger } = options;
+  const store = options.store ?? createMemoryStore();
 
   const report = (error: unknown, event: WebhookEvent | undefined, webhookId: string | undefined) => {
     const info: BotErrorInfo = { ...(event ? { event } : {}), ...(webhookId ? { webhookId } : {}) };
@@ -47,8 +62,11 @@ export function createBot(options: BotOptions): Bot {
     }
   };
 
-  const run = async (event: WebhookEvent, webhookId: string) => {
-    let ctx: EventContext = { event, webhookId, client };
+  const run = async (items: readonly { webhookId: string; event: WebhookEvent }[], signal: AbortSignal) => {
+    const last = items.at(-1);
+    if (!last) return;
+    const { event, webhookId } = last;
+    let ctx: EventContext = { event, webhookId, client, signal };
     let finish: (() => Promise<void>) | undefined;
     if (event.type === 'message.received') {
       const warn = (error: unknown) => logAt(logger, 'warn', 'a typing call failed', { webhookId, error });
@@ -56,6 +74,8 @@ export function createBot(options: BotOptions): Bot {
         event: event as MessageReceivedEvent,
         webhookId,
         client,
+        signal,
+        batch: items.map((item) => (item.event as MessageReceivedEvent).message),
         typingRenewMs: options.typingRenewMs,
         warn,
       });
@@ -70,14 +90,62 @@ export function createBot(options: BotOptions): Bot {
     }
   };
 
+  const maxHandlerMs = options.maxHandlerMs ?? DEFAULT_MAX_HANDLER_MS;
+  const dedupe = options.dedupe
+    ? legacyDeduper(options.dedupe)
+    : storeDeduper(store, maxHandlerMs + IN_FLIGHT_SLACK_MS);
+  const batchDeps = { run, dedupe, report };
+  const policy = options.concurrency ?? 'queue';
+  const lanes =
+    policy === 'concurrent'
+      ? undefined
+      : createLanes({
+          store,
+          policy,
+          lockTtlMs: options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS,
+          maxHandlerMs,
+          debounceMs: options.debounceMs ?? DEFAULT_DEBOUNCE_MS,
+          runBatch: (items, signal, stopped) => runBatch(batchDeps, items, signal, stopped),
+          report: (error) => report(error, undefined, undefined),
+        });
+
+  // Every handler run the bot started, for bot.idle(): a delivery answered 202 still counts.
+  const running = new Set<Promise<unknown>>();
+  const dispatch = (event: WebhookEvent, webhookId: string): Promise<LaneOutcome> => {
+    const work =
+      lanes && event.type === 'message.received'
+        ? lanes.submit({ webhookId, event: event as MessageReceivedEvent })
+        : runAlone(event, webhookId);
+    running.add(work);
+    void work.finally(() => running.delete(work));
+    return work;
+  };
+
+  // 'concurrent', and events of no conversation: run at once, with the same lifetime bound.
+  const runAlone = async (event: WebhookEvent, webhookId: string) => {
+    const controller = new AbortController();
+    let stop: StopReason | undefined;
+    const timer = setTimeout(() => {
+      stop = 'expired';
+      controller.abort(stopError('expired'));
+    }, maxHandlerMs);
+    (timer as { unref?: () => void }).unref?.();
+    try {
+      return await runBatch(batchDeps, [{ event, webhookId }], controller.signal, () => stop);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
   const deps = {
     secrets: ([] as string[]).concat(options.webhookSecret),
     toleranceSec: options.toleranceSec,
     now: options.now,
-    store: options.dedupe ?? createMemoryDedupeStore(),
+    // The deprecated `dedupe` option still wins for dedupe when given; everything else uses the store.
+    dedupe,
     ack: options.ack ?? 'after-handler',
     ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS,
-    run,
+    dispatch,
     report,
     warn: (message: string, fields: Record<string, string>) => logAt(logger, 'warn', message, fields),
   };
@@ -105,6 +173,9 @@ export function createBot(options: BotOptions): Bot {
         throw new ValidationError([{ field: 'handler', message: 'must be a function' }], 'bot.onError');
       errorHandlers.push(handler);
       return bot;
+    },
+    async idle() {
+      while (running.size > 0) await Promise.allSettled([...running]);
     },
     fetch: (request, _env, executionCtx) => {
       const fromCtx = executionCtx?.waitUntil;

@@ -1,12 +1,16 @@
 // Deduplication of deliveries by webhook-id. The service retries a delivery with the same id for
 // 5 s + 5 min + 30 min + 2 h + 5 h + 10 h (PROTOCOL.md section 6), about 17.6 hours, so an id is kept
 // at least that long; any shorter and a late retry of a handled event would run its handler again.
+// Deprecated: the bot dedupes in its BotStore (store-dedupe.ts); this stays for the `dedupe` option.
+
+import type { BotStore } from '../store/bot-store.js';
 
 /** What {@link DedupeStore.claim} found: the id was free (and is now taken), being handled, or handled. */
 export type ClaimResult = 'claimed' | 'in_flight' | 'done';
 
 /**
- * Where a bot records the webhook ids it has handled. The default is in memory, which is right for one
+ * @deprecated Give `createBot` a `store` (a {@link BotStore}) instead; it dedupes, and also keeps locks,
+ * queues and sessions. Where a bot records the webhook ids it has handled. The default is in memory, which is right for one
  * process; give a shared store (Redis, a database, Durable Objects) when several processes take deliveries.
  *
  * @example
@@ -45,6 +49,7 @@ interface Entry {
 }
 
 /**
+ * @deprecated `createBot` dedupes in its `store` (`createMemoryStore()` by default).
  * A bounded in-memory {@link DedupeStore} for one process.
  *
  * @example

@@ -3,8 +3,9 @@
 // anything else asks for another attempt, so a 500 is answered only when a handler failed.
 
 import type { WebhookEvent } from '../schemas/webhooks.js';
-import type { ClaimResult, DedupeStore } from './dedupe-store.js';
+import type { LaneOutcome } from './conversation-lanes.js';
 import { MAX_DELIVERY_BYTES, readLimitedBody } from './raw-input.js';
+import type { Deduper } from './store-dedupe.js';
 import { WebhookVerificationError, type WebhookVerificationErrorCode } from './verification-error.js';
 import { verifyWebhook } from './verify.js';
 
@@ -16,11 +17,11 @@ export interface DeliveryDeps {
   secrets: readonly string[];
   toleranceSec: number | undefined;
   now: (() => Date) | undefined;
-  store: DedupeStore;
+  dedupe: Deduper;
   ack: 'after-handler' | 'immediately';
   ackTimeoutMs: number;
-  /** Runs every handler of the event; rejects when one threw. */
-  run(event: WebhookEvent, webhookId: string): Promise<void>;
+  /** Runs the event's handlers (in its conversation's order) and settles its claim; never rejects. */
+  dispatch(event: WebhookEvent, webhookId: string): Promise<LaneOutcome>;
   /** Reports a failure to onError handlers or the logger; never throws. */
   report(error: unknown, event: WebhookEvent | undefined, webhookId: string | undefined): void;
   /** Logs a refused delivery; never throws. */
@@ -39,8 +40,6 @@ const UNAUTHENTICATED: ReadonlySet<WebhookVerificationErrorCode> = new Set([
   'timestamp_too_old',
   'timestamp_too_new',
 ]);
-
-const CLAIMS: ReadonlySet<unknown> = new Set<ClaimResult>(['claimed', 'in_flight', 'done']);
 
 /** Resolves with the work's outcome, or with `'timeout'` when it takes longer than `ms`. */
 async function within<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
@@ -87,10 +86,9 @@ export async function handleDelivery(
   // Present and signed: verification refuses a delivery without it.
   const webhookId = (request.headers.get('webhook-id') ?? event.eventId).trim();
 
-  let claim: unknown;
+  let claim: string;
   try {
-    claim = await deps.store.claim(webhookId);
-    if (!CLAIMS.has(claim)) throw new TypeError(`dedupe store claim() answered ${String(claim)}`);
+    claim = await deps.dedupe.claim(webhookId);
   } catch (error) {
     deps.report(error, event, webhookId);
     return failure(503, 'dedupe_unavailable', 'the dedupe store failed; retry later');
@@ -103,30 +101,21 @@ export async function handleDelivery(
     });
   }
 
-  const settle = async (step: () => void | Promise<void>) => {
-    try {
-      await step();
-    } catch (error) {
-      deps.report(error, event, webhookId);
-    }
-  };
-  const work: Promise<boolean> = deps.run(event, webhookId).then(
-    async () => {
-      await settle(() => deps.store.complete(webhookId));
-      return true;
-    },
-    async (error: unknown) => {
-      await settle(() => deps.store.release(webhookId));
-      deps.report(error, event, webhookId);
-      return false;
-    },
-  );
-
+  const work = deps.dispatch(event, webhookId).then(async (outcome) => {
+    // Not recorded as handled: forget the claim (if the store is back) so the retry runs it.
+    if (outcome === 'store_failed') await deps.dedupe.release(webhookId).catch(() => undefined);
+    return outcome;
+  });
   const outcome = deps.ack === 'immediately' ? 'timeout' : await within(work, deps.ackTimeoutMs);
   if (outcome === 'timeout') {
     waitUntil?.(work);
     return json(202, { received: true });
   }
-  if (outcome) return json(200, { received: true });
+  if (outcome === 'ok') return json(200, { received: true });
+  // Handled by the instance that holds the conversation: this delivery's part is done.
+  if (outcome === 'elsewhere') return json(202, { received: true });
+  if (outcome === 'store_failed') {
+    return failure(503, 'store_unavailable', 'the bot store failed; retry later', { 'retry-after': '5' });
+  }
   return failure(500, 'handler_failed', 'the webhook handler failed; retry the delivery');
 }

@@ -2,6 +2,7 @@
 
 import type { AgentClient } from '../client/agent-client.js';
 import { idempotencyKeyFor } from '../core/idempotency.js';
+import type { Message } from '../schemas/messages.js';
 import type { MessageReceivedEvent } from '../schemas/webhooks.js';
 import type { BotReplyOptions, BotReplyResult, MessageContext } from './bot-types.js';
 import { keepTyping, type StopTyping } from './typing.js';
@@ -11,6 +12,10 @@ export interface MessageContextDeps {
   event: MessageReceivedEvent;
   webhookId: string;
   client: AgentClient;
+  /** Fires when the run should stop; passed to every reply. */
+  signal: AbortSignal;
+  /** The messages of the run, oldest first (the event's message last). */
+  batch: readonly Message[];
   typingRenewMs: number | undefined;
   /** Reports a failure that must not fail the handler (a typing call). */
   warn(error: unknown): void;
@@ -59,7 +64,7 @@ export function createMessageContext(deps: MessageContextDeps): {
     };
     if (typeof input !== 'string') {
       // A stream of text goes through the reply writer: Streamable HTTP, or append where it cannot.
-      return client.messages.reply(conversationId, input, { ...fields, idempotencyKey });
+      return client.messages.reply(conversationId, input, { ...fields, idempotencyKey, signal: deps.signal });
     }
     // A whole text is one plain send: one request, under the same Idempotency-Key rule.
     const sent = await client.messages.send(conversationId, { text: input, ...fields }, { idempotencyKey });
@@ -70,7 +75,9 @@ export function createMessageContext(deps: MessageContextDeps): {
     event,
     webhookId,
     client,
+    signal: deps.signal,
     message,
+    messages: deps.batch,
     text: messageText(event),
     conversationId,
     reply,
