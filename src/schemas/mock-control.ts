@@ -52,7 +52,6 @@ export type ClickActionRequest = z.input<typeof ClickActionRequest>;
 export const ClickActionResponse = z.looseObject({ message: Message });
 export type ClickActionResponse = z.output<typeof ClickActionResponse>;
 
-
 /** `POST /_mock/clock/advance` request: 0 to ten years. */
 export const ClockAdvanceRequest = z.strictObject({
   seconds: z.number().check(z.minimum(0), z.maximum(MAX_ADVANCE_SECONDS)),
