@@ -8,18 +8,17 @@ import {
   requestsTo,
   startMock,
   stopAfterTest,
-  userWithAgent,
   verifyWebhook,
 } from './setup.js';
 
 describe('examples/echo-bot.ts', () => {
   it('answers a user message with the echoed text, as a reply to it', async () => {
     const { mock, baseUrl } = await startMock();
-    const agent = await newAgent(baseUrl);
+    const agent = await newAgent(mock, baseUrl);
     const bot = createEchoBot(agent.options);
     const url = stopAfterTest(await serveBot(bot, 0, '127.0.0.1'));
     await verifyWebhook(bot.client, agent.agentId, url);
-    const { user, conversationId } = userWithAgent(mock, agent.agentId);
+    const { user, conversationId } = agent;
 
     const { message } = mock.postUserMessage(conversationId, { user_id: user.id, text: 'hi there' });
     await mock.idle();
@@ -43,9 +42,9 @@ describe('examples/echo-bot.ts', () => {
 
   it('refuses a delivery signed with another secret, and sends nothing', async () => {
     const { mock, baseUrl } = await startMock();
-    const agent = await newAgent(baseUrl);
+    const agent = await newAgent(mock, baseUrl);
     const url = stopAfterTest(await serveBot(createEchoBot(agent.options), 0, '127.0.0.1'));
-    const other = await newAgent(baseUrl);
+    const other = await newAgent(mock, baseUrl);
     const payload = JSON.stringify({
       schema: 'svc.event.v1',
       eventId: 'evt_forged',

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { AgentClient, type Message, UserClient } from 'agent-messaging';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { exportHistory } from '../../examples/export-history.js';
-import { newAgent, requestsTo, startMock, userWithAgent } from './setup.js';
+import { newAgent, requestsTo, startMock } from './setup.js';
 
 describe('examples/export-history.ts', () => {
   it('exports every message, tombstones included, paging backwards a hundred at a time', async () => {
     const { mock, baseUrl } = await startMock();
-    const agent = await newAgent(baseUrl); // reading history needs no webhook: the agent is a participant
-    const { user, sessionToken, conversationId } = userWithAgent(mock, agent.agentId);
+    const agent = await newAgent(mock, baseUrl); // reading history needs no webhook: the agent is a participant
+    const { user, sessionToken, conversationId } = agent;
     const posted = Array.from({ length: 230 }, (_, i) =>
       mock.postUserMessage(conversationId, { user_id: user.id, text: `Message ${i + 1}` }),
     );

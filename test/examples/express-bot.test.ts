@@ -7,18 +7,17 @@ import {
   requestsTo,
   startMock,
   stopAfterTest,
-  userWithAgent,
   verifyWebhook,
 } from './setup.js';
 
 describe('examples/express-bot.ts', () => {
   it('verifies and answers deliveries on the express.raw webhook route', async () => {
     const { mock, baseUrl } = await startMock();
-    const agent = await newAgent(baseUrl);
+    const agent = await newAgent(mock, baseUrl);
     const bot = createEchoBot(agent.options);
     const url = stopAfterTest(await serveApp(createApp(bot), 0, '127.0.0.1'));
     await verifyWebhook(bot.client, agent.agentId, url);
-    const { user, conversationId } = userWithAgent(mock, agent.agentId);
+    const { user, conversationId } = agent;
 
     const { message } = mock.postUserMessage(conversationId, { user_id: user.id, text: 'héllo, Express 🚂' });
     await mock.idle();
@@ -35,8 +34,8 @@ describe('examples/express-bot.ts', () => {
   });
 
   it('keeps parsing JSON for the rest of the app next to the webhook route', async () => {
-    const { baseUrl } = await startMock();
-    const agent = await newAgent(baseUrl);
+    const { mock, baseUrl } = await startMock();
+    const agent = await newAgent(mock, baseUrl);
     const url = stopAfterTest(
       await serveApp(createApp(createEchoBot(agent.options)), 0, '127.0.0.1'),
       '/healthz',

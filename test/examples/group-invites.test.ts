@@ -14,10 +14,10 @@ import {
 describe('examples/group-invites.ts', () => {
   it('creates the group once every user accepted, and the bot welcomes it on invite.completed', async () => {
     const { mock, baseUrl } = await startMock();
-    const agent = await newAgent(baseUrl);
+    const agent = await newAgent(mock, baseUrl);
     const bot = createGroupBot(agent.options);
     await verifyWebhook(bot.client, agent.agentId, await serveFetch(bot));
-    const ada = userWithAgent(mock, agent.agentId, 'Ada');
+    const ada = agent; // the seed's user, Ada
     const grace = userWithAgent(mock, agent.agentId, 'Grace');
 
     const invite = await proposeGroup(bot.client, [ada.user.id, grace.user.id], 'Trip planning');

@@ -7,20 +7,19 @@ import {
   requestsTo,
   serveFetch,
   startMock,
-  userWithAgent,
   verifyWebhook,
 } from './setup.js';
 
 describe('examples/hono-bot.ts', () => {
   it('answers deliveries through the Hono route with bot.fetch', async () => {
     const { mock, baseUrl } = await startMock();
-    const agent = await newAgent(baseUrl);
+    const agent = await newAgent(mock, baseUrl);
     const bot = createEchoBot(agent.options);
     const app = createApp(bot);
     // As the example runs on Node: the app's fetch behind node:http.
     const url = await serveFetch({ fetch: async (request) => app.fetch(request) });
     await verifyWebhook(bot.client, agent.agentId, url);
-    const { user, conversationId } = userWithAgent(mock, agent.agentId);
+    const { user, conversationId } = agent;
 
     mock.postUserMessage(conversationId, { user_id: user.id, text: 'hello, Hono' });
     await mock.idle();
@@ -35,8 +34,8 @@ describe('examples/hono-bot.ts', () => {
   });
 
   it('serves the app’s own routes beside the webhook, which only takes POST', async () => {
-    const { baseUrl } = await startMock();
-    const app = createApp(createEchoBot((await newAgent(baseUrl)).options));
+    const { mock, baseUrl } = await startMock();
+    const app = createApp(createEchoBot((await newAgent(mock, baseUrl)).options));
 
     const home = await app.request('/');
     const get = await app.request('/webhook');

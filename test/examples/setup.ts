@@ -4,7 +4,7 @@
 
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import { type AgentClient, registerAgent } from 'agent-messaging';
+import type { AgentClient } from 'agent-messaging';
 import { type FetchHandler, toNodeHandler } from 'agent-messaging/node';
 import { createMockService, type MockService, type RequestLogEntry } from 'agent-messaging/testing';
 import { expect, onTestFinished } from 'vitest';
@@ -20,21 +20,21 @@ export async function startMock(): Promise<{ mock: MockService; baseUrl: string 
 
 let handles = 0;
 
-/** A new agent on the mock: what `registerAgent` returns, as a bot's options. */
-export async function newAgent(baseUrl: string) {
+/**
+ * A new agent on the mock (webhook at a placeholder until {@link verifyWebhook} points it at the
+ * example's server) with a user, Ada, who installed it: the seed's credentials, as a bot's options.
+ */
+export async function newAgent(mock: MockService, baseUrl: string) {
   handles += 1;
-  const { agent, api_key, webhook_secret } = await registerAgent(
-    {
-      handle: `example_${handles}`,
-      display_name: 'Example',
-      webhook_url: 'http://127.0.0.1/unset',
-      capabilities: ['text', 'file'],
-    },
-    { baseUrl },
-  );
+  const seed = await mock.seed({
+    handle: `example_${handles}`,
+    displayName: 'Example',
+    webhookUrl: 'http://127.0.0.1/unset',
+  });
   // `options` is exactly what a bot takes; createBot refuses anything else, such as the agent id.
-  const options = { apiKey: api_key, webhookSecret: webhook_secret, baseUrl };
-  return { agentId: agent.id, options, ...options };
+  const options = { apiKey: seed.apiKey, webhookSecret: seed.webhookSecret, baseUrl };
+  const { user, sessionToken, conversationId } = seed;
+  return { agentId: seed.agent.id, options, ...options, user, sessionToken, conversationId };
 }
 
 /** Stops a server the example started when the test ends; answers its webhook URL. */

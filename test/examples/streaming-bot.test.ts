@@ -6,23 +6,15 @@ import {
   openAiGenerator,
   type TextGenerator,
 } from '../../examples/streaming-bot.js';
-import {
-  agentMessages,
-  newAgent,
-  requestsTo,
-  serveFetch,
-  startMock,
-  userWithAgent,
-  verifyWebhook,
-} from './setup.js';
+import { agentMessages, newAgent, requestsTo, serveFetch, startMock, verifyWebhook } from './setup.js';
 
 /** The example's bot with this generator, served and verified; a user who installed it. */
 async function streamingBot(generate: TextGenerator) {
   const { mock, baseUrl } = await startMock();
-  const agent = await newAgent(baseUrl);
+  const agent = await newAgent(mock, baseUrl);
   const bot = createStreamingBot(agent.options, generate);
   await verifyWebhook(bot.client, agent.agentId, await serveFetch(bot));
-  const { user, conversationId } = userWithAgent(mock, agent.agentId);
+  const { user, conversationId } = agent;
   const ask = async (text: string) => {
     const { message } = mock.postUserMessage(conversationId, { user_id: user.id, text });
     await mock.idle();

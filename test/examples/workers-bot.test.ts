@@ -8,14 +8,13 @@ import {
   requestsTo,
   serveFetch,
   startMock,
-  userWithAgent,
   verifyWebhook,
 } from './setup.js';
 
 describe('examples/workers-bot.ts', () => {
   it('answers each delivery at once with 202 and finishes the reply under waitUntil', async () => {
     const { mock, baseUrl } = await startMock();
-    const agent = await newAgent(baseUrl);
+    const agent = await newAgent(mock, baseUrl);
     const env: Env = {
       AMS_API_KEY: agent.apiKey,
       AMS_WEBHOOK_SECRET: agent.webhookSecret,
@@ -27,7 +26,7 @@ describe('examples/workers-bot.ts', () => {
     const url = await serveFetch({ fetch: (request) => worker.fetch(request, env, ctx) });
     const client = new AgentClient({ apiKey: agent.apiKey, baseUrl });
     await verifyWebhook(client, agent.agentId, url);
-    const { user, conversationId } = userWithAgent(mock, agent.agentId);
+    const { user, conversationId } = agent;
 
     const before = pending.length;
     mock.postUserMessage(conversationId, { user_id: user.id, text: 'hello, Worker' });
