@@ -92,6 +92,10 @@ export async function createLoop(options: Partial<BotOptions> = {}) {
     user,
     conversationId,
     recorded,
+    /** From now on deliveries go to `to` (another bot, a round robin of instances) instead. */
+    route(to: (request: Request) => Promise<Response>) {
+      deliver = to;
+    },
     /** From now on deliveries are recorded (and answered 204) instead of reaching the bot. */
     record() {
       recording = true;
