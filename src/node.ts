@@ -2,6 +2,15 @@
 // this adapter reads the raw body (a signature covers the exact bytes) and writes the answer back.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  originOf,
+  type ReadBody,
+  readBody,
+  toRequest,
+  UnbridgeableRequest,
+  writeError,
+  writeResponse,
+} from './node-bridge.js';
 
 /** Anything with a Web-standard `fetch(request)`, such as the bot of `createBot`. */
 export interface FetchHandler {
@@ -29,58 +38,24 @@ const PARSED_BODY_MESSAGE =
   "Mount express.raw({ type: 'application/json' }) on the webhook route instead of express.json(), " +
   'or mount the bot before any body parser.';
 
-class BodyTooLarge extends Error {}
-
-async function readStream(req: IncomingMessage, limit: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const bytes = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : (chunk as Uint8Array);
-    size += bytes.byteLength;
-    if (size > limit) throw new BodyTooLarge();
-    chunks.push(bytes);
-  }
-  return Buffer.concat(chunks);
-}
-
 /**
- * The raw body: what a raw or text body parser left in `req.body`, else the unread stream.
- * `undefined` when a parser consumed the stream and left only a parsed object.
+ * The raw body: what a raw or text body parser left in `req.body`, else the unread stream (up to the
+ * limit). `undefined` when a parser consumed the stream and left only a parsed object.
  */
-async function rawBody(req: IncomingMessage, limit: number): Promise<Uint8Array | string | undefined> {
+async function rawBody(req: IncomingMessage, limit: number): Promise<ReadBody | undefined> {
   const parsed: unknown = (req as { body?: unknown }).body;
-  if (parsed instanceof Uint8Array || typeof parsed === 'string') return parsed;
+  if (parsed instanceof Uint8Array || typeof parsed === 'string') {
+    const bytes =
+      typeof parsed === 'string'
+        ? Buffer.from(parsed)
+        : Buffer.from(parsed.buffer, parsed.byteOffset, parsed.byteLength);
+    return bytes.byteLength > limit ? { complete: false, head: [bytes] } : { complete: true, bytes };
+  }
   // body-parser marks what it consumed with `_body`; an untouched stream can still be read here.
   const consumed = (req as { _body?: unknown })._body === true || req.readableEnded;
   if (parsed !== undefined && parsed !== null && consumed) return undefined;
-  return readStream(req, limit);
+  return readBody(req, limit);
 }
-
-function toRequest(req: IncomingMessage, body: Uint8Array | string): Request {
-  const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
-  const url = new URL(req.url ?? '/', `${encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (typeof value === 'string') headers.append(name, value);
-    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-  }
-  const method = req.method ?? 'GET';
-  const hasBody = method !== 'GET' && method !== 'HEAD';
-  return new Request(url, { method, headers, ...(hasBody ? { body: body as BodyInit } : {}) });
-}
-
-async function send(res: ServerResponse, response: Response): Promise<void> {
-  const body = new Uint8Array(await response.arrayBuffer());
-  res.statusCode = response.status;
-  response.headers.forEach((value, name) => {
-    res.setHeader(name, value);
-  });
-  res.setHeader('content-length', String(body.byteLength));
-  res.end(body);
-}
-
-const jsonError = (status: number, code: string, message: string) =>
-  Response.json({ error: { code, message } }, { status });
 
 /**
  * Serves a bot on node:http or Express, reading the raw body itself.
@@ -93,16 +68,27 @@ export function toNodeHandler(bot: FetchHandler, options: NodeHandlerOptions = {
   const { maxBodyBytes = 1024 * 1024 } = options;
   return async (req, res, next) => {
     try {
-      let body: Uint8Array | string | undefined;
-      try {
-        body = await rawBody(req, maxBodyBytes);
-      } catch (error) {
-        if (!(error instanceof BodyTooLarge)) throw error;
-        return await send(res, jsonError(413, 'payload_too_large', `the body is over ${maxBodyBytes} bytes`));
+      const body = await rawBody(req, maxBodyBytes);
+      if (body === undefined) return writeError(res, 400, 'body_already_parsed', PARSED_BODY_MESSAGE);
+      if (!body.complete) {
+        // The rest is never read: the connection closes after the answer instead.
+        res.shouldKeepAlive = false;
+        return writeError(res, 413, 'payload_too_large', `the body is over ${maxBodyBytes} bytes`);
       }
-      if (body === undefined)
-        return await send(res, jsonError(400, 'body_already_parsed', PARSED_BODY_MESSAGE));
-      await send(res, await bot.fetch(toRequest(req, body)));
+      let request: Request;
+      try {
+        request = toRequest(req, originOf(req), body.bytes);
+      } catch (error) {
+        if (!(error instanceof UnbridgeableRequest)) throw error;
+        // Never a 500: the sender would retry a delivery that can never succeed.
+        return writeError(
+          res,
+          error.status,
+          error.status === 405 ? 'method_not_allowed' : 'bad_request',
+          error.message,
+        );
+      }
+      await writeResponse(res, await bot.fetch(request));
     } catch (error) {
       if (next) return next(error);
       if (!res.headersSent) res.statusCode = 500;

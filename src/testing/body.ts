@@ -31,6 +31,56 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
+/** A body read up to a limit: its bytes, and whether more came (reading stopped there). */
+export interface CappedBody {
+  bytes: Uint8Array;
+  over: boolean;
+}
+
+/**
+ * Reads at most `limit` bytes and one more, so a sender cannot make the mock buffer an unbounded body
+ * before it authenticates and checks the size. A declared length within the limit is read at once.
+ */
+export async function readCapped(request: Request, limit: number): Promise<CappedBody> {
+  if (request.body === null) return { bytes: new Uint8Array(0), over: false };
+  const declared = request.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) <= limit) {
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    return { bytes, over: bytes.byteLength > limit };
+  }
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      break;
+    }
+  }
+  const bytes = new Uint8Array(await new Blob(chunks as Uint8Array<ArrayBuffer>[]).arrayBuffer());
+  return { bytes: bytes.subarray(0, Math.min(size, limit + 1)), over: size > limit };
+}
+
+/** The most of a body the request log keeps, in characters; a longer one is cut there, with a mark. */
+export const LOGGED_BODY_CHARS = 64 * 1024;
+
+/**
+ * A body's text as the request log keeps it: whole up to LOGGED_BODY_CHARS, else its start and a mark
+ * saying how large it was (`bytes`, read whole unless `over`; unknown for a stream still coming in).
+ */
+export function loggedBody(text: string, bytes?: number, over = false): string {
+  if (text.length <= LOGGED_BODY_CHARS) return text;
+  const size =
+    bytes === undefined
+      ? 'a longer body'
+      : `a ${over ? 'more than ' : ''}${over ? bytes - 1 : bytes}-byte body`;
+  return `${text.slice(0, LOGGED_BODY_CHARS)}… [request log: the first ${LOGGED_BODY_CHARS} characters of ${size}]`;
+}
+
 /** True when the request body is NDJSON (the streamed input of PROTOCOL.md section 8). */
 export function isNdjson(request: Request): boolean {
   return /^application\/x-ndjson\b/i.test(request.headers.get('content-type') ?? '');

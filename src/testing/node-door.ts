@@ -1,21 +1,35 @@
-// The node:http door: a real server on 127.0.0.1 that turns each IncomingMessage into a Request
-// with a streamed body and pipes the Response back chunk by chunk, so an NDJSON body is applied
-// line by line while the event stream flows the other way.
+// The node:http door: a real server on 127.0.0.1 over the shared node:http <-> Fetch bridge
+// (../node-bridge.ts). A JSON body is read whole before the mock sees it; an NDJSON body streams in,
+// so it is applied line by line while the event stream flows the other way.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import {
+  type ReadBody,
+  readBody,
+  restOfBody,
+  toRequest,
+  UnbridgeableRequest,
+  writeError,
+  writeResponse,
+} from '../node-bridge.js';
+import { MAX_BODY_BYTES } from './http.js';
 import type { MockServer } from './types.js';
 
 type Fetch = (request: Request) => Promise<Response>;
 
+// Read into memory before the mock sees the request: the service's limit and one byte more, enough
+// for the mock to tell a body over the limit (413). A larger body (a file upload) streams on.
+const BUFFERED_BYTES = MAX_BODY_BYTES + 1;
+const NDJSON = /^\s*application\/x-ndjson\b/i;
+
 /** Listens on 127.0.0.1:`port` (0 picks a free port) and answers every request with `fetch`. */
 export async function serveOnLoopback(fetch: Fetch, port: number): Promise<MockServer> {
+  let origin = '';
   const server = createServer((req, res) => {
     const socket = req.socket;
     // Nothing the bridge meets may crash the process; a broken exchange just closes its connection.
-    bridge(fetch, req, res, `http://127.0.0.1:${(server.address() as AddressInfo).port}`).catch(() =>
-      socket.destroy(),
-    );
+    bridge(fetch, req, res, origin).catch(() => socket.destroy());
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -24,9 +38,9 @@ export async function serveOnLoopback(fetch: Fetch, port: number): Promise<MockS
       resolve();
     });
   });
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    baseUrl,
+    baseUrl: origin,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -34,6 +48,21 @@ export async function serveOnLoopback(fetch: Fetch, port: number): Promise<MockS
         server.closeAllConnections();
       }),
   };
+}
+
+/** The request's body for the mock: bytes when read whole, a stream for NDJSON or past the limit. */
+async function bodyOf(
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<Uint8Array | ReadableStream<Uint8Array> | undefined> {
+  if (req.method === 'GET' || req.method === 'HEAD') return undefined;
+  if (NDJSON.test(req.headers['content-type'] ?? ''))
+    return Readable.toWeb(req) as ReadableStream<Uint8Array>;
+  const read: ReadBody = await readBody(req, BUFFERED_BYTES);
+  if (read.complete) return read.bytes;
+  // What the mock leaves unread is never drained: the connection closes after the answer.
+  res.shouldKeepAlive = false;
+  return restOfBody(req, read.head);
 }
 
 async function bridge(
@@ -46,53 +75,22 @@ async function bridge(
   const socket = req.socket;
   const aborted = new AbortController();
   // The client went away before the answer finished: tell the mock (it stops following, and changes nothing).
-  res.on('close', () => {
+  res.once('close', () => {
     if (!res.writableFinished) aborted.abort();
   });
-  const method = req.method ?? 'GET';
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  let request: Request;
+  try {
+    request = toRequest(req, origin, await bodyOf(req, res), aborted.signal);
+  } catch (error) {
+    if (!(error instanceof UnbridgeableRequest)) throw error;
+    const code = error.status === 405 ? 'method_not_allowed' : 'invalid_request';
+    return writeError(res, error.status, code, error.message);
   }
-  const hasBody = method !== 'GET' && method !== 'HEAD';
-  const request = new Request(new URL(req.url ?? '/', origin), {
-    method,
-    headers,
-    body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
-    duplex: 'half',
-    signal: aborted.signal,
-  } as RequestInit);
   const response = await fetch(request);
   if (response.type === 'error') {
     // drop_after_commit: the work is done, the answer never comes.
     socket.destroy();
     return;
   }
-  const outHeaders: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    // node:http frames the body itself.
-    if (name !== 'transfer-encoding') outHeaders[name] = value;
-  });
-  res.writeHead(response.status, outHeaders);
-  res.flushHeaders();
-  if (!response.body) {
-    res.end();
-    return;
-  }
-  const reader = response.body.getReader();
-  aborted.signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined), { once: true });
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      // Each chunk is written at once; an SSE event is never held back in a buffer.
-      res.write(value);
-    }
-    res.end();
-  } catch {
-    // A cut stream: close the connection once what was written is flushed, before the chunked
-    // body's last chunk, so the client sees a broken body after the events it was sent.
-    socket.end(() => socket.destroy());
-  }
+  await writeResponse(res, response, aborted.signal);
 }

@@ -3,7 +3,16 @@
 // (400), idempotent replay, then the rule (404, 403, 409/410, 422). The doors (msw, node:http) only translate to and from this.
 import type { AuthKind } from './auth.js';
 import { authenticate } from './auth.js';
-import { canonicalJson, decodeJson, isNdjson, LineReader, parseJson } from './body.js';
+import {
+  canonicalJson,
+  decodeJson,
+  isNdjson,
+  LineReader,
+  LOGGED_BODY_CHARS,
+  loggedBody,
+  parseJson,
+  readCapped,
+} from './body.js';
 import { type Fault, takeFault } from './faults.js';
 import { errorResponse, invalid, MAX_BODY_BYTES, MockError, statusResponse, withHeaders } from './http.js';
 import {
@@ -42,6 +51,8 @@ export function createServiceFetch(
   };
 }
 
+const tooLarge = () => new MockError(413, 'payload_too_large', `body: larger than ${MAX_BODY_BYTES} bytes`);
+
 function internalError(error: unknown): MockError {
   const detail = error instanceof Error ? error.message : String(error);
   return new MockError(500, 'internal_error', `the mock service failed: ${detail}`);
@@ -51,16 +62,27 @@ async function dispatch(world: MockWorld, tables: RouteTables, request: Request)
   const url = new URL(request.url);
   const path = url.pathname;
   if (path === '/_mock' || path.startsWith('/_mock/')) {
-    const text = await request.text();
-    return run(world, tables.control, request, url, { text, fault: undefined, lines: undefined });
+    // At most the limit and one byte is read; 413 once the caller is authenticated, as on /v1.
+    const { bytes, over } = await readCapped(request, MAX_BODY_BYTES);
+    const text = over ? undefined : new TextDecoder().decode(bytes);
+    return run(world, tables.control, request, url, {
+      text,
+      fault: undefined,
+      lines: undefined,
+      early: over ? tooLarge() : undefined,
+    });
   }
   const ndjson = isNdjson(request);
   let bytes: Uint8Array | undefined;
+  let over = false;
+  let decoded: string | undefined;
   let entry: { body: string | null } | undefined;
   if (path.startsWith('/v1/')) {
-    // Recorded on arrival, before any fault; a streamed body fills in as its lines are read.
-    bytes = ndjson ? undefined : new Uint8Array(await request.arrayBuffer());
-    const text = bytes && bytes.byteLength > 0 ? new TextDecoder().decode(bytes) : null;
+    // Recorded on arrival, before any fault; a streamed body fills in as its lines are read. At most
+    // the limit and one byte is read, and the log keeps a bounded start of a large body.
+    if (!ndjson) ({ bytes, over } = await readCapped(request, MAX_BODY_BYTES));
+    decoded = bytes && bytes.byteLength > 0 ? new TextDecoder().decode(bytes) : undefined;
+    const text = decoded === undefined ? null : loggedBody(decoded, bytes?.byteLength, over);
     const logged = logRequest(world.state, request, url, ndjson ? '' : text);
     requestLogged(world, logged);
     entry = logged;
@@ -75,16 +97,18 @@ async function dispatch(world: MockWorld, tables: RouteTables, request: Request)
         'streaming_unsupported',
         'content-type: streamed (NDJSON) request bodies are not accepted here',
       )
-    : bytes && bytes.byteLength > MAX_BODY_BYTES
-      ? new MockError(413, 'payload_too_large', `body: larger than ${MAX_BODY_BYTES} bytes`)
+    : over
+      ? tooLarge()
       : undefined;
   const lines =
     ndjson && entry && !refused
       ? new LineReader(request.body, (chunk) => {
-          if (entry) entry.body = (entry.body ?? '') + chunk;
+          // The log keeps the start of a long stream, then one mark.
+          const logged = entry?.body ?? '';
+          if (entry && logged.length <= LOGGED_BODY_CHARS) entry.body = loggedBody(logged + chunk);
         })
       : undefined;
-  const text = bytes ? new TextDecoder().decode(bytes) : undefined;
+  const text = bytes && !over ? (decoded ?? '') : undefined;
   return run(world, tables.service, request, url, { text, fault, lines, early });
 }
 
