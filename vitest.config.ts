@@ -8,6 +8,7 @@ export default defineConfig({
     alias: [
       { find: /^agent-messaging\/testing$/, replacement: src('testing/index.ts') },
       { find: /^agent-messaging\/node$/, replacement: src('node.ts') },
+      { find: /^agent-messaging\/redis$/, replacement: src('redis/index.ts') },
       { find: /^agent-messaging$/, replacement: src('index.ts') },
     ],
   },

@@ -118,6 +118,7 @@ export {
   createMemoryStore,
   type MemoryStoreOptions,
   type StoreLock,
+  StoreUnavailableError,
   type Unsubscribe,
 } from './store/index.js';
 // Streaming

@@ -1,0 +1,17 @@
+/**
+ * `agent-messaging/redis`: the bot store on Redis, for a bot that runs as several instances.
+ * Needs the `redis` package (node-redis 5), an optional peer dependency of `agent-messaging`.
+ *
+ * @example
+ * import { createClient } from 'redis';
+ * import { createRedisStore } from 'agent-messaging/redis';
+ * const client = await createClient({ url: process.env.REDIS_URL }).connect();
+ * const store = createRedisStore({ client, prefix: 'my-bot:' });
+ *
+ * @packageDocumentation
+ */
+
+export { StoreUnavailableError } from '../store/store-error.js';
+export type { RedisStoreClient, RedisStoreSubscriber } from './client.js';
+export { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS, type RedisStoreOptions } from './options.js';
+export { createRedisStore, type RedisStore } from './redis-store.js';

@@ -1,0 +1,133 @@
+// The bot store on Redis: the same contract as the memory store (test/store/contract.ts runs both),
+// shared by every instance of a bot. One command or one Lua script per method, so each is atomic
+// across processes. Key layout (docs/bot.md, "Running many instances"), with `{p}` the prefix:
+//   {p}k:{key}        string values: dedupe claims, leases, counters, sessions (PX = the caller's TTL)
+//   {p}lock:{key}     lock owner tokens (SET NX PX; renew and release check the token in Lua)
+//   {p}q:{key}        queues, sorted sets scored by the caller (PEXPIRE on every enqueue)
+//   {p}ch:{channel}   pub/sub channels (no key; PUBLISH/SUBSCRIBE)
+
+import { nanoid } from 'nanoid';
+import { ValidationError } from '../core/errors.js';
+import type { BotStore, StoreLock } from '../store/bot-store.js';
+import { createCommands } from './commands.js';
+import { type RedisStoreOptions, resolveRedisStoreOptions } from './options.js';
+import { createPubSub } from './pubsub.js';
+import { COMPARE_AND_SET, ENQUEUE, INCREMENT, RELEASE_LOCK, RENEW_LOCK, TAKE_QUEUED } from './scripts.js';
+
+/** A {@link BotStore} on Redis, with a way to close the connection the store opened itself. */
+export interface RedisStore extends BotStore {
+  /** Closes the store's own subscriber connection; the client you passed stays yours to close. */
+  close(): Promise<void>;
+}
+
+/** A TTL as PX takes it: a whole number of milliseconds, at least 1. */
+function px(ttlMs: number, operation: string): string {
+  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) {
+    throw new ValidationError(
+      [{ field: 'ttlMs', message: 'must be a positive number of milliseconds' }],
+      operation,
+    );
+  }
+  return String(Math.ceil(ttlMs));
+}
+
+/**
+ * The bot store on Redis, for a bot that runs as several instances (processes, machines): dedupe,
+ * per-conversation locks and queues, reply leases, sessions and interrupts hold across all of them.
+ * Give it a connected node-redis 5 client; a Redis-compatible server (Valkey) works the same.
+ * Every method rejects with a `StoreUnavailableError` when Redis does not answer in `timeoutMs`.
+ *
+ * @example
+ * import { createClient } from 'redis';
+ * import { createBot } from 'agent-messaging';
+ * import { createRedisStore } from 'agent-messaging/redis';
+ *
+ * const client = createClient({ url: process.env.REDIS_URL });
+ * client.on('error', (error) => console.error('redis', error.message));
+ * await client.connect();
+ * const bot = createBot({ apiKey, webhookSecret, store: createRedisStore({ client, prefix: 'my-bot:' }) });
+ */
+export function createRedisStore(options: RedisStoreOptions): RedisStore {
+  const resolved = resolveRedisStoreOptions(options);
+  const { prefix } = resolved;
+  const commands = createCommands(resolved.client, resolved.timeoutMs);
+  const pubsub = createPubSub(resolved, commands);
+  const { send, evalScript } = commands;
+
+  const valueKey = (key: string) => `${prefix}k:${key}`;
+  const lockKey = (key: string) => `${prefix}lock:${key}`;
+  const queueKey = (key: string) => `${prefix}q:${key}`;
+  const channelName = (channel: string) => `${prefix}ch:${channel}`;
+
+  return {
+    async setIfAbsent(key, value, ttlMs) {
+      const ttl = px(ttlMs, 'setIfAbsent');
+      return (await send('setIfAbsent', ['SET', valueKey(key), value, 'NX', 'PX', ttl])) !== null;
+    },
+    async get(key) {
+      const value = await send('get', ['GET', valueKey(key)]);
+      return value === null ? undefined : String(value);
+    },
+    async set(key, value, ttlMs) {
+      const args = ['SET', valueKey(key), value];
+      if (ttlMs !== undefined) args.push('PX', px(ttlMs, 'set'));
+      await send('set', args);
+    },
+    async compareAndSet(key, expected, next, ttlMs) {
+      const ttl = ttlMs === undefined ? '' : px(ttlMs, 'compareAndSet');
+      const args = [
+        expected === undefined ? '0' : '1',
+        expected ?? '',
+        next === undefined ? '0' : '1',
+        next ?? '',
+        ttl,
+      ];
+      return (await evalScript('compareAndSet', COMPARE_AND_SET, [valueKey(key)], args)) === 1;
+    },
+    async delete(key) {
+      await send('delete', ['DEL', valueKey(key)]);
+    },
+    async increment(key, ttlMs) {
+      const ttl = px(ttlMs, 'increment');
+      return Number(await evalScript('increment', INCREMENT, [valueKey(key)], [ttl]));
+    },
+
+    async acquireLock(key, ttlMs) {
+      const lock: StoreLock = { key, token: nanoid() };
+      const reply = await send('acquireLock', [
+        'SET',
+        lockKey(key),
+        lock.token,
+        'NX',
+        'PX',
+        px(ttlMs, 'acquireLock'),
+      ]);
+      return reply === null ? undefined : lock;
+    },
+    async renewLock(lock, ttlMs) {
+      const ttl = px(ttlMs, 'renewLock');
+      return (await evalScript('renewLock', RENEW_LOCK, [lockKey(lock.key)], [lock.token, ttl])) === 1;
+    },
+    async releaseLock(lock) {
+      return (await evalScript('releaseLock', RELEASE_LOCK, [lockKey(lock.key)], [lock.token])) === 1;
+    },
+
+    async enqueue(key, member, score, ttlMs) {
+      if (typeof score !== 'number' || !Number.isFinite(score)) {
+        throw new ValidationError([{ field: 'score', message: 'must be a finite number' }], 'enqueue');
+      }
+      const ttl = px(ttlMs, 'enqueue');
+      await evalScript('enqueue', ENQUEUE, [queueKey(key)], [String(score), member, ttl]);
+    },
+    async takeQueued(key) {
+      const members = await evalScript('takeQueued', TAKE_QUEUED, [queueKey(key)], []);
+      return Array.isArray(members) ? members.map(String) : [];
+    },
+
+    async publish(channel, message) {
+      await send('publish', ['PUBLISH', channelName(channel), message]);
+    },
+    subscribe: (channel, onMessage) => pubsub.subscribe(channelName(channel), onMessage),
+    close: () => pubsub.close(),
+  };
+}

@@ -1,0 +1,85 @@
+// A real Redis for the tests: `redis-server` (installed by scripts/ensure-redis.sh) started on a free
+// loopback port with no persistence, one per test file, and stopped after it. With REDIS_URL set the
+// tests use that server instead (each test picks its own key prefix, so files never collide).
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { createClient } from 'redis';
+
+/** A running Redis and how to reach it. */
+export interface TestRedis {
+  /** `redis://127.0.0.1:PORT`. */
+  url: string;
+  /** True when this file started the server (so a test may stop it); false for REDIS_URL. */
+  owned: boolean;
+  /** Stops the server this file started; nothing for REDIS_URL. */
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  if (typeof address !== 'object' || address === null) throw new Error('no port');
+  return address.port;
+}
+
+async function spawnOn(port: number): Promise<ChildProcess | undefined> {
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  const ready = new Promise<boolean>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Ready to accept connections')) resolve(true);
+    });
+    child.once('error', reject); // redis-server missing: run scripts/ensure-redis.sh
+    child.once('exit', () => resolve(false));
+  });
+  if (await ready) return child;
+  if (output.includes('Address already in use')) return undefined; // lost the port race: try another
+  throw new Error(`redis-server did not start:\n${output.slice(-2000)}`);
+}
+
+/** Starts a Redis for one test file (call in `beforeAll`, stop in `afterAll`). */
+export async function startRedis(): Promise<TestRedis> {
+  const external = process.env.REDIS_URL;
+  if (external) return { url: external, owned: false, stop: async () => {} };
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = await freePort();
+    const child = await spawnOn(port);
+    if (!child) continue;
+    return {
+      url: `redis://127.0.0.1:${port}`,
+      owned: true,
+      async stop() {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = once(child, 'exit');
+        child.kill('SIGKILL');
+        await exited;
+      },
+    };
+  }
+  throw new Error('redis-server: no free loopback port after 5 tries');
+}
+
+/** A connected node-redis client; the caller closes it. */
+export async function connectClient(url: string, options: { reconnect?: boolean } = {}) {
+  const client = createClient({
+    url,
+    socket: options.reconnect === false ? { reconnectStrategy: false } : { reconnectStrategy: () => 50 },
+  });
+  client.on('error', () => {}); // reconnect attempts after a test cut the server are expected
+  await client.connect();
+  return client;
+}
+
+/** A key prefix no other test (or test file sharing REDIS_URL) uses. */
+export const uniquePrefix = (name: string) =>
+  `test:${name}:${process.pid}:${Math.random().toString(36).slice(2, 8)}:`;
