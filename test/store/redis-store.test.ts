@@ -93,6 +93,16 @@ describe('key layout and TTLs', () => {
     expect(await client.pTTL(`${prefix}q:cnv_1`)).toBeGreaterThan(55_000);
   });
 
+  it('Redis itself expires what the store wrote with a TTL (no cleanup job of ours)', async () => {
+    const store = createRedisStore({ client, prefix: uniquePrefix('expiry') });
+    await store.setIfAbsent('evt_1', 'in_flight', 20);
+    await store.acquireLock('cnv_1', 20);
+    await store.enqueue('cnv_1', 'evt_1', 1, 20);
+    await expect.poll(() => store.get('evt_1'), { interval: 10 }).toBeUndefined();
+    await expect.poll(() => store.acquireLock('cnv_1', 60_000), { interval: 10 }).toBeDefined();
+    expect(await store.takeQueued('cnv_1')).toEqual([]);
+  });
+
   it('two prefixes on one Redis never see each other', async () => {
     const a = createRedisStore({ client, prefix: uniquePrefix('a') });
     const b = createRedisStore({ client, prefix: uniquePrefix('b') });
