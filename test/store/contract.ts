@@ -26,18 +26,20 @@ const SHORT = 5_000;
 const LONG = 600_000;
 const PAST_SHORT = SHORT + 1_000;
 
-/** The next message `subscribe` gives, as a promise. */
-function nextMessages(store: BotStore, channel: string, count: number) {
+/** Subscribes and collects what arrives; `count(n)` resolves once `n` messages have arrived. */
+function nextMessages(store: BotStore, channel: string, expected: number) {
   const received: string[] = [];
-  let done!: (messages: string[]) => void;
-  const all = new Promise<string[]>((resolve) => {
-    done = resolve;
-  });
+  const waiters: { n: number; resolve: () => void }[] = [];
   const subscribed = store.subscribe(channel, (message) => {
     received.push(message);
-    if (received.length === count) done(received);
+    for (const waiter of waiters) if (received.length >= waiter.n) waiter.resolve();
   });
-  return { subscribed, all, received };
+  const count = (n: number) =>
+    new Promise<string[]>((resolve) => {
+      if (received.length >= n) resolve(received);
+      else waiters.push({ n, resolve: () => resolve(received) });
+    });
+  return { subscribed, all: count(expected), count, received };
 }
 
 /** Registers the whole contract for one implementation. */
@@ -244,6 +246,7 @@ export function describeBotStoreContract(name: string, target: () => ContractTar
         const witness = nextMessages(peer, 'ch', 2);
         await witness.subscribed;
         await store.publish('ch', 'one');
+        await witness.count(1); // delivered: every subscription of this instance had it in one dispatch
         await first();
         await first(); // twice is harmless
         await store.publish('ch', 'two');

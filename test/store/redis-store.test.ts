@@ -161,7 +161,7 @@ describe('a Redis that goes away', () => {
     const proxy = await cuttableProxy(new URL(redis.url));
     const viaProxy = await connectClient(proxy.url());
     const prefix = uniquePrefix('cut');
-    const store = createRedisStore({ client: viaProxy, prefix, timeoutMs: 150 });
+    const store = createRedisStore({ client: viaProxy, prefix, timeoutMs: 1_000 });
     await store.set('kept', 'before the cut');
     const lock = (await store.acquireLock('cnv_1', 60_000))!;
     await store.subscribe('ch', () => {});
