@@ -4,11 +4,12 @@
 // client calls the mock, the mock delivers real signed webhooks to the bot, and the test plays the
 // user and reads the conversation back. No ports, no network, no waiting on timers.
 
-import { type Bot, registerAgent } from 'agent-messaging';
+import type { Bot } from 'agent-messaging';
 import {
   createMockService,
   generateWebhookSecret,
   type MockService,
+  type Seed,
   signWebhook,
 } from 'agent-messaging/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -17,32 +18,25 @@ import { createEchoBot } from './echo-bot.js';
 describe('the echo bot', () => {
   let mock: MockService;
   let bot: Bot;
-  let agentId: string;
-  let secret: string;
+  let world: Seed;
 
   beforeEach(async () => {
     // The mock sends its webhooks straight to the bot; the bot's client talks straight to the mock.
     mock = createMockService({ fetch: (request) => bot.fetch(request) });
-    const fetch = mock.fetch; // the mock is also a fetch: the bot's client talks to it in process
-    const webhook_url = 'https://bot.example/webhook'; // never dialled: deliveries go to bot.fetch
-    const registered = await registerAgent(
-      { handle: 'echo', display_name: 'Echo', webhook_url, capabilities: ['text'] },
-      { baseUrl: mock.baseUrl, fetch },
-    );
-    agentId = registered.agent.id;
-    secret = registered.webhook_secret;
-    bot = createEchoBot({ apiKey: registered.api_key, webhookSecret: secret, baseUrl: mock.baseUrl, fetch });
-    await bot.client.agents.setWebhook(agentId, { webhook_url, capabilities: ['text'] });
+    // An active agent, a user (Ada) who installed it, and their conversation, with the credentials.
+    world = await mock.seed({ handle: 'echo', displayName: 'Echo' });
+    const { apiKey, webhookSecret } = world;
+    // The mock is also a fetch: the bot's client talks to it in process.
+    bot = createEchoBot({ apiKey, webhookSecret, baseUrl: mock.baseUrl, fetch: mock.fetch });
   });
 
-  /** A user who installed the bot says `text`; resolves once the bot has handled it. */
+  /** Ada says `text`; resolves once the bot has handled it. */
   async function say(text: string) {
-    const { user } = mock.createUser({ display_name: 'Ada' });
-    const { conversation_id } = mock.installAgent({ user_id: user.id, agent_id: agentId });
-    const { message } = mock.postUserMessage(conversation_id, { user_id: user.id, text });
+    const { user, conversationId, agent } = world;
+    const { message } = mock.postUserMessage(conversationId, { user_id: user.id, text });
     await mock.idle(); // every delivery settled, so the handler finished
-    const { messages } = await bot.client.conversations.listMessages(conversation_id);
-    return { sent: message, replies: messages.filter((m) => m.sender.id === agentId) };
+    const { messages } = await bot.client.conversations.listMessages(conversationId);
+    return { sent: message, replies: messages.filter((m) => m.sender.id === agent.id) };
   }
 
   it('echoes what the user said, as a reply to their message', async () => {
@@ -74,7 +68,7 @@ describe('the echo bot', () => {
       eventId: 'evt_1',
       type: 'webhook.test',
       createdAt: new Date().toISOString(),
-      agentId,
+      agentId: world.agent.id,
     };
     const payload = JSON.stringify(event);
     const deliver = async (signingSecret: string) => {
@@ -84,6 +78,6 @@ describe('the echo bot', () => {
     };
 
     expect(await deliver(generateWebhookSecret())).toBe(401);
-    expect(await deliver(secret)).toBe(200);
+    expect(await deliver(world.webhookSecret)).toBe(200);
   });
 });

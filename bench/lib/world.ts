@@ -1,6 +1,6 @@
 // A scenario on the mock service behind its loopback door (real HTTP on 127.0.0.1): an active agent
 // and users who installed it, each with their conversation. Set up through the public API.
-import { AgentClient, type AgentClientOptions, registerAgent } from '../../src/index.js';
+import { AgentClient, type AgentClientOptions } from '../../src/index.js';
 import { createMockService, type MockService, type MockServiceOptions } from '../../src/testing/index.js';
 
 /** Everything a benchmark or a soak part works with. */
@@ -19,7 +19,7 @@ export interface World {
 
 /** What a world is made with. */
 export interface WorldOptions {
-  /** Users, each with their own conversation with the agent (default 1). */
+  /** Users, each with their own conversation with the agent (default 1; the first is the seed's). */
   users?: number;
   /** Options of the mock; webhook deliveries are answered 204 in-process unless `fetch` is given. */
   mock?: MockServiceOptions;
@@ -35,31 +35,27 @@ let worlds = 0;
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const mock = createMockService({ fetch: async () => new Response(null, { status: 204 }), ...options.mock });
   const server = await mock.listen({ port: 0 });
-  const webhookUrl = options.webhookUrl ?? 'http://hook.bench/';
-  const { agent, api_key, webhook_secret } = await registerAgent(
-    {
-      handle: `bench_${process.pid}_${++worlds}`,
-      display_name: 'Bench',
-      webhook_url: webhookUrl,
-      capabilities: ['text'],
-    },
-    { baseUrl: server.baseUrl },
-  );
-  const client = new AgentClient({ ...options.client, apiKey: api_key, baseUrl: server.baseUrl });
-  await client.agents.setWebhook(agent.id, { webhook_url: webhookUrl, capabilities: ['text'] });
-  const userIds: string[] = [];
-  const conversations: string[] = [];
-  for (let i = 0; i < (options.users ?? 1); i++) {
+  const seed = await mock.seed({
+    handle: `bench_${process.pid}_${++worlds}`,
+    displayName: 'Bench',
+    webhookUrl: options.webhookUrl ?? 'http://hook.bench/',
+    capabilities: ['text'],
+    userName: 'User 1',
+  });
+  const client = new AgentClient({ ...options.client, apiKey: seed.apiKey, baseUrl: server.baseUrl });
+  const userIds = [seed.user.id];
+  const conversations = [seed.conversationId];
+  for (let i = 1; i < (options.users ?? 1); i++) {
     const { user } = mock.createUser({ display_name: `User ${i + 1}` });
     userIds.push(user.id);
-    conversations.push(mock.installAgent({ user_id: user.id, agent_id: agent.id }).conversation_id);
+    conversations.push(mock.installAgent({ user_id: user.id, agent_id: seed.agent.id }).conversation_id);
   }
   return {
     mock,
     baseUrl: server.baseUrl,
-    agentId: agent.id,
-    apiKey: api_key,
-    webhookSecret: webhook_secret,
+    agentId: seed.agent.id,
+    apiKey: seed.apiKey,
+    webhookSecret: seed.webhookSecret,
     client,
     conversations,
     userIds,
