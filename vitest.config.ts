@@ -9,6 +9,7 @@ export default defineConfig({
       { find: /^agent-messaging\/testing$/, replacement: src('testing/index.ts') },
       { find: /^agent-messaging\/node$/, replacement: src('node.ts') },
       { find: /^agent-messaging\/redis$/, replacement: src('redis/index.ts') },
+      { find: /^agent-messaging\/chat-sdk$/, replacement: src('chat-sdk/index.ts') },
       { find: /^agent-messaging$/, replacement: src('index.ts') },
     ],
   },

@@ -207,7 +207,11 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
   }
 
   /** The service keeps no edits of an agent's message: Chat SDK's NotImplementedError. */
-  async editMessage(): Promise<RawMessage<AgentMessagingRawMessage>> {
+  async editMessage(
+    _threadId: string,
+    _messageId: string,
+    _message: AdapterPostableMessage,
+  ): Promise<RawMessage<AgentMessagingRawMessage>> {
     throw new NotImplementedError('The Agent Messaging Service cannot edit a sent message', 'editMessage');
   }
 

@@ -1,0 +1,155 @@
+// The Chat SDK adapter, driven the way a Chat SDK user runs it: the real `chat` and
+// `@chat-adapter/state-memory` packages, the example bot of examples/chat-sdk-bot.ts with an AI SDK
+// model on the fake model server, the mock service and the bot each on a loopback port.
+
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { createOpenAI } from '@ai-sdk/openai';
+import { AgentClient, ApiError } from 'agent-messaging';
+import { createAgentMessagingAdapter } from 'agent-messaging/chat-sdk';
+import { toNodeHandler } from 'agent-messaging/node';
+import { createFakeModelServer, createMockService } from 'agent-messaging/testing';
+import { NotImplementedError } from 'chat';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { createChatSdkBot } from '../../examples/chat-sdk-bot.js';
+import { closeServer, webhookUrl } from '../../examples/support/try-on-mock.js';
+
+async function world() {
+  const mock = createMockService();
+  const { baseUrl, close } = await mock.listen({ port: 0 });
+  onTestFinished(close);
+  const model = await createFakeModelServer();
+  onTestFinished(() => model.close());
+
+  // The bot's server exists before the agent, so its URL can be the agent's webhook URL.
+  const received: { body: string; headers: Record<string, string> }[] = [];
+  let handle: (request: Request) => Promise<Response> = async () => new Response(null, { status: 503 });
+  const server = createServer(
+    toNodeHandler({
+      fetch: async (request) => {
+        const body = await request.clone().text();
+        received.push({ body, headers: Object.fromEntries(request.headers) });
+        return handle(request);
+      },
+    }),
+  ).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  onTestFinished(() => closeServer(server));
+  const url = webhookUrl(server, '/webhook');
+
+  const seed = await mock.seed({ handle: 'helper', webhookUrl: url });
+  const service = { apiKey: seed.apiKey, webhookSecret: seed.webhookSecret, baseUrl, agentId: seed.agent.id };
+  const chat = createChatSdkBot({
+    service,
+    model: createOpenAI({ baseURL: model.openaiBaseUrl, apiKey: 'test' }).chat('fake-model'),
+  });
+  handle = (request) => chat.webhooks.agentMessaging(request);
+  const client = new AgentClient({ apiKey: seed.apiKey, baseUrl });
+
+  const say = async (text: string, conversationId = seed.conversationId, userId = seed.user.id) => {
+    const { message } = mock.postUserMessage(conversationId, { user_id: userId, text });
+    await mock.idle();
+    return message;
+  };
+  const agentTexts = async (conversationId = seed.conversationId) => {
+    const { messages } = await client.conversations.listMessages(conversationId);
+    return messages
+      .filter((m) => m.sender.id === seed.agent.id)
+      .reverse()
+      .map((m) => m.fallback_text);
+  };
+  return { mock, model, seed, chat, client, say, agentTexts, received, url };
+}
+
+describe('chat-sdk adapter', () => {
+  it('streams the AI SDK answer to a mention over one request, exact in history', async () => {
+    const { mock, model, seed, say, agentTexts } = await world();
+    const answer = 'Oslo: sunny, 21 °C 🌤️ — enjoy the fjords 👨‍👩‍👧!';
+    model.push({ text: answer, chunkSize: 3 });
+
+    await say('@helper what is the weather in Oslo?');
+
+    expect(await agentTexts()).toEqual([answer]);
+    const sends = mock.requests.filter(
+      (r) => r.method === 'POST' && r.path.startsWith(`/v1/conversations/${seed.conversationId}/messages`),
+    );
+    expect(sends).toHaveLength(1);
+    expect(sends[0]?.path).toContain('stream=true');
+    // Never post-and-edit, never append: one streamed request carried the whole answer.
+    expect(mock.requests.filter((r) => /\/append$|\/complete$/.test(r.path))).toEqual([]);
+    expect(model.requests.at(-1)?.body.messages).toEqual([
+      { role: 'user', content: '@helper what is the weather in Oslo?' },
+    ]);
+  });
+
+  it('answers a follow-up in a subscribed thread, and a redelivered event posts nothing twice', async () => {
+    const { say, agentTexts, received, url, mock } = await world();
+    await say('@helper hi');
+    await say('remember the milk');
+    expect(await agentTexts()).toEqual(['You said: @helper hi', 'Noted: remember the milk']);
+
+    // The service delivers the same event again (its webhook-id unchanged): answered, not re-run.
+    const last = received.at(-1);
+    if (!last) throw new Error('no delivery reached the bot');
+    const again = await fetch(url, { method: 'POST', headers: last.headers, body: last.body });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ duplicate: true });
+    await mock.idle();
+    expect(await agentTexts()).toEqual(['You said: @helper hi', 'Noted: remember the milk']);
+  });
+
+  it('retries a delivery whose handler failed, and the retry replays the reply it had posted', async () => {
+    const { chat, say, agentTexts, mock } = await world();
+    let failures = 0;
+    chat.onSubscribedMessage(async () => {
+      if (failures++ === 0) throw new Error('a handler bug after the reply was posted');
+    });
+    await say('@helper hi');
+    await say('book a table');
+    // The first attempt answered 500: the service retries on its schedule (5 s first).
+    expect(mock.deliveries.at(-1)?.status).toBe(500);
+    await mock.clock.advance(5);
+    await mock.idle();
+    expect(mock.deliveries.at(-1)?.status).toBe(200);
+    expect(await agentTexts()).toEqual(['You said: @helper hi', 'Noted: book a table']);
+  });
+
+  it('posts a card as text plus quick replies, and edit is not implemented', async () => {
+    const { say, seed, client, chat } = await world();
+    await say('@helper hi');
+    await say('show me the menu');
+    const { messages } = await client.conversations.listMessages(seed.conversationId, { limit: 1 });
+    const card = messages[0];
+    expect(card?.sender.id).toBe(seed.agent.id);
+    expect(card?.parts?.map((part) => part.type)).toEqual(['text', 'actions']);
+    expect(card?.parts?.[0]?.text).toBe('What next?\nPick one:');
+
+    const adapter = chat.getAdapter('agentMessaging');
+    const threadId = `ams:agent:${seed.conversationId}`;
+    await expect(adapter.editMessage(threadId, card?.id ?? '', 'changed')).rejects.toBeInstanceOf(
+      NotImplementedError,
+    );
+  });
+
+  it('unsends within the two-minute window, and after it the service refuses with a typed error', async () => {
+    const { say, seed, client, chat, mock, agentTexts } = await world();
+    await say('@helper hi');
+    await say('one');
+    await say('two');
+    const { messages } = await client.conversations.listMessages(seed.conversationId, { limit: 2 });
+    const [newest, older] = messages;
+    const adapter = chat.getAdapter('agentMessaging');
+    const threadId = `ams:agent:${seed.conversationId}`;
+    await adapter.deleteMessage(threadId, newest?.id ?? '');
+    expect(await agentTexts()).toEqual(['You said: @helper hi', 'Noted: one']);
+    await mock.clock.advance(3 * 60);
+    const late = adapter.deleteMessage(threadId, older?.id ?? '');
+    await expect(late).rejects.toSatisfy((error) => ApiError.is(error) && error.status >= 400);
+  });
+
+  it('refuses bad options by name before anything is sent', () => {
+    expect(() =>
+      createAgentMessagingAdapter({ apiKey: 'k', webhookSecret: 'whsec_x', agentId: 'usr_1' }),
+    ).toThrow(/agentId/);
+  });
+});
