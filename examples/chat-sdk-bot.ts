@@ -47,8 +47,8 @@ export function createChatSdkBot({ service, model, state = createMemoryState() }
           children: [
             CardText('Pick one:'),
             Actions([
-              Button({ id: 'pick', label: 'Weather', value: 'weather' }),
-              Button({ id: 'pick', label: 'News', value: 'news' }),
+              Button({ id: 'weather', label: 'Weather', value: 'weather' }),
+              Button({ id: 'news', label: 'News', value: 'news' }),
             ]),
           ],
         }),
@@ -58,7 +58,7 @@ export function createChatSdkBot({ service, model, state = createMemoryState() }
     await thread.post(`Noted: ${message.text}`);
   });
 
-  chat.onAction('pick', async (event) => {
+  chat.onAction(['weather', 'news'], async (event) => {
     await event.thread?.post(`You picked ${event.value}.`);
   });
 

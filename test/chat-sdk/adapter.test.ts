@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { createOpenAI } from '@ai-sdk/openai';
-import { AgentClient, ApiError } from 'agent-messaging';
+import { AgentClient, ApiError, UserClient } from 'agent-messaging';
 import { createAgentMessagingAdapter } from 'agent-messaging/chat-sdk';
 import { toNodeHandler } from 'agent-messaging/node';
 import { createFakeModelServer, createMockService } from 'agent-messaging/testing';
@@ -58,7 +58,22 @@ async function world() {
       .reverse()
       .map((m) => m.fallback_text);
   };
-  return { mock, model, seed, chat, client, say, agentTexts, received, url };
+  /** A group of the seeded user and a second one, both of whom installed the agent and accepted. */
+  const group = async () => {
+    const { user: bea, session_token } = mock.createUser({ display_name: 'Bea' });
+    mock.installAgent({ user_id: bea.id, agent_id: seed.agent.id });
+    const { invite } = await client.groups.invite({
+      title: 'Trip',
+      user_ids: [seed.user.id, bea.id],
+      reason: 'Plan it',
+    });
+    await new UserClient({ sessionToken: seed.sessionToken, baseUrl }).invites.accept(invite.id);
+    const accepted = await new UserClient({ sessionToken: session_token, baseUrl }).invites.accept(invite.id);
+    await mock.idle();
+    if (!accepted.conversation_id) throw new Error('the group was not created');
+    return { conversationId: accepted.conversation_id, bea };
+  };
+  return { mock, model, seed, chat, client, say, agentTexts, received, url, group };
 }
 
 describe('chat-sdk adapter', () => {
@@ -145,6 +160,37 @@ describe('chat-sdk adapter', () => {
     await mock.clock.advance(3 * 60);
     const late = adapter.deleteMessage(threadId, older?.id ?? '');
     await expect(late).rejects.toSatisfy((error) => ApiError.is(error) && error.status >= 400);
+  });
+
+  it('in a group, answers only a message that mentions the agent, then follows the thread', async () => {
+    const { say, agentTexts, group } = await world();
+    const { conversationId, bea } = await group();
+    await say('who is bringing snacks?', conversationId);
+    expect(await agentTexts(conversationId)).toEqual([]);
+    await say('@Helper can you plan the route?', conversationId, bea.id);
+    await say('and lunch', conversationId);
+    expect(await agentTexts(conversationId)).toEqual([
+      'You said: @Helper can you plan the route?',
+      'Noted: and lunch',
+    ]);
+  });
+
+  it('hands a quick-reply click to onAction with its action id and value', async () => {
+    const { say, seed, client, mock, agentTexts } = await world();
+    await say('@helper hi');
+    await say('menu please');
+    const { messages } = await client.conversations.listMessages(seed.conversationId, { limit: 1 });
+    const card = messages[0];
+    const { message: click } = mock.clickAction({
+      conversation_id: seed.conversationId,
+      user_id: seed.user.id,
+      message_id: card?.id ?? '',
+      action_id: 'news',
+    });
+    await mock.idle();
+    // The click's own message (the label the user saw) is not handled as a message: one answer, the action's.
+    expect(click.parts?.[0]?.text).toBe('News');
+    expect((await agentTexts()).slice(-2)).toEqual(['What next?\nPick one:', 'You picked news.']);
   });
 
   it('refuses bad options by name before anything is sent', () => {
