@@ -25,6 +25,8 @@ export class EventIterator implements AsyncIterableIterator<StreamEvent, undefin
   #index = 0;
   #finished = false;
   #pulled = false;
+  /** The error of an event the builder refused, thrown by the next `#advance`. */
+  #refused: unknown;
   /** The call in progress that is not a plain hand-out; later calls queue behind it. */
   #busy: Promise<Step> | undefined;
 
@@ -41,7 +43,10 @@ export class EventIterator implements AsyncIterableIterator<StreamEvent, undefin
 
   /** The next event, or the end; an error of the stream rejects it (once, then the end). */
   next(): Promise<Step> {
-    if (this.#busy === undefined && this.#index < this.#batch.length) return Promise.resolve(this.#take());
+    if (this.#busy === undefined && this.#index < this.#batch.length) {
+      const step = this.#take();
+      if (step !== undefined) return Promise.resolve(step);
+    }
     return this.#queue(() => this.#advance());
   }
 
@@ -61,10 +66,24 @@ export class EventIterator implements AsyncIterableIterator<StreamEvent, undefin
     return this;
   }
 
-  #take(): Step {
-    const event = this.#batch[this.#index++] as StreamEvent;
-    this.#builder.apply(event);
-    return { value: event, done: false };
+  /**
+   * The next event of the batch the builder accepts, or undefined when the batch is used up (an
+   * exact repeat is dropped). An event the builder refuses fails the iteration: the batch is
+   * dropped and `#advance` closes the body.
+   */
+  #take(): Step | undefined {
+    while (this.#index < this.#batch.length) {
+      const event = this.#batch[this.#index++] as StreamEvent;
+      try {
+        if (this.#builder.apply(event)) return { value: event, done: false };
+      } catch (error) {
+        this.#batch = [];
+        this.#index = 0;
+        this.#refused = error;
+        return undefined;
+      }
+    }
+    return undefined;
   }
 
   #queue(step: () => Promise<Step>): Promise<Step> {
@@ -80,7 +99,15 @@ export class EventIterator implements AsyncIterableIterator<StreamEvent, undefin
 
   async #advance(): Promise<Step> {
     while (!this.#finished) {
-      if (this.#index < this.#batch.length) return this.#take();
+      const step = this.#take();
+      if (step !== undefined) return step;
+      if (this.#refused !== undefined) {
+        const refused = this.#refused;
+        this.#refused = undefined;
+        this.#finish();
+        await this.#batches.return(undefined);
+        throw refused;
+      }
       let read: IteratorResult<StreamEvent[], void>;
       this.#pulled = true;
       try {

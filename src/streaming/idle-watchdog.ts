@@ -1,10 +1,12 @@
-// The idle timeout of a stream read. A timer per read would cost a timer and a promise per chunk,
+// The idle timeout of a stream read: time without an event. Keep-alive comments and bytes that make
+// no event do not count as progress, so a live but silent service cannot hold a reader forever.
+// A timer per read would cost a timer and a promise per chunk,
 // and a live stream is a chunk per event; so one timer runs, and when it fires it checks how long
 // the current read has really waited, firing `onIdle` or sleeping for exactly what is left.
 
 /**
- * Calls `onIdle` once a read has waited `timeoutMs` with nothing received. Time the consumer
- * spends between reads does not count: only `waiting()` to `received()` does.
+ * Calls `onIdle` once reads have waited `timeoutMs` with no event received. Time the consumer
+ * spends between reads does not count: only the first `waiting()` to `received()` does.
  */
 export class IdleWatchdog {
   readonly #timeoutMs: number;
@@ -20,14 +22,14 @@ export class IdleWatchdog {
     this.#onIdle = onIdle;
   }
 
-  /** A read starts: silence counts from now. */
+  /** A read starts: silence counts from now, unless it already counts (bytes without an event). */
   waiting(): void {
     if (this.#stopped) return;
-    this.#waitingSince = performance.now();
+    if (this.#waitingSince < 0) this.#waitingSince = performance.now();
     if (this.#timer === undefined) this.#arm(this.#timeoutMs);
   }
 
-  /** The read answered (bytes, the end, or an error): silence no longer counts. */
+  /** The read answered with an event (or the end, or an error): silence no longer counts. */
   received(): void {
     this.#waitingSince = -1;
   }

@@ -2,8 +2,17 @@
 export { MessageStream, type MessageStreamOptions } from './message-stream.js';
 export { supportsStreamedBodies } from './ndjson-body.js';
 export { messageStreamOf, openMessageStream } from './open-stream.js';
-export type { ReplyOptions, ReplyResult, ReplyTransport, StreamOptions } from './options.js';
-export { type PipeReplyOptions, pipeReply } from './pipe-reply.js';
+export {
+  DEFAULT_INTERRUPTED_NOTE,
+  type ReplyOptions,
+  type ReplyOutcome,
+  type ReplyResult,
+  type ReplyTransport,
+  type StreamOptions,
+} from './options.js';
+export { type PipeReplyOptions, pipeReply, type ReplySource, replySource } from './pipe-reply.js';
+export { ReplyMismatchError } from './reconcile.js';
+export { type ReplyLedger, storeLedger } from './reply-lease.js';
 export { startReply } from './reply-start.js';
 export { ReplyWriter } from './reply-writer.js';
 export type { StreamBody } from './send-shape.js';

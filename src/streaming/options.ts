@@ -5,12 +5,15 @@ import type { RequestOptions } from '../core/options.js';
 import { checkRequestOptions } from '../core/validate.js';
 import type { FieldIssue } from '../schemas/issues.js';
 import type { MessageStatus } from '../schemas/messages.js';
+import { defaultLedger, type ReplyLedger } from './reply-lease.js';
+import { DEFAULT_PROGRESS_TIMEOUT_MS } from './stream-sink.js';
 import { type CoalesceOptions, DEFAULT_COALESCE } from './write-buffer.js';
 
 /** Options of `messages.stream()`. */
 export interface StreamOptions extends RequestOptions {
   /**
-   * Longest silence on the stream, keep-alive comments included, before a TimeoutError (default 60000).
+   * Longest time without an event (keep-alive comments and junk bytes do not reset it) before a
+   * TimeoutError (default 60000).
    * @example idleTimeoutMs: 120_000
    */
   idleTimeoutMs?: number;
@@ -39,12 +42,43 @@ export interface ReplyOptions extends StreamOptions {
    */
   coalesce?: CoalesceOptions;
   /**
+   * The note appended to a reply cut short (its source failed, or it was interrupted), so the user
+   * sees the cut; `''` for none (default ` … [interrupted]`).
+   * @example interruptedNote: ' [cut off]'
+   */
+  interruptedNote?: string;
+  /**
+   * Where writers of one key coordinate (a lease per key, an attempt counter); this process's
+   * memory by default. A ledger over a shared store (`storeLedger(redisStore)`) holds across processes.
+   * @example ledger: storeLedger(store)
+   */
+  ledger?: ReplyLedger;
+  /**
+   * How long a second writer of the same key waits for the first to finish before a ConflictError
+   * (default 10000). After the wait it answers the first writer's finished reply (`replayed`).
+   * @example writerWaitMs: 0
+   */
+  writerWaitMs?: number;
+  /**
+   * How long streamed text or a sent completion may go unacknowledged before the reply falls back
+   * to append and reads back (default 5000; keep-alive comments do not count as acknowledgement).
+   * @example progressTimeoutMs: 2_000
+   */
+  progressTimeoutMs?: number;
+  /**
    * Whether this runtime can send a streamed request body; detected when absent. `false` makes
    * `auto` use append, as on a runtime without the feature.
    * @example streamedBodies: false
    */
   streamedBodies?: boolean;
 }
+
+/**
+ * How a reply ended: `complete` (all its text, as written), `interrupted` (cut short, its message
+ * marked with the interrupted note), `replayed` (an earlier writer of the same key finished it; this
+ * one wrote nothing).
+ */
+export type ReplyOutcome = 'complete' | 'interrupted' | 'replayed';
 
 /** What `complete()` answers. */
 export interface ReplyResult {
@@ -56,6 +90,8 @@ export interface ReplyResult {
   revision: number;
   /** The text of the reply's block, exactly as the service holds it. */
   text: string;
+  /** How the reply ended. */
+  outcome: ReplyOutcome;
 }
 
 /** Options checked, defaults filled. @internal */
@@ -66,13 +102,31 @@ export interface CheckedReplyOptions {
   coalesce: Required<CoalesceOptions>;
   streamedBodies: boolean | undefined;
   idleTimeoutMs: number | undefined;
+  interruptedNote: string;
+  ledger: ReplyLedger;
+  writerWaitMs: number;
+  progressTimeoutMs: number;
 }
+
+/** The note of a reply cut short, by default. */
+export const DEFAULT_INTERRUPTED_NOTE = ' … [interrupted]';
 
 const positiveInt = (value: unknown) => typeof value === 'number' && Number.isInteger(value) && value > 0;
 
 /** Checks the options of a streaming call; throws a ValidationError naming each bad option. @internal */
 export function checkReplyOptions(options: ReplyOptions | undefined, context: string): CheckedReplyOptions {
-  const { transport, eventId, coalesce, streamedBodies, idleTimeoutMs, ...request } = options ?? {};
+  const {
+    transport,
+    eventId,
+    coalesce,
+    streamedBodies,
+    idleTimeoutMs,
+    interruptedNote,
+    ledger,
+    writerWaitMs,
+    progressTimeoutMs,
+    ...request
+  } = options ?? {};
   checkRequestOptions(request, context);
   const issues: FieldIssue[] = [];
   if (transport !== undefined && transport !== 'auto' && transport !== 'stream' && transport !== 'append') {
@@ -96,6 +150,27 @@ export function checkReplyOptions(options: ReplyOptions | undefined, context: st
   if (idleTimeoutMs !== undefined && !positiveInt(idleTimeoutMs)) {
     issues.push({ field: 'idleTimeoutMs', message: 'must be a positive integer' });
   }
+  if (
+    interruptedNote !== undefined &&
+    (typeof interruptedNote !== 'string' || interruptedNote.length > 200)
+  ) {
+    issues.push({ field: 'interruptedNote', message: 'must be a string of at most 200 characters' });
+  }
+  if (
+    ledger !== undefined &&
+    (typeof ledger !== 'object' || ledger === null || typeof ledger.acquire !== 'function')
+  ) {
+    issues.push({
+      field: 'ledger',
+      message: 'must be a ReplyLedger (acquire, renew, release, attempt, giveUp)',
+    });
+  }
+  if (writerWaitMs !== undefined && !(positiveInt(writerWaitMs) || writerWaitMs === 0)) {
+    issues.push({ field: 'writerWaitMs', message: 'must be a non-negative integer' });
+  }
+  if (progressTimeoutMs !== undefined && !positiveInt(progressTimeoutMs)) {
+    issues.push({ field: 'progressTimeoutMs', message: 'must be a positive integer' });
+  }
   if (issues.length > 0) throw new ValidationError(issues, context);
   return {
     request,
@@ -104,5 +179,11 @@ export function checkReplyOptions(options: ReplyOptions | undefined, context: st
     coalesce: { chars: coalesce?.chars ?? DEFAULT_COALESCE.chars, ms: coalesce?.ms ?? DEFAULT_COALESCE.ms },
     streamedBodies,
     idleTimeoutMs,
+    interruptedNote: interruptedNote ?? DEFAULT_INTERRUPTED_NOTE,
+    ledger: ledger ?? defaultLedger(),
+    writerWaitMs: writerWaitMs ?? DEFAULT_WRITER_WAIT_MS,
+    progressTimeoutMs: progressTimeoutMs ?? DEFAULT_PROGRESS_TIMEOUT_MS,
   };
 }
+
+const DEFAULT_WRITER_WAIT_MS = 10_000;

@@ -1,5 +1,12 @@
-// `messages.reply()`: a source of text piped into a reply.
+// `messages.reply()`: a source of text piped into a reply, with an outcome it can prove
+// (issue 11, outcomes 1 and 2). Invariants:
+// - no message exists before the source gave its first non-empty chunk: a source that fails or ends
+//   before that leaves nothing behind, and its error (or an empty-source error) is thrown;
+// - a source that fails after that ends the message marked with the interrupted note, and rethrows;
+//   the key's attempt is given up, so a retry writes its answer as a new message.
+
 import { ValidationError } from '../core/errors.js';
+import { abortedError } from '../core/retry.js';
 import type { Messages } from '../resources/messages.js';
 import type { ReplyOptions, ReplyResult } from './options.js';
 import { startReply } from './reply-start.js';
@@ -8,41 +15,111 @@ import type { StreamBody } from './send-shape.js';
 /** Options of `messages.reply()`: the start's fields and the reply's options together. */
 export interface PipeReplyOptions extends ReplyOptions, StreamBody {}
 
+/** What `messages.reply()` accepts as its source of text. */
+export type ReplySource = AsyncIterable<string> | Iterable<string>;
+
 /**
- * Pipes a stream of text (an LLM's tokens, say) into a reply and completes it. If the source
- * throws, the reply is completed with what was written and the source's error is rethrown; a
- * retry with the same key then answers that completed reply instead of writing another.
+ * The one place a reply's source becomes plain text chunks (model streams are turned into text
+ * here). Anything else is a ValidationError naming `chunks`, before anything is sent.
+ * @internal
+ */
+export function replySource(source: unknown, operation: string): AsyncIterable<string> {
+  if (typeof source === 'object' && source !== null) {
+    if (Symbol.asyncIterator in source) return source as AsyncIterable<string>;
+    if (Symbol.iterator in source) return fromSync(source as Iterable<string>);
+  }
+  const message = 'must be an AsyncIterable or Iterable of strings';
+  throw new ValidationError([{ field: 'chunks', message }], operation);
+}
+
+async function* fromSync(source: Iterable<string>): AsyncGenerator<string> {
+  yield* source;
+}
+
+/**
+ * Pipes a stream of text (an LLM's tokens, say) into a reply and completes it. The message is made
+ * at the first non-empty chunk; a source that fails after that leaves the reply completed with the
+ * interrupted note and rethrows. `signal` ends the reply the same way, without an error: outcome
+ * `interrupted` (before the first chunk it rejects with RequestAbortedError, nothing sent).
  *
  * @example
- * const { message_id } = await pipeReply(client.messages, cnv, llm.textStream, { replyToMessageId });
+ * const { message_id, outcome } = await pipeReply(client.messages, cnv, llm.textStream, { replyToMessageId });
  */
 export async function pipeReply(
   messages: Messages,
   conversationId: string,
-  chunks: AsyncIterable<string> | Iterable<string>,
+  chunks: ReplySource,
   options: PipeReplyOptions = {},
 ): Promise<ReplyResult> {
-  if (!isIterable(chunks)) {
-    const message = 'must be an AsyncIterable or Iterable of strings';
-    throw new ValidationError([{ field: 'chunks', message }], 'messages.reply');
-  }
-  const { content, fallbackText, replyToMessageId, metadata, ...replyOptions } = options ?? {};
-  const writer = await startReply(
-    messages,
-    conversationId,
-    { content, replyToMessageId, metadata },
-    replyOptions,
-  );
+  const operation = 'messages.reply';
+  const iterator = replySource(chunks, operation)[Symbol.asyncIterator]();
+  const { content, fallbackText, replyToMessageId, metadata, signal, ...replyOptions } = options ?? {};
+  const stopped = stopOf(signal);
+  const next = () => Promise.race([iterator.next(), stopped.promise]);
+  const leave = () => {
+    stopped.dispose();
+    void Promise.resolve(iterator.return?.()).catch(() => {});
+  };
+  // Nothing written, nothing shown: the first non-empty chunk makes the message.
+  let first: IteratorResult<string>;
   try {
-    for await (const chunk of chunks) await writer.write(chunk);
+    do first = await next();
+    while (!first.done && first.value === '');
   } catch (error) {
-    await writer.complete({ fallbackText }).catch(() => {});
+    leave();
     throw error;
   }
+  if (first.done) {
+    leave();
+    const message = 'gave no text (an empty source, or a model that ended without output): nothing was sent';
+    throw new ValidationError([{ field: 'chunks', message }], operation);
+  }
+  let writer: Awaited<ReturnType<typeof startReply>>;
+  try {
+    writer = await startReply(
+      messages,
+      conversationId,
+      { content, replyToMessageId, metadata },
+      replyOptions,
+    );
+  } catch (error) {
+    leave();
+    throw error;
+  }
+  if (writer.replayed) {
+    // An earlier run of this key finished the reply: this one's text is not sent again.
+    leave();
+    return writer.complete();
+  }
+  try {
+    let chunk: IteratorResult<string> = first;
+    for (; !chunk.done; chunk = await next()) await writer.write(chunk.value);
+  } catch (error) {
+    leave();
+    if (error === stopped.reason) return writer.interrupt();
+    await writer.interrupt().catch(() => {});
+    throw error;
+  }
+  stopped.dispose();
   return writer.complete({ fallbackText });
 }
 
-function isIterable(value: unknown): value is AsyncIterable<string> | Iterable<string> {
-  if (typeof value !== 'object' || value === null) return false;
-  return Symbol.asyncIterator in value || Symbol.iterator in value;
+/** A promise that rejects with a marker when `signal` fires, so a pending `next()` can be left. */
+function stopOf(signal: AbortSignal | undefined) {
+  let onAbort: (() => void) | undefined;
+  const reason = signal === undefined ? undefined : abortedError(signal);
+  const promise = new Promise<never>((_, reject) => {
+    if (signal === undefined || reason === undefined) return;
+    onAbort = () => reject(reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  promise.catch(() => {});
+  return {
+    promise,
+    reason,
+    dispose: () => {
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    },
+  };
 }

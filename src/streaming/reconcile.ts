@@ -1,7 +1,14 @@
 // Pure rules of recovery: how the text the service holds compares with the text a reply handed
-// it, and when a failed step is worth reading back for.
+// it, when a failed step is worth reading back for, and the error for a message that holds other text.
 import { ConflictError } from '../core/api-error.js';
-import { ConnectionError } from '../core/errors.js';
+import {
+  AgentMessagingError,
+  ConnectionError,
+  hasKind,
+  InvalidResponseError,
+  markKind,
+  TimeoutError,
+} from '../core/errors.js';
 import { isTransient, retryDelayMs } from '../core/retry.js';
 
 /** The service holds text that no prefix of the reply explains. @internal */
@@ -10,8 +17,8 @@ export const DIVERGED = 'diverged';
 /**
  * Compares the block's text on the service (`applied`) with the text the reply expects once every
  * handed batch is applied (`expected`). Appends apply whole and in order, so `applied` is a prefix
- * of `expected` (the rest is `missing`), or, after a replayed start, extends it (the extra is
- * `surplus`, text an earlier writer with the same key already sent).
+ * of `expected` (the rest is `missing`); text beyond `expected` (`surplus`) is text the reply never
+ * wrote: another writer's, or a line applied after the writer read back. Either way it is not the reply.
  * @internal
  */
 export function compareApplied(
@@ -23,26 +30,55 @@ export function compareApplied(
   return DIVERGED;
 }
 
-/** Takes the part of a batch the service already holds (the surplus) off its front. @internal */
-export function matchSurplus(
-  surplus: string,
-  batch: string,
-): { surplus: string; rest: string } | typeof DIVERGED {
-  const matched = Math.min(surplus.length, batch.length);
-  if (surplus.slice(0, matched) !== batch.slice(0, matched)) return DIVERGED;
-  return { surplus: surplus.slice(matched), rest: batch.slice(matched) };
+/**
+ * The message holds text (or a revision) other than what the reply wrote: another writer, or a
+ * line the service applied late. The reply is not reported as a success.
+ *
+ * @example
+ * catch (error) { if (ReplyMismatchError.is(error)) console.error(error.expectedLength, error.actualLength); }
+ */
+export class ReplyMismatchError extends AgentMessagingError {
+  override name = 'ReplyMismatchError';
+  /** Characters the reply wrote. */
+  readonly expectedLength: number;
+  /** Characters the message holds. */
+  readonly actualLength: number;
+
+  static {
+    markKind(ReplyMismatchError, 'ReplyMismatchError');
+  }
+
+  constructor(
+    messageId: string,
+    expectedLength: number,
+    actualLength: number,
+    expectedRevision: number,
+    actualRevision: number | undefined,
+  ) {
+    super(
+      `message ${messageId} holds ${actualLength} characters (revision ${actualRevision ?? 'unknown'}) where the reply wrote ${expectedLength} (revision ${expectedRevision}): another writer, or a change the service applied late.`,
+    );
+    this.expectedLength = expectedLength;
+    this.actualLength = actualLength;
+  }
+
+  /** True for this error, even one thrown by another copy of the package. */
+  static override is(value: unknown): value is ReplyMismatchError {
+    return value instanceof ReplyMismatchError || hasKind(value, 'ReplyMismatchError');
+  }
 }
 
 const isNotStreaming = (error: unknown) => ConflictError.is(error) && error.code === 'message_not_streaming';
 
 /**
  * How long to wait before reading back after a failed step (attempt 1-based), or undefined when
- * the failure is not one a read-back can cure. A broken connection or an already completed
- * message needs no pause; a busy service gets its `Retry-After` or a backoff.
+ * the failure is not one a read-back can cure. A broken, stalled or untrustworthy stream, or an
+ * already completed message, needs no pause; a busy service gets its `Retry-After` or a backoff.
  * @internal
  */
 export function recoveryDelayMs(error: unknown, attempt: number): number | undefined {
+  const streamGone = ConnectionError.is(error) || TimeoutError.is(error) || InvalidResponseError.is(error);
+  if (attempt === 1 && (streamGone || isNotStreaming(error))) return 0;
   if (!isTransient(error) && !isNotStreaming(error)) return undefined;
-  if (attempt === 1 && (ConnectionError.is(error) || isNotStreaming(error))) return 0;
   return retryDelayMs(error, attempt);
 }

@@ -2,14 +2,12 @@
 // request, or the append and complete endpoints; and the read-back that says what was applied.
 
 import type * as z from 'zod/mini';
-import { AgentMessagingError, ConnectionError } from '../core/errors.js';
+import { AgentMessagingError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import type { Transport } from '../core/transport.js';
 import type { Conversations } from '../resources/conversations.js';
 import type { Messages } from '../resources/messages.js';
 import type { Message, MessageStatus } from '../schemas/messages.js';
-import type { StreamEvent } from '../schemas/stream.js';
-import type { NdjsonBody } from './ndjson-body.js';
 
 /**
  * The parts of a client a reply uses: the resources for append, complete and history, and the
@@ -31,8 +29,15 @@ export interface Completion {
 /** One way of feeding the message. A failure may leave a send half-applied: the writer reads back. @internal */
 export interface ReplySink {
   readonly kind: 'stream' | 'append';
-  append(text: string): Promise<void>;
+  /** Sends one change; answers the message's revision after it, when the answer says. */
+  append(text: string): Promise<number | undefined>;
   complete(fallbackText: string): Promise<Completion>;
+  /**
+   * Ends the sink for a recovery: no more lines, the connection given up to `settleMs` to end
+   * cleanly. Answers how many sent changes are still unacknowledged (0 when the answer ended
+   * cleanly, so every line was applied or never will be).
+   */
+  stop(settleMs: number): Promise<number>;
   /** Drops the connection, if any; the message itself is left as it is. */
   close(reason?: unknown): void;
 }
@@ -41,99 +46,6 @@ export interface ReplySink {
 export interface SinkTarget {
   messageId: string;
   blockId: string;
-}
-
-/**
- * Patch lines on the open NDJSON request. The answer is read all along: each echoed patch
- * acknowledges text, and `append` waits while more than `window` characters are unacknowledged,
- * so a stalled service slows the writer down instead of filling the pipe.
- * @internal
- */
-export class StreamSink implements ReplySink {
-  readonly kind = 'stream';
-  readonly #target: SinkTarget;
-  readonly #body: NdjsonBody;
-  readonly #events: AsyncIterator<StreamEvent>;
-  readonly #window: number;
-  readonly #reading: Promise<void>;
-  #sent = 0;
-  #acknowledged = 0;
-  #patches = 0;
-  #completed = false;
-  #broken: unknown;
-  #wake: (() => void)[] = [];
-
-  constructor(target: SinkTarget, body: NdjsonBody, events: AsyncIterator<StreamEvent>, window: number) {
-    this.#target = target;
-    this.#body = body;
-    this.#events = events;
-    this.#window = window;
-    this.#reading = this.#read();
-  }
-
-  async #read(): Promise<void> {
-    try {
-      for (;;) {
-        const next = await this.#events.next();
-        if (next.done) break;
-        const event = next.value;
-        if (event.type === 'message.patch') {
-          // Every applied append raises the revision, whichever block or input it came from.
-          this.#patches += 1;
-          if (event.patch.blockId === this.#target.blockId) this.#acknowledged += event.patch.value.length;
-        } else if (event.type === 'message.completed') {
-          this.#completed = true;
-        }
-        this.#notify();
-      }
-    } catch (error) {
-      this.#broken = error;
-    } finally {
-      this.#body.abort(this.#broken);
-      this.#notify();
-    }
-  }
-
-  #notify(): void {
-    for (const wake of this.#wake.splice(0)) wake();
-  }
-
-  async #until(condition: () => boolean): Promise<void> {
-    while (!condition() && this.#broken === undefined && !this.#completed) {
-      await new Promise<void>((resolve) => this.#wake.push(resolve));
-    }
-    if (this.#broken !== undefined) throw this.#broken;
-  }
-
-  async append(text: string): Promise<void> {
-    if (this.#broken !== undefined) throw this.#broken;
-    const line = {
-      type: 'message.patch',
-      patch: { op: 'appendText', blockId: this.#target.blockId, path: '/text', value: text },
-    };
-    if (!this.#body.line(line))
-      throw new ConnectionError('The streamed request closed before the reply was complete.');
-    this.#sent += text.length;
-    await this.#until(() => this.#sent - this.#acknowledged < this.#window);
-  }
-
-  async complete(fallbackText: string): Promise<Completion> {
-    if (this.#broken !== undefined) throw this.#broken;
-    if (!this.#body.line({ type: 'message.completed', fallbackText })) {
-      throw new ConnectionError('The streamed request closed before the reply was complete.');
-    }
-    this.#body.end();
-    await this.#reading;
-    if (!this.#completed) {
-      throw this.#broken ?? new ConnectionError('The event stream ended before message.completed.');
-    }
-    return { status: 'sent', revision: this.#patches };
-  }
-
-  close(reason?: unknown): void {
-    this.#body.abort(reason);
-    this.#events.return?.().catch(() => {});
-  }
 }
 
 /**
@@ -154,9 +66,10 @@ export class AppendSink implements ReplySink {
     this.#request = { signal, timeoutMs, headers, maxRetries: 0 };
   }
 
-  async append(text: string): Promise<void> {
+  async append(text: string): Promise<number> {
     const { messageId, blockId } = this.#target;
-    await this.#api.messages.append(messageId, blockId, { path: '/text', value: text }, this.#request);
+    const body = { path: '/text' as const, value: text };
+    return (await this.#api.messages.append(messageId, blockId, body, this.#request)).revision;
   }
 
   async complete(fallbackText: string): Promise<Completion> {
@@ -167,6 +80,10 @@ export class AppendSink implements ReplySink {
       this.#request,
     );
     return { status, revision };
+  }
+
+  async stop(): Promise<number> {
+    return 0;
   }
 
   close(): void {}

@@ -1,6 +1,6 @@
 // Starting a reply: choose the transport, send the streaming start in either form up to
 // `message.started`, and hand back a ReplyWriter for the message it created (or replayed).
-import { ApiError } from '../core/api-error.js';
+import { ApiError, ConflictError } from '../core/api-error.js';
 import {
   AgentMessagingError,
   ConnectionError,
@@ -18,9 +18,11 @@ import type { StreamEvent } from '../schemas/stream.js';
 import { NdjsonBody, supportsStreamedBodies } from './ndjson-body.js';
 import { isEventStream, messageStreamOf } from './open-stream.js';
 import { checkReplyOptions, type ReplyOptions } from './options.js';
-import { AppendSink, type ReplyApi, type ReplySink, readBack, StreamSink } from './reply-sinks.js';
+import { holdReply } from './reply-lease.js';
+import { AppendSink, type AppliedState, type ReplyApi, type ReplySink, readBack } from './reply-sinks.js';
 import { ReplyWriter } from './reply-writer.js';
 import { initialBlockText, type StreamBody, startKey, streamingSendShape } from './send-shape.js';
+import { StreamSink } from './stream-sink.js';
 
 // Unacknowledged text allowed on a Streamable HTTP reply, in batches.
 const WINDOW_BATCHES = 4;
@@ -60,32 +62,117 @@ export async function startReply(
     throw new ValidationError([{ field: 'transport', message }], operation);
   }
   const api = replyApiOf(messages);
-  const ctx: StartContext = {
-    api,
-    conversationId: cnv,
-    shape,
-    request: {
-      ...checked.request,
-      idempotencyKey: startKey(checked.request.idempotencyKey, checked.eventId),
-    },
-    idleTimeoutMs: checked.idleTimeoutMs,
-    operation,
-  };
-  let started: StartedReply | undefined;
-  let sink: ReplySink | undefined;
-  if (checked.transport !== 'append' && streamedBodies) {
+  const { signal } = checked.request;
+  const key = startKey(checked.request.idempotencyKey, checked.eventId);
+  // One writer per key at a time: a second one waits here for the first, or gets a ConflictError.
+  const held = await holdReply(key, {
+    ledger: checked.ledger,
+    ttlMs: LEASE_TTL_MS,
+    waitMs: checked.writerWaitMs,
+    signal,
+  });
+  try {
+    const ctx = (idempotencyKey: string): StartContext => ({
+      api,
+      conversationId: cnv,
+      shape,
+      request: { ...checked.request, idempotencyKey },
+      idleTimeoutMs: checked.idleTimeoutMs,
+      operation,
+    });
+    const open = (idempotencyKey: string) =>
+      openMessage(
+        ctx(idempotencyKey),
+        checked.transport,
+        streamedBodies,
+        checked.coalesce.chars,
+        checked.progressTimeoutMs,
+      );
+    let { started, sink } = await open(held.messageKey);
+    let finished: AppliedState | undefined;
+    if (started.replayed) {
+      // The key's message exists: finished by an earlier run (a delivery the service retried), or
+      // streaming. Streaming with no change yet, it is this start's own (an answer lost after the
+      // service committed it) or an empty one: this writer takes it over. Streaming with text, a
+      // writer that died left it (this one holds the lease): it is ended, marked, and this reply
+      // goes to a new message under the next attempt's key, never mixed into another's text.
+      const state = await readBack(api, cnv, started, checked.request);
+      if (state.status === 'streaming' && (state.revision ?? 0) > 0) {
+        sink.close();
+        await endDeadReply(api, started, checked.interruptedNote, checked.request);
+        ({ started, sink } = await open(await held.giveUp()));
+      } else if (state.status !== 'streaming') {
+        finished = state;
+      }
+    }
+    const shapeText = shape.content.reduce(
+      (sum, block) => sum + (block.type === 'text' ? block.text.length : 0),
+      0,
+    );
+    return new ReplyWriter({
+      api,
+      conversationId: cnv,
+      messageId: started.messageId,
+      blockId: started.blockId,
+      blockIndex: started.blockIndex,
+      initialText: initialBlockText(shape),
+      room: MAX_MESSAGE_TEXT - shapeText,
+      fallbackText: shape.fallbackText,
+      sink,
+      ...(finished ? { finished } : {}),
+      held,
+      request: checked.request,
+      coalesce: checked.coalesce,
+      interruptedNote: checked.interruptedNote,
+      settleMs: Math.min(SETTLE_MS, checked.progressTimeoutMs),
+      operation,
+    });
+  } catch (error) {
+    await held.release().catch(() => {});
+    throw error;
+  }
+}
+
+// A lease outlives a stalled step (a progress deadline plus a read-back) and is renewed while held.
+const LEASE_TTL_MS = 30_000;
+// How long lines in flight at a cut get to land before the writer sends what is missing.
+const SETTLE_MS = 500;
+
+/**
+ * Starts the message in the chosen transport: the Streamable HTTP start when it can (a refusal or a
+ * broken start falls back to the JSON start with the same key, which replays a committed message),
+ * else the JSON start, whose sink is the append endpoint.
+ */
+async function openMessage(
+  ctx: StartContext,
+  transport: ReplyOptions['transport'],
+  streamedBodies: boolean,
+  chars: number,
+  progressMs: number,
+): Promise<{ started: StartedReply; sink: ReplySink }> {
+  if (transport !== 'append' && streamedBodies) {
     try {
       const result = await startStreamed(ctx);
       if ('refused' in result) {
-        if (checked.transport === 'stream') throw result.refused;
-      } else if (result.started.replayed) {
+        if (transport === 'stream') throw result.refused;
+      } else if (!result.started.replayed) {
+        const { started, body } = result;
+        return {
+          started,
+          sink: new StreamSink(
+            started,
+            body,
+            started.events,
+            chars * WINDOW_BATCHES,
+            progressMs,
+            started.cancel,
+          ),
+        };
+      } else {
         // A replay does not read this request's lines: go on through the append endpoint.
         result.body.abort(new AgentMessagingError('replayed start'));
-        started = result.started;
-      } else {
-        started = result.started;
-        const window = checked.coalesce.chars * WINDOW_BATCHES;
-        sink = new StreamSink(started, result.body, started.events, window);
+        result.started.cancel();
+        return { started: result.started, sink: new AppendSink(ctx.api, result.started, ctx.request) };
       }
     } catch (error) {
       // The start may have been committed before the connection broke: the JSON start below
@@ -93,34 +180,19 @@ export async function startReply(
       if (!isTransient(error)) throw error;
     }
   }
-  started ??= await startPlain(ctx);
-  if (sink === undefined) {
-    // The ids are all the append transport needs from the stream: close it.
-    started.events.return?.().catch(() => {});
-    sink = new AppendSink(api, started, ctx.request);
-  }
-  // A replayed start may be of a message an earlier run (a delivery the service retried) already
-  // completed: that message holds its final text, so this writer is finished before it writes.
-  const finished = started.replayed ? await readBack(api, cnv, started, ctx.request) : undefined;
-  const shapeText = shape.content.reduce(
-    (sum, block) => sum + (block.type === 'text' ? block.text.length : 0),
-    0,
-  );
-  return new ReplyWriter({
-    api,
-    conversationId: cnv,
-    messageId: started.messageId,
-    blockId: started.blockId,
-    blockIndex: started.blockIndex,
-    initialText: initialBlockText(shape),
-    appliedText: started.appliedText,
-    room: MAX_MESSAGE_TEXT - shapeText,
-    fallbackText: shape.fallbackText,
-    sink,
-    ...(finished && finished.status !== 'streaming' ? { finished } : {}),
-    request: ctx.request,
-    coalesce: checked.coalesce,
-    operation,
+  const started = await startPlain(ctx);
+  // The ids are all the append transport needs from the stream: close it.
+  started.cancel();
+  return { started, sink: new AppendSink(ctx.api, started, ctx.request) };
+}
+
+/** Ends a message a dead writer left streaming: its text stays, marked as cut, and it is completed. */
+async function endDeadReply(api: ReplyApi, started: StartedReply, note: string, request: RequestOptions) {
+  const sink = new AppendSink(api, started, request);
+  if (note !== '') await sink.append(note);
+  await sink.complete(note === '' ? '' : note.trim()).catch((error: unknown) => {
+    // Another run completed it meanwhile (the service's 10 minute auto-complete, say): it is ended.
+    if (!(ConflictError.is(error) && error.code === 'message_not_streaming')) throw error;
   });
 }
 
@@ -149,6 +221,8 @@ export interface StartedReply {
   events: AsyncIterator<StreamEvent>;
   /** True when the service replayed an earlier start with the same key. */
   replayed: boolean;
+  /** Drops the start's connection (both halves). */
+  cancel(): void;
 }
 
 /** A start the service refused as a streamed body; the caller falls back to append. */
@@ -197,6 +271,10 @@ async function startOnce(
   body: SendMessageRequest | ReadableStream<Uint8Array>,
   ndjson: NdjsonBody | undefined,
 ): Promise<StartedReply | Refused> {
+  // The connection's own abort, so a writer can drop it while a read of its answer is pending.
+  const connection = new AbortController();
+  const user = ctx.request.signal;
+  const signal = user === undefined ? connection.signal : AbortSignal.any([user, connection.signal]);
   const response = await ctx.api.transport.raw({
     method: 'POST',
     path: `/v1/conversations/${ctx.conversationId}/messages`,
@@ -206,7 +284,7 @@ async function startOnce(
     accept: 'text/event-stream',
     requiresIdempotencyKey: true,
     operation: ctx.operation,
-    options: ctx.request,
+    options: { ...ctx.request, signal },
   });
   const replayed = response.headers.get('idempotent-replayed') === 'true';
   if (ndjson && !isEventStream(response)) {
@@ -217,10 +295,7 @@ async function startOnce(
       ),
     };
   }
-  const stream = messageStreamOf(response, ctx.operation, {
-    idleTimeoutMs: ctx.idleTimeoutMs,
-    signal: ctx.request.signal,
-  });
+  const stream = messageStreamOf(response, ctx.operation, { idleTimeoutMs: ctx.idleTimeoutMs, signal });
   const events = stream[Symbol.asyncIterator]();
   let first: IteratorResult<StreamEvent>;
   try {
@@ -250,5 +325,6 @@ async function startOnce(
     appliedText: block.text ?? '',
     events,
     replayed,
+    cancel: () => connection.abort(new AgentMessagingError('the reply no longer reads this stream')),
   };
 }

@@ -1,19 +1,13 @@
-// The ReplyWriter: buffered writes into a streaming message, through whichever sink works, and
-// recovery from history when a connection breaks (PROTOCOL.md section 8).
+// The ReplyWriter: buffered writes into a streaming message, through whichever sink works, recovery
+// from history when a connection breaks or stalls (PROTOCOL.md section 8), and a result it verified.
 import { AgentMessagingError, ValidationError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import { abortedError, sleep } from '../core/retry.js';
 import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
-import type { ReplyResult, ReplyTransport } from './options.js';
-import { compareApplied, DIVERGED, matchSurplus, recoveryDelayMs } from './reconcile.js';
-import {
-  AppendSink,
-  type AppliedState,
-  type Completion,
-  type ReplyApi,
-  type ReplySink,
-  readBack,
-} from './reply-sinks.js';
+import type { ReplyOutcome, ReplyResult, ReplyTransport } from './options.js';
+import { compareApplied, DIVERGED, ReplyMismatchError, recoveryDelayMs } from './reconcile.js';
+import type { HeldReply } from './reply-lease.js';
+import { AppendSink, type AppliedState, type ReplyApi, type ReplySink, readBack } from './reply-sinks.js';
 import { WriteBuffer } from './write-buffer.js';
 
 /** Everything a writer is made from, once its message exists. @internal */
@@ -25,50 +19,61 @@ export interface ReplyWriterInit {
   blockIndex: number;
   /** The block's text in the send shape. */
   initialText: string;
-  /** The block's text when the stream started (longer than `initialText` after a replayed start). */
-  appliedText: string;
   /** Characters the block may still take within the message's limit. */
   room: number;
   /** Used when `complete()` is given no fallbackText; else the reply's text is. */
   fallbackText: string | undefined;
   sink: ReplySink;
-  /** The message as the service holds it, when the start replayed one that is no longer streaming. */
+  /** The message as the service holds it, when the start replayed one already completed. */
   finished?: AppliedState;
+  /** The lease on the reply's key, released when the writer ends. */
+  held: HeldReply;
   request: RequestOptions;
   coalesce: { chars: number; ms: number };
+  /** The note a reply cut short ends with. */
+  interruptedNote: string;
+  /** How long a stalled or cut connection gets for lines in flight to land. */
+  settleMs: number;
   operation: string;
 }
 
 /** Tries a failed step gets before its error is thrown, beyond the first. */
 const MAX_RECOVERIES = 3;
+// How often the message is read again while lines sent before a cut may still land.
+const SETTLE_POLL_MS = 50;
 
 /**
- * A reply being written into a streaming message. Writes are buffered and sent in batches (256
- * characters or 100 ms by default); `write()` waits when too much is buffered. `complete()` sends
- * the rest and completes the message. A connection that breaks is recovered: the message is read
- * back and the text the service did not apply is sent again, so the final text is exactly the
- * text written. A start that replayed a message already completed under the same key (a retried
- * webhook delivery) gives a finished writer: writes are dropped and `complete()` answers the message
- * as the service holds it, so nothing is sent twice.
+ * A reply being written into a streaming message. Writes are buffered and sent in batches (the
+ * first write at once, then 256 characters or 100 ms); `write()` waits when too much is buffered.
+ * `complete()` sends the rest and completes the message; `interrupt()` ends it cut short, marked.
+ * A connection that breaks or stalls is recovered: the message is read back and exactly the text the
+ * service did not apply is sent through the append endpoint; the completed message is then read back
+ * once more and checked, so the result is never a success the service does not hold. A start that
+ * replayed a message already completed under the same key gives a finished writer: writes are
+ * dropped and `complete()` answers that message with outcome `replayed`.
  *
  * @example
  * const reply = await client.messages.startReply(cnv, { replyToMessageId });
  * for await (const token of llm) await reply.write(token);
- * const { message_id, revision, text } = await reply.complete();
+ * const { message_id, revision, text, outcome } = await reply.complete();
  */
 export class ReplyWriter {
   /** The id of the message being written. */
   readonly messageId: string;
   /** The id of the text block the reply appends to. */
   readonly blockId: string;
+  /** True when the start replayed a reply an earlier writer of the key finished: writes are dropped. */
+  readonly replayed: boolean;
   readonly #init: ReplyWriterInit;
   readonly #buffer: WriteBuffer;
   #sink: ReplySink;
   #written = '';
   /** Text handed to a sink so far, after the block's initial text. */
   #handed = '';
-  /** Text the service already holds beyond what was handed (a replayed start's): writes must match it. */
-  #surplus = '';
+  /** The revision the message has once every change sent so far is applied. */
+  #revision = 0;
+  /** Set by a recovery: the completed message is read back and checked. */
+  #recovered = false;
   #failure: { error: unknown } | undefined;
   /** The stored result of a finished writer (see the class comment). */
   readonly #finished: ReplyResult | undefined;
@@ -80,13 +85,12 @@ export class ReplyWriter {
     this.#init = init;
     this.messageId = init.messageId;
     this.blockId = init.blockId;
+    this.replayed = init.finished !== undefined;
     this.#sink = init.sink;
     this.#buffer = new WriteBuffer((batch) => this.#send(batch), init.coalesce);
-    const { finished } = init;
-    if (finished === undefined) this.#reconcile(init.appliedText, 'streaming');
-    else {
-      const { status, revision = 0, text } = finished;
-      this.#finished = { message_id: init.messageId, status, revision, text };
+    if (init.finished !== undefined) {
+      const { status, revision = 0, text } = init.finished;
+      this.#finished = { message_id: init.messageId, status, revision, text, outcome: 'replayed' };
     }
     const signal = init.request.signal;
     if (signal !== undefined) {
@@ -139,62 +143,96 @@ export class ReplyWriter {
     return this.#completion;
   }
 
-  async #finish(fallbackText: string | undefined): Promise<ReplyResult> {
+  /**
+   * Ends the reply cut short (its source failed, or the handler was interrupted): sends what is
+   * buffered, appends the interrupted note (` … [interrupted]` unless set otherwise) and completes
+   * the message, so the user sees the cut visibly; the key's attempt is given up, so a retry writes
+   * its answer as a new message. Answers outcome `interrupted`.
+   */
+  interrupt(): Promise<ReplyResult> {
+    if (this.#completion === undefined && this.#finished === undefined) {
+      const room = this.#init.room - this.#written.length;
+      const note = this.#init.interruptedNote.slice(0, Math.max(0, room));
+      this.#written += note;
+      // Given up first, so a retry that takes the key once this writer lets go writes a new message.
+      this.#completion = this.#init.held
+        .giveUp()
+        .then(() => this.#buffer.write(note))
+        .then(() => this.#finish(undefined, 'interrupted'));
+    }
+    return this.complete();
+  }
+
+  async #finish(fallbackText: string | undefined, outcome: ReplyOutcome = 'complete'): Promise<ReplyResult> {
     try {
       await this.#buffer.flush();
-      if (this.#surplus !== '') throw this.#diverged();
       const fallback = fallbackText ?? (this.#init.fallbackText || this.text);
-      const completion = await this.#completeOnce(fallback);
+      const complete = () => this.#sink.complete(fallback);
+      const completion = (await this.#recovering(complete, complete)) ?? { status: 'sent', revision: 0 };
       this.#sink.close();
+      if (this.#recovered) await this.#verify(completion.revision);
       return {
         message_id: this.messageId,
         status: completion.status,
         revision: completion.revision,
         text: this.text,
+        outcome,
       };
     } catch (error) {
       this.#fail(error);
       throw error;
     } finally {
-      if (this.#onAbort) this.#init.request.signal?.removeEventListener('abort', this.#onAbort);
+      this.#end();
     }
   }
 
   async #answerFinished(result: ReplyResult): Promise<ReplyResult> {
-    if (this.#onAbort) this.#init.request.signal?.removeEventListener('abort', this.#onAbort);
+    this.#end();
     this.#sink.close();
     if (this.#failure !== undefined) throw this.#failure.error;
     return result;
   }
 
-  async #completeOnce(fallbackText: string): Promise<Completion> {
-    const complete = () => this.#sink.complete(fallbackText);
-    return (await this.#recovering(complete, complete)) ?? { status: 'sent', revision: 0 };
+  /** Reads the completed message back once: its text and revision must be what was written. */
+  async #verify(revision: number): Promise<void> {
+    const state = await this.#readBack();
+    const expected = this.text;
+    if (state.text !== expected || (state.revision !== undefined && state.revision !== revision)) {
+      throw new ReplyMismatchError(
+        this.messageId,
+        expected.length,
+        state.text.length,
+        revision,
+        state.revision,
+      );
+    }
   }
 
-  /** Sends one batch, minus any part the service already holds; a failure is recovered. */
+  /** Sends one batch; a failure is recovered. */
   async #send(batch: string): Promise<void> {
-    let rest = batch;
-    if (this.#surplus !== '') {
-      const matched = matchSurplus(this.#surplus, batch);
-      if (matched === DIVERGED) throw this.#diverged();
-      this.#surplus = matched.surplus;
-      rest = matched.rest;
-    }
     this.#handed += batch;
-    if (rest !== '') await this.#recovering(() => this.#sink.append(rest));
+    this.#revision += 1;
+    const expected = this.#revision;
+    await this.#recovering(async () => {
+      const revision = await this.#sink.append(batch);
+      // Another change landed between this writer's last one and this append (a line applied after
+      // a cut): the text may be doubled, so the message is read back and checked before going on.
+      if (revision !== undefined && revision !== expected) {
+        const state = await this.#readBack();
+        this.#reconcile(state);
+        this.#revision = state.revision ?? revision;
+      }
+    });
   }
 
   /**
    * Runs one step (an append or the completion). The transport retried what it safely could; a
-   * failure left here may have been applied, so the writer switches to the append endpoint, reads
-   * the message back, sends exactly the text the service is missing and repeats the step, while the
-   * failures are ones a read-back can cure. A completion found already applied is answered as is.
+   * failure left here may have been applied, so the writer stops the stream (lines in flight get
+   * `settleMs` to land), switches to the append endpoint, reads the message back, sends exactly the
+   * text the service is missing and repeats the step, while the failures are ones a read-back can
+   * cure. A completion found already applied is answered as is.
    */
-  async #recovering<T>(
-    step: () => Promise<T>,
-    repeat?: () => Promise<T>,
-  ): Promise<T | Completion | undefined> {
+  async #recovering<T>(step: () => Promise<T>, repeat?: () => Promise<T>) {
     let error: unknown;
     try {
       return await step();
@@ -204,15 +242,17 @@ export class ReplyWriter {
     for (let attempt = 1; attempt <= MAX_RECOVERIES; attempt++) {
       const delayMs = recoveryDelayMs(error, attempt);
       if (delayMs === undefined) throw error;
-      this.#useAppend(error);
+      this.#recovered = true;
+      const inDoubt = await this.#useAppend(error);
       if (delayMs > 0) await sleep(delayMs, this.#init.request.signal);
       try {
-        const { api, conversationId, request } = this.#init;
-        const target = { messageId: this.messageId, blockIndex: this.#init.blockIndex };
-        const state = await readBack(api, conversationId, target, request);
-        const missing = this.#reconcile(state.text, state.status);
+        const state = await this.#settledState(inDoubt);
+        const missing = this.#reconcile(state);
         if (state.status !== 'streaming') return { status: state.status, revision: state.revision ?? 0 };
-        if (missing !== '') await this.#sink.append(missing);
+        if (missing !== '') {
+          this.#revision = (state.revision ?? 0) + 1;
+          await this.#sink.append(missing);
+        }
         return await repeat?.();
       } catch (failure) {
         error = failure;
@@ -221,35 +261,65 @@ export class ReplyWriter {
     throw error;
   }
 
+  /**
+   * The message once lines sent before a cut can no longer land: when some were in doubt, it is
+   * read again until its revision says every change arrived, or `settleMs` passed.
+   */
+  async #settledState(inDoubt: number): Promise<AppliedState> {
+    let state = await this.#readBack();
+    const until = performance.now() + (inDoubt > 0 ? this.#init.settleMs : 0);
+    while ((state.revision ?? 0) < this.#revision && performance.now() < until) {
+      await sleep(SETTLE_POLL_MS, this.#init.request.signal);
+      state = await this.#readBack();
+    }
+    return state;
+  }
+
+  #readBack(): Promise<AppliedState> {
+    const { api, conversationId, blockIndex, request } = this.#init;
+    return readBack(api, conversationId, { messageId: this.messageId, blockIndex }, request);
+  }
+
   /** Compares what the service holds with what was handed; answers the text it is missing. */
-  #reconcile(applied: string, status: string): string {
-    const compared = compareApplied(this.#init.initialText + this.#handed, applied);
-    if (compared === DIVERGED) throw this.#diverged();
-    if (compared.missing !== '' && status !== 'streaming') {
+  #reconcile(state: AppliedState): string {
+    const compared = compareApplied(this.#init.initialText + this.#handed, state.text);
+    if (compared === DIVERGED || compared.surplus !== '') {
+      throw new ReplyMismatchError(
+        this.messageId,
+        (this.#init.initialText + this.#handed).length,
+        state.text.length,
+        this.#revision,
+        state.revision,
+      );
+    }
+    if (compared.missing !== '' && state.status !== 'streaming') {
       throw new AgentMessagingError(
         `${this.#init.operation}: message ${this.messageId} was completed before all of the reply's text was applied.`,
       );
     }
-    this.#surplus = compared.surplus;
     return compared.missing;
   }
 
-  #diverged(): AgentMessagingError {
-    return new AgentMessagingError(
-      `${this.#init.operation}: message ${this.messageId} holds text that differs from what this reply wrote (was the same idempotency key or eventId used for another reply?).`,
-    );
-  }
-
-  #useAppend(reason: unknown): void {
-    if (this.#sink.kind === 'append') return;
+  /** Stops the stream sink (answering how many of its lines are in doubt) and uses append from now on. */
+  async #useAppend(reason: unknown): Promise<number> {
+    if (this.#sink.kind === 'append') return 0;
+    const inDoubt = await this.#sink.stop(this.#init.settleMs);
     this.#sink.close(reason);
     const { api, request } = this.#init;
     this.#sink = new AppendSink(api, { messageId: this.messageId, blockId: this.blockId }, request);
+    return inDoubt;
   }
 
   #fail(error: unknown): void {
     this.#failure ??= { error };
     this.#buffer.fail(error);
     this.#sink.close(error);
+    this.#end();
+  }
+
+  /** The writer is done: no more abort listening, and the key's lease is released. */
+  #end(): void {
+    if (this.#onAbort) this.#init.request.signal?.removeEventListener('abort', this.#onAbort);
+    this.#init.held.release().catch(() => {});
   }
 }

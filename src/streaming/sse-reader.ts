@@ -18,7 +18,7 @@ const MAX_BUFFERED_CHARS = 4 * 1024 * 1024;
 
 /** Options of {@link readStreamEvents}. */
 export interface SseReadOptions {
-  /** Longest silence (no bytes at all, keep-alive comments included) before a TimeoutError. */
+  /** Longest time without an event (keep-alive comments and other bytes do not count) before a TimeoutError. */
   idleTimeoutMs?: number;
   /** Aborting it cancels the body and rejects the pending read with a RequestAbortedError. */
   signal?: AbortSignal;
@@ -74,7 +74,7 @@ export async function* readStreamEventBatches(
   };
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const watchdog = new IdleWatchdog(idleTimeoutMs, () =>
-    interrupt(new TimeoutError(`The event stream sent nothing for ${idleTimeoutMs} ms (idleTimeoutMs).`)),
+    interrupt(new TimeoutError(`The event stream sent no event for ${idleTimeoutMs} ms (idleTimeoutMs).`)),
   );
   const onAbort = () => interrupt(aborted(signal));
   let ended = false;
@@ -89,7 +89,6 @@ export async function* readStreamEventBatches(
       } catch (error) {
         throw failure ?? readFailure(error, signal);
       }
-      watchdog.received();
       if (failure !== undefined) throw failure;
       if (chunk.done) {
         ended = true;
@@ -98,6 +97,8 @@ export async function* readStreamEventBatches(
         parser.feed(decoder.decode(chunk.value, { stream: true }));
       }
       if (failure !== undefined) throw failure;
+      // Only an event is progress: keep-alive comments and partial lines leave the clock running.
+      if (ready.length > 0 || ended) watchdog.received();
       if (ready.length > 0) {
         const batch = ready;
         ready = [];

@@ -1,3 +1,4 @@
+import { InvalidResponseError } from '../core/errors.js';
 import type { ResponseBlock } from '../schemas/messages.js';
 import type { StreamEvent } from '../schemas/stream.js';
 
@@ -26,46 +27,72 @@ export function textOfBlocks(blocks: readonly StreamedBlock[]): string {
     .join('\n');
 }
 
-/** Applies stream events, in order, to the message they describe. */
+// How many applied events are remembered to recognise an exact repeat of one.
+const REMEMBERED = 64;
+
+/**
+ * Applies stream events to the message they describe, trusting none of them. Invariant: the
+ * events applied are `message.started` with seq 1... then one event per seq, each following the
+ * last, all of that one message, nothing after `message.completed`. An exact repeat of an applied
+ * event (same seq, same eventId) is dropped; anything else that breaks the invariant is an
+ * InvalidResponseError naming the event, and nothing of it is applied.
+ */
 export class StreamedMessageBuilder {
   #message: StreamedMessage | undefined;
+  /** eventIds of the last applied seqs, by seq. */
+  readonly #applied = new Map<number, string>();
 
   /** The message so far, or undefined before `message.started`. */
   get current(): StreamedMessage | undefined {
     return this.#message;
   }
 
-  /** Applies one event; events of unknown types and patches of unknown ops change nothing. */
-  apply(event: StreamEvent): void {
-    switch (event.type) {
-      case 'message.started':
-        this.#message = {
-          id: event.message.id,
-          conversationId: event.conversationId,
-          blocks: event.message.content.map((block) => ({ ...block })),
-          completed: false,
-          lastSeq: event.seq,
-        };
-        return;
-      case 'message.patch': {
-        const message = this.#message;
-        if (message === undefined) return;
-        message.lastSeq = event.seq;
-        const block = message.blocks.find((candidate) => candidate.id === event.patch.blockId);
-        if (block !== undefined && event.patch.op === 'appendText' && event.patch.path === '/text') {
-          block.text = (block.text ?? '') + event.patch.value;
-        }
-        return;
-      }
-      case 'message.completed':
-        if (this.#message !== undefined) {
-          this.#message.completed = true;
-          this.#message.lastSeq = event.seq;
-        }
-        return;
-      default:
-        if (this.#message !== undefined) this.#message.lastSeq = (event as { seq: number }).seq;
+  /**
+   * Applies one event; false when it was an exact repeat of an applied one (dropped). Events of
+   * unknown types and patches of unknown ops change nothing but their seq.
+   */
+  apply(event: StreamEvent): boolean {
+    const message = this.#message;
+    if (message !== undefined && event.seq <= message.lastSeq) {
+      if (this.#applied.get(event.seq) === event.eventId) return false;
+      throw untrusted(
+        event,
+        `repeats or reorders seq ${event.seq} (the last applied was ${message.lastSeq})`,
+      );
     }
+    if (event.type === 'message.started') {
+      if (message !== undefined)
+        throw untrusted(event, `is a second message.started (of ${event.message.id})`);
+      this.#message = {
+        id: event.message.id,
+        conversationId: event.conversationId,
+        blocks: event.message.content.map((block) => ({ ...block })),
+        completed: false,
+        lastSeq: event.seq,
+      };
+      this.#remember(event);
+      return true;
+    }
+    if (message === undefined) throw untrusted(event, 'came before message.started');
+    if (event.seq !== message.lastSeq + 1) {
+      throw untrusted(event, `skips from seq ${message.lastSeq} to ${event.seq}`);
+    }
+    if (message.completed) throw untrusted(event, 'came after message.completed');
+    const messageId = (event as { messageId?: unknown }).messageId;
+    if (messageId !== undefined && messageId !== message.id) {
+      throw untrusted(event, `is of message ${String(messageId)}, not ${message.id}`);
+    }
+    if (event.type === 'message.patch') {
+      const block = message.blocks.find((candidate) => candidate.id === event.patch.blockId);
+      if (block !== undefined && event.patch.op === 'appendText' && event.patch.path === '/text') {
+        block.text = (block.text ?? '') + event.patch.value;
+      }
+    } else if (event.type === 'message.completed') {
+      message.completed = true;
+    }
+    message.lastSeq = event.seq;
+    this.#remember(event);
+    return true;
   }
 
   /** A copy of the message so far that later events do not change. */
@@ -73,4 +100,15 @@ export class StreamedMessageBuilder {
     const message = this.#message;
     return message && { ...message, blocks: message.blocks.map((block) => ({ ...block })) };
   }
+
+  #remember(event: StreamEvent): void {
+    this.#applied.set(event.seq, event.eventId);
+    this.#applied.delete(event.seq - REMEMBERED);
+  }
+}
+
+function untrusted(event: StreamEvent, what: string): InvalidResponseError {
+  return new InvalidResponseError(
+    `The event stream's ${event.type} event (seq ${event.seq}) ${what}; it was not applied.`,
+  );
 }

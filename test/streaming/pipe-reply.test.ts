@@ -1,5 +1,5 @@
+import { ConflictError, RequestAbortedError, ValidationError } from 'agent-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestAbortedError, ValidationError } from '../../src/core/errors.js';
 import {
   agentMessages,
   type Door,
@@ -43,7 +43,7 @@ describe.each<Door>(['loopback', 'msw'])('messages.reply (%s door)', (door) => {
     expect(result.text).toBe(parts.join(''));
   });
 
-  it('completes with what was written and rethrows when the source throws', async () => {
+  it('completes what was written with the interrupted note and rethrows when the source throws', async () => {
     const parts = pieces(50);
     const error = await world.client.messages
       .reply(world.conversationId, tokens(parts, 20))
@@ -51,7 +51,7 @@ describe.each<Door>(['loopback', 'msw'])('messages.reply (%s door)', (door) => {
     expect((error as Error).message).toBe('the model stopped');
     const message = (await agentMessages(world)).at(-1)!;
     expect(message.status).toBe('sent');
-    expect(textOf(message)).toBe(parts.slice(0, 20).join(''));
+    expect(textOf(message)).toBe(`${parts.slice(0, 20).join('')} … [interrupted]`);
   });
 
   it('with the same eventId twice makes one message and does not double its text', async () => {
@@ -73,7 +73,8 @@ describe.each<Door>(['loopback', 'msw'])('messages.reply (%s door)', (door) => {
     const first = await world.client.messages.reply(world.conversationId, ['Yes'], { eventId });
     const before = world.mock.requests.length;
     const second = await world.client.messages.reply(world.conversationId, ['No, ', 'maybe'], { eventId });
-    expect(second).toEqual(first);
+    expect(first.outcome).toBe('complete');
+    expect(second).toEqual({ ...first, outcome: 'replayed' });
     expect(second).toMatchObject({ status: 'sent', text: 'Yes' });
     const requests = requestsSince(world, before);
     const starts = requests.filter((entry) => entry.query.stream === 'true');
@@ -84,7 +85,7 @@ describe.each<Door>(['loopback', 'msw'])('messages.reply (%s door)', (door) => {
     expect(textOf(message)).toBe('Yes');
   });
 
-  it('refuses a second writer with the same eventId whose text differs while the first still streams', async () => {
+  it('makes a second writer of the same eventId fail with a ConflictError while the first still streams', async () => {
     const eventId = `evt_streaming_${door}`;
     const first = await world.client.messages.startReply(
       world.conversationId,
@@ -92,14 +93,27 @@ describe.each<Door>(['loopback', 'msw'])('messages.reply (%s door)', (door) => {
       { eventId, coalesce: { ms: 1 } },
     );
     await first.write('Yes');
-    await expect
-      .poll(async () => textOf((await agentMessages(world)).at(-1)!), { timeout: 5_000 })
-      .toBe('Yes');
-    const second = await world.client.messages.startReply(world.conversationId, {}, { eventId });
-    expect(second.messageId).toBe(first.messageId);
-    await second.write('No');
-    await expect(second.complete()).rejects.toThrow(/differs from what this reply wrote/);
-    expect((await first.complete()).text).toBe('Yes');
+    const before = world.mock.requests.length;
+    const error = await world.client.messages
+      .startReply(world.conversationId, {}, { eventId, writerWaitMs: 30 })
+      .catch((thrown: unknown) => thrown);
+    expect(ConflictError.is(error) && error.code).toBe('reply_in_progress');
+    // The second writer sent nothing: no start, no append.
+    expect(requestsSince(world, before).filter((entry) => entry.method === 'POST')).toEqual([]);
+    expect(await first.complete()).toMatchObject({ text: 'Yes', outcome: 'complete' });
+  });
+
+  it('makes a second writer of the same eventId wait for the first and answer its reply, replayed', async () => {
+    const eventId = `evt_wait_${door}`;
+    const first = await world.client.messages.startReply(world.conversationId, {}, { eventId });
+    await first.write('The first answer');
+    const second = world.client.messages.reply(world.conversationId, ['The second', ' answer'], { eventId });
+    const firstResult = await first.complete();
+    const secondResult = await second;
+    expect(secondResult).toEqual({ ...firstResult, outcome: 'replayed' });
+    const message = (await agentMessages(world)).at(-1)!;
+    expect(message).toMatchObject({ id: first.messageId, status: 'sent' });
+    expect(textOf(message)).toBe('The first answer');
   });
 });
 

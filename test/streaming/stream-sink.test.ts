@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../src/schemas/stream.js';
 import { NdjsonBody } from '../../src/streaming/ndjson-body.js';
-import { StreamSink } from '../../src/streaming/reply-sinks.js';
+import { StreamSink } from '../../src/streaming/stream-sink.js';
 
 /** An answer's events that the test hands over one at a time, as the service would echo them. */
 function manualEvents() {

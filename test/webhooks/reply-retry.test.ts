@@ -28,7 +28,7 @@ async function postAndRetry(loop: Loop, text: string) {
 }
 
 describe('a retried delivery whose first run already completed its streamed reply', () => {
-  it('answers 200 when the text source broke on the first delivery, keeping the one reply it completed', async () => {
+  it('answers 200 on the retry of a delivery whose text source broke: the cut reply stays, marked, and the retry posts its answer as a new message (issue 11)', async () => {
     const loop = await createLoop();
     const errors: string[] = [];
     loop.bot.onError((error) => {
@@ -49,13 +49,13 @@ describe('a retried delivery whose first run already completed its streamed repl
     expect(errors).toEqual(['the model stream broke']);
     const replies = await loop.agentMessages();
     expect(replies.map((message) => [message.status, message.parts?.[0]?.text])).toEqual([
-      ['sent', 'Hello there, '],
+      ['sent', 'Hello there,  … [interrupted]'],
+      ['sent', 'Hello there, friend.'],
     ]);
-    // The retry replays the same start and writes nothing: the message already holds its final text.
+    // The retry writes under the next attempt's key, so the service makes a new message.
     const starts = [...first.filter(isStart), ...retry.filter(isStart)];
     expect(starts).toHaveLength(2);
-    expect(starts[1]!.headers['idempotency-key']).toBe(starts[0]!.headers['idempotency-key']);
-    expect(retry.filter(writesText)).toEqual([]);
+    expect(starts[1]!.headers['idempotency-key']).not.toBe(starts[0]!.headers['idempotency-key']);
   });
 
   it('answers 200 when the first run threw after its reply and the retry generates different text', async () => {
@@ -87,6 +87,7 @@ describe('a retried delivery whose first run already completed its streamed repl
       status: 'sent',
       revision: replies[0]!.revision,
       text: 'First answer.',
+      outcome: 'replayed',
     });
     expect(retry.filter(writesText)).toEqual([]);
   });

@@ -1,0 +1,141 @@
+// Exactly one writer per reply key (issue 11, outcome 3). Invariants, for any ledger:
+// - a key's lease is held by at most one writer at a time; a writer renews it while it writes, and a
+//   writer that died loses it when its TTL passes;
+// - a key's attempt number only grows; attempt n writes under its own Idempotency-Key, so a message
+//   given up (cut short and marked, or left streaming by a dead writer) is never written again.
+// The default ledger lives in this process; one over a shared BotStore (Redis) holds across processes.
+import { ConflictError } from '../core/api-error.js';
+import { idempotencyKeyFor } from '../core/idempotency.js';
+import { sleep } from '../core/retry.js';
+import type { BotStore, StoreLock } from '../store/bot-store.js';
+import { createMemoryStore } from '../store/memory-store.js';
+
+/**
+ * Where reply writers coordinate: a lease per key and an attempt counter per key.
+ *
+ * @example
+ * const ledger = storeLedger(createRedisStore({ client }));
+ * await client.messages.reply(cnv, chunks, { eventId, ledger });
+ */
+export interface ReplyLedger {
+  /** Takes the lease on `key` for `ttlMs`; undefined when another writer holds it. */
+  acquire(key: string, ttlMs: number): Promise<StoreLock | undefined>;
+  /** Extends a held lease to `ttlMs` from now; false when it was lost. */
+  renew(lease: StoreLock, ttlMs: number): Promise<boolean>;
+  /** Releases a held lease. */
+  release(lease: StoreLock): Promise<void>;
+  /** The attempt the next writer of `key` makes: 1 until one was given up. */
+  attempt(key: string): Promise<number>;
+  /** Gives up the current attempt of `key`: the next writer writes a new message. */
+  giveUp(key: string): Promise<void>;
+}
+
+// Attempt counters outlive any delivery retry schedule.
+const ATTEMPT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * A ledger over a {@link BotStore}: leases are the store's locks, attempts its counters. Over a shared
+ * store, two processes writing the same reply key never interleave either.
+ */
+export function storeLedger(store: BotStore): ReplyLedger {
+  return {
+    acquire: (key, ttlMs) => store.acquireLock(`reply-lease:${key}`, ttlMs),
+    renew: (lease, ttlMs) => store.renewLock(lease, ttlMs),
+    release: async (lease) => {
+      await store.releaseLock(lease);
+    },
+    attempt: async (key) => 1 + Number((await store.get(`reply-attempt:${key}`)) ?? 0),
+    giveUp: async (key) => {
+      await store.increment(`reply-attempt:${key}`, ATTEMPT_TTL_MS);
+    },
+  };
+}
+
+let processLedger: ReplyLedger | undefined;
+
+/** The ledger of this process, used when a reply is given none. @internal */
+export function defaultLedger(): ReplyLedger {
+  processLedger ??= storeLedger(createMemoryStore());
+  return processLedger;
+}
+
+/** The lease a writer holds while it writes. @internal */
+export interface HeldReply {
+  /** The Idempotency-Key of this attempt's message. */
+  readonly messageKey: string;
+  /** Gives up this attempt (the reply was cut, or its message was a dead writer's); answers the next key. */
+  giveUp(): Promise<string>;
+  /** Calls `listener` once if the lease is lost while held (expired, or taken after a stall). */
+  onLost(listener: () => void): void;
+  /** Stops renewing and releases; safe to call twice. */
+  release(): Promise<void>;
+}
+
+/** How a writer takes a key. @internal */
+export interface HoldOptions {
+  ledger: ReplyLedger;
+  ttlMs: number;
+  /** How long to wait for another writer of the key to finish before a ConflictError. */
+  waitMs: number;
+  signal: AbortSignal | undefined;
+}
+
+// How often a waiting writer looks again; a store offers no wake-up on release.
+const POLL_MS = 25;
+
+/**
+ * Takes the lease on `key`, waiting up to `waitMs` for its holder, and renews it every third of its
+ * TTL until released. Throws a ConflictError when the key stays held.
+ * @internal
+ */
+export async function holdReply(key: string, options: HoldOptions): Promise<HeldReply> {
+  const { ledger, ttlMs, waitMs, signal } = options;
+  const deadline = performance.now() + waitMs;
+  let lease = await ledger.acquire(key, ttlMs);
+  while (lease === undefined) {
+    if (performance.now() >= deadline) {
+      throw new ConflictError({
+        status: 409,
+        code: 'reply_in_progress',
+        message: `another writer holds reply ${key} and did not finish within ${waitMs} ms (writerWaitMs)`,
+      });
+    }
+    await sleep(POLL_MS, signal);
+    lease = await ledger.acquire(key, ttlMs);
+  }
+  const held = lease;
+  let attempt = await ledger.attempt(key);
+  const keyOf = (n: number) => (n === 1 ? key : idempotencyKeyFor(key, `attempt-${n}`));
+  const lost: (() => void)[] = [];
+  let released = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const renew = () => {
+    timer = setTimeout(async () => {
+      const kept = await ledger.renew(held, ttlMs).catch(() => false);
+      if (released) return;
+      if (kept) renew();
+      else for (const listener of lost.splice(0)) listener();
+    }, ttlMs / 3);
+    timer.unref?.();
+  };
+  renew();
+  return {
+    get messageKey() {
+      return keyOf(attempt);
+    },
+    giveUp: async () => {
+      await ledger.giveUp(key);
+      attempt = await ledger.attempt(key);
+      return keyOf(attempt);
+    },
+    onLost: (listener) => {
+      lost.push(listener);
+    },
+    release: async () => {
+      if (released) return;
+      released = true;
+      clearTimeout(timer);
+      await ledger.release(held);
+    },
+  };
+}

@@ -1,0 +1,83 @@
+// Issue 11, outcome 6: the reader applies nothing it cannot trust.
+import { InvalidResponseError, MessageStream } from 'agent-messaging';
+import { describe, expect, it } from 'vitest';
+import { bodyOf, sse } from './helpers.js';
+
+const encoder = new TextEncoder();
+const started = (seq = 1, id = 'msg_a') =>
+  sse('message.started', { seq, message: { id, content: [{ id: 'blk_a', type: 'text', text: '' }] } });
+const patch = (seq: number, value: string, messageId = 'msg_a', eventId?: string) => {
+  const event = sse('message.patch', {
+    seq,
+    messageId,
+    patch: { op: 'appendText', blockId: 'blk_a', path: '/text', value },
+  });
+  return eventId === undefined ? event : event.replace(`"evt_${seq}"`, `"${eventId}"`);
+};
+const completed = (seq: number) => sse('message.completed', { seq, messageId: 'msg_a' });
+
+/** Reads a stream of the given events; answers the events read and the error it ended with. */
+async function read(...events: string[]) {
+  const { body } = bodyOf(events.map((event) => encoder.encode(event)));
+  const stream = new MessageStream(body);
+  const seen: string[] = [];
+  try {
+    for await (const event of stream) seen.push(`${event.type}:${event.seq}`);
+    return { seen, error: undefined, stream };
+  } catch (error) {
+    return { seen, error, stream };
+  }
+}
+
+describe('the stream reader', () => {
+  it('drops an exact repeat of an applied patch and applies its text once', async () => {
+    const { seen, error, stream } = await read(started(), patch(2, 'Hi'), patch(2, 'Hi'), completed(3));
+    expect(error).toBeUndefined();
+    expect(seen).toEqual(['message.started:1', 'message.patch:2', 'message.completed:3']);
+    expect(await stream.finalText()).toBe('Hi');
+  });
+
+  it.each([
+    [
+      'a seq out of order',
+      [started(), patch(3, 'b'), patch(2, 'a')],
+      /message\.patch event \(seq 3\) skips from seq 1 to 3/,
+    ],
+    [
+      'a repeated seq with another event id',
+      [started(), patch(2, 'a'), patch(2, 'x', 'msg_a', 'evt_other')],
+      /message\.patch event \(seq 2\) repeats or reorders seq 2/,
+    ],
+    [
+      'a patch of another message',
+      [started(), patch(2, 'a', 'msg_other')],
+      /message\.patch event \(seq 2\) is of message msg_other, not msg_a/,
+    ],
+    [
+      'a second message.started',
+      [started(), patch(2, 'a'), started(3, 'msg_b')],
+      /message\.started event \(seq 3\) is a second message\.started/,
+    ],
+    [
+      'a patch before message.started',
+      [patch(1, 'a')],
+      /message\.patch event \(seq 1\) came before message\.started/,
+    ],
+    [
+      'an event after message.completed',
+      [started(), completed(2), patch(3, 'late')],
+      /message\.patch event \(seq 3\) came after message\.completed/,
+    ],
+  ])(
+    'refuses %s with an InvalidResponseError naming the event, applying none of it',
+    async (_, events, message) => {
+      const { error, stream } = await read(...events);
+      expect(InvalidResponseError.is(error)).toBe(true);
+      expect((error as Error).message).toMatch(message);
+      // Nothing of the refused event reached the message.
+      const text = stream.message?.blocks[0]?.text ?? '';
+      expect(text).not.toMatch(/x|late/);
+      expect(text.length).toBeLessThanOrEqual(1);
+    },
+  );
+});
