@@ -5,16 +5,31 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { createOpenAI } from '@ai-sdk/openai';
+import { createMemoryState } from '@chat-adapter/state-memory';
+import { createRedisState } from '@chat-adapter/state-redis';
+import type { BotStore } from 'agent-messaging';
 import { AgentClient, ApiError, UserClient } from 'agent-messaging';
 import { createAgentMessagingAdapter } from 'agent-messaging/chat-sdk';
 import { toNodeHandler } from 'agent-messaging/node';
+import { createRedisStore } from 'agent-messaging/redis';
 import { createFakeModelServer, createMockService } from 'agent-messaging/testing';
+import type { StateAdapter } from 'chat';
 import { NotImplementedError } from 'chat';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createChatSdkBot } from '../../examples/chat-sdk-bot.js';
 import { closeServer, webhookUrl } from '../../examples/support/try-on-mock.js';
+import { connectClient, startRedis, type TestRedis, uniquePrefix } from '../store/redis-server.js';
 
-async function world() {
+/** Where the bots keep Chat SDK's state and the delivery dedupe: memory, or one Redis shared by all. */
+interface Backend {
+  state(): StateAdapter;
+  store(): BotStore | undefined;
+}
+
+const inMemory: Backend = { state: () => createMemoryState(), store: () => undefined };
+
+/** The mock, a fake model, and `instances` copies of the example bot behind one round-robin URL. */
+async function world(backend: Backend = inMemory, instances = 1) {
   const mock = createMockService();
   const { baseUrl, close } = await mock.listen({ port: 0 });
   onTestFinished(close);
@@ -39,11 +54,17 @@ async function world() {
 
   const seed = await mock.seed({ handle: 'helper', webhookUrl: url });
   const service = { apiKey: seed.apiKey, webhookSecret: seed.webhookSecret, baseUrl, agentId: seed.agent.id };
-  const chat = createChatSdkBot({
-    service,
-    model: createOpenAI({ baseURL: model.openaiBaseUrl, apiKey: 'test' }).chat('fake-model'),
+  const chats = Array.from({ length: instances }, () => {
+    const store = backend.store();
+    return createChatSdkBot({
+      service: { ...service, ...(store ? { store } : {}) },
+      model: createOpenAI({ baseURL: model.openaiBaseUrl, apiKey: 'test' }).chat('fake-model'),
+      state: backend.state(),
+    });
   });
-  handle = (request) => chat.webhooks.agentMessaging(request);
+  const chat = chats[0] as (typeof chats)[number];
+  let next = 0;
+  handle = (request) => (chats[next++ % chats.length] as typeof chat).webhooks.agentMessaging(request);
   const client = new AgentClient({ apiKey: seed.apiKey, baseUrl });
 
   const say = async (text: string, conversationId = seed.conversationId, userId = seed.user.id) => {
@@ -73,7 +94,7 @@ async function world() {
     if (!accepted.conversation_id) throw new Error('the group was not created');
     return { conversationId: accepted.conversation_id, bea };
   };
-  return { mock, model, seed, chat, client, say, agentTexts, received, url, group };
+  return { mock, model, seed, chat, chats, client, say, agentTexts, received, url, group };
 }
 
 describe('chat-sdk adapter', () => {
@@ -197,5 +218,54 @@ describe('chat-sdk adapter', () => {
     expect(() =>
       createAgentMessagingAdapter({ apiKey: 'k', webhookSecret: 'whsec_x', agentId: 'usr_1' }),
     ).toThrow(/agentId/);
+  });
+});
+
+describe('chat-sdk adapter on Redis (Chat SDK state and the bot store shared by two instances)', () => {
+  let redis: TestRedis;
+  const clients: { close(): Promise<unknown> }[] = [];
+  const states: StateAdapter[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await Promise.all(states.map((state) => state.disconnect()));
+    await Promise.all(clients.map((client) => client.close()));
+    await redis.stop();
+  });
+
+  async function onRedis(): Promise<Backend> {
+    const prefix = uniquePrefix('chat-sdk');
+    const client = await connectClient(redis.url);
+    clients.push(client);
+    return {
+      state: () => {
+        const state = createRedisState({ url: redis.url, keyPrefix: `${prefix}chat` });
+        states.push(state);
+        return state;
+      },
+      store: () => createRedisStore({ client, prefix: `${prefix}bot:` }),
+    };
+  }
+
+  it('answers a mention and a follow-up that land on different instances, each once', async () => {
+    const { say, agentTexts } = await world(await onRedis(), 2);
+    await say('@helper hi');
+    // Round robin: this reaches the second instance, which answers it as a subscribed thread's message
+    // only because the subscription made by the first is in Redis (alone, it would see a new DM mention).
+    await say('remember the milk');
+    expect(await agentTexts()).toEqual(['You said: @helper hi', 'Noted: remember the milk']);
+  });
+
+  it('a redelivery to the other instance is a duplicate there too', async () => {
+    const { say, agentTexts, received, url, mock } = await world(await onRedis(), 2);
+    await say('@helper hi');
+    const first = received.at(-1);
+    if (!first) throw new Error('no delivery reached the bot');
+    const again = await fetch(url, { method: 'POST', headers: first.headers, body: first.body });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ duplicate: true });
+    await mock.idle();
+    expect(await agentTexts()).toEqual(['You said: @helper hi']);
   });
 });
