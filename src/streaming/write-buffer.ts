@@ -1,4 +1,7 @@
 // Coalesces many small writes into few sends, one send at a time, with backpressure on the writer.
+// The first write, and the first after a pause, goes at once: the user sees the first token without
+// waiting for the timer (issue 17), and a pause is at least `ms` since the last send began, so an
+// immediate send never comes more often than the timer would send anyway.
 
 /** When buffered text is sent: whichever comes first. */
 export interface CoalesceOptions {
@@ -32,6 +35,8 @@ export class WriteBuffer {
   #failure: { error: unknown } | undefined;
   #writes: Promise<void> = Promise.resolve();
   #drained: (() => void)[] = [];
+  /** When the last send began (`performance.now()`); none yet at first. */
+  #lastSend = Number.NEGATIVE_INFINITY;
 
   constructor(send: (batch: string) => Promise<void>, options: Required<CoalesceOptions>) {
     this.#send = send;
@@ -55,6 +60,7 @@ export class WriteBuffer {
       this.#throwIfFailed();
       if (text === '') return;
       this.#pending += text;
+      if (this.#running === undefined && performance.now() - this.#lastSend >= this.#ms) this.#due = true;
       this.#armTimer();
       this.#kick();
     });
@@ -97,6 +103,7 @@ export class WriteBuffer {
       this.#due = false;
       this.#stopTimer();
       for (const wake of this.#drained.splice(0)) wake();
+      this.#lastSend = performance.now();
       try {
         await this.#send(batch);
       } catch (error) {

@@ -35,23 +35,38 @@ describe('the write buffer', () => {
     vi.useRealTimers();
   });
 
-  it('sends one batch once the character threshold is reached, not one per write', async () => {
+  it('sends the first write at once, then one batch once the character threshold is reached, not one per write', async () => {
     const sender = manualSender();
     const buffer = new WriteBuffer(sender.send, { chars: 10, ms: 100 });
+    await buffer.write('first');
+    expect(sender.batches).toEqual(['first']);
+    sender.pending[0]!.resolve();
     for (const piece of ['abc', 'def', 'ghi']) await buffer.write(piece);
-    expect(sender.batches).toEqual([]);
+    expect(sender.batches).toEqual(['first']);
     await buffer.write('jk');
-    expect(sender.batches).toEqual(['abcdefghijk']);
+    expect(sender.batches).toEqual(['first', 'abcdefghijk']);
   });
 
   it('sends what waits once the interval has passed since the oldest waiting character', async () => {
     const sender = manualSender();
     const buffer = new WriteBuffer(sender.send, { chars: 256, ms: 100 });
+    await buffer.write('first');
+    sender.pending[0]!.resolve();
     await buffer.write('hi');
     await vi.advanceTimersByTimeAsync(99);
-    expect(sender.batches).toEqual([]);
+    expect(sender.batches).toEqual(['first']);
     await vi.advanceTimersByTimeAsync(1);
-    expect(sender.batches).toEqual(['hi']);
+    expect(sender.batches).toEqual(['first', 'hi']);
+  });
+
+  it('sends the first write after a pause at once (issue 17: time to first token)', async () => {
+    const sender = manualSender();
+    const buffer = new WriteBuffer(sender.send, { chars: 256, ms: 100 });
+    await buffer.write('Hello');
+    sender.pending[0]!.resolve();
+    await vi.advanceTimersByTimeAsync(100);
+    await buffer.write(' again');
+    expect(sender.batches).toEqual(['Hello', ' again']);
   });
 
   it('keeps batches in order and never overlaps two sends', async () => {
