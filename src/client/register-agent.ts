@@ -2,8 +2,7 @@ import { ApiPromise } from '../core/api-promise.js';
 import { resolveConfig } from '../core/client-config.js';
 import type { ConnectionOptions, RequestOptions } from '../core/options.js';
 import { Transport } from '../core/transport.js';
-import { parseInput } from '../core/validate.js';
-import { RegisterAgentRequest, RegisterAgentResponse } from '../schemas/agents.js';
+import type { RegisterAgentRequest, RegisterAgentResponse } from '../schemas/agents.js';
 
 /** Options of `registerAgent`: where to register, and the per-call options. */
 export interface RegisterAgentOptions extends ConnectionOptions, Omit<RequestOptions, 'maxRetries'> {
@@ -34,13 +33,10 @@ export function registerAgent(
       ['idempotencyKey', 'signal', 'headers'],
     );
     const { idempotencyKey, signal, timeoutMs, headers } = options;
-    return new Transport(config).request({
-      method: 'POST',
-      path: '/v1/agents',
-      body: parseInput(RegisterAgentRequest, body, 'registerAgent'),
-      schema: RegisterAgentResponse,
-      operation: 'registerAgent',
+    return new Transport(config).request('agents.register', {
+      body,
       options: { idempotencyKey, signal, timeoutMs, headers },
+      operation: 'registerAgent',
     });
   } catch (error) {
     return new ApiPromise<RegisterAgentResponse>(Promise.reject(error));

@@ -3,6 +3,7 @@
 
 import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance, type Options } from 'ky';
 import type * as z from 'zod/mini';
+import { type Endpoint, type EndpointKey, endpoints, PATH_PARAMS, type ResponseOf } from '../endpoints.js';
 import { ApiError, apiErrorName } from './api-error.js';
 import { ApiPromise, type WithResponse } from './api-promise.js';
 import type { TransportConfig } from './client-config.js';
@@ -11,40 +12,24 @@ import { randomIdempotencyKey } from './idempotency.js';
 import type { RequestOptions } from './options.js';
 import { errorFromAnswer, parseJsonAnswer, readCapped, redact } from './response.js';
 import { abortedError, kyRetry } from './retry.js';
-import { checkRequestOptions } from './validate.js';
+import { checkRequestOptions, parseInput, pathId } from './validate.js';
 
-/** The HTTP methods the service uses. */
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-
-/** What every call names: where it goes and how. */
-export interface CallSpec {
-  method: HttpMethod;
-  /** Path under the base URL, such as `/v1/conversations/cnv_1/messages`, ids already encoded. */
-  path: string;
-  /** Query parameters; undefined values are left out. */
-  query?: Record<string, string | number | boolean | undefined>;
-  /** Send an `Idempotency-Key`, generated when the caller gave none, the same on every retry. */
-  requiresIdempotencyKey?: boolean;
-  /** Safe to repeat without a key, by PROTOCOL.md (reactions, receipts, accept): retried like a GET. */
-  idempotent?: boolean;
-  /** The public method, such as `messages.send`, for error messages and logs. */
-  operation?: string;
+/** What a call by key carries besides the endpoint's own method, path and schemas. */
+export interface CallInit {
+  /** Path parameters by their name in the template (`conversation_id`), checked and percent-encoded. */
+  params?: Record<string, unknown>;
+  /** Query parameters, checked with the endpoint's query schema when it has one; undefined values are left out. */
+  query?: Record<string, unknown>;
+  /** The JSON body, checked with the endpoint's request schema; a byte stream (raw only) is sent as is. */
+  body?: unknown;
   /** The caller's per-call options. */
   options?: RequestOptions | undefined;
-}
-
-/** A JSON call whose answer is parsed with `schema`. */
-export interface RequestSpec<S extends z.ZodMiniType> extends CallSpec {
-  /** The JSON body (already validated by the resource). */
-  body?: unknown;
-  /** The schema of a 2xx answer. */
-  schema: S;
+  /** The public method, where it is not the key (`conversations.history`), for errors and logs. */
+  operation?: string;
 }
 
 /** A call whose 2xx answer is handed over unread (streaming). */
-export interface RawSpec extends CallSpec {
-  /** A JSON value, or a byte stream sent with `duplex: 'half'` (and then never retried). */
-  body?: unknown;
+export interface RawInit extends CallInit {
   /** `content-type` of the body; `application/json` by default. */
   contentType?: string;
   /** `accept` header, such as `text/event-stream`. */
@@ -59,14 +44,14 @@ export interface UploadSpec {
   onProgress?:
     | ((progress: { percent: number; transferredBytes: number; totalBytes: number }) => void)
     | undefined;
-  operation?: string;
+  operation: string;
   options?: RequestOptions | undefined;
 }
 
 /** One call as sent: ky's options plus what logs and errors need. */
 interface Call {
   url: string;
-  method: HttpMethod;
+  method: Endpoint['method'];
   /** The path without query (never an upload URL, which is a grant in itself), for logs. */
   logPath: string;
   operation: string;
@@ -98,20 +83,24 @@ export class Transport {
     this.#ky = ky.create(config.fetch ? { fetch: config.fetch } : {});
   }
 
-  /** A JSON call: resolves with the answer parsed by `spec.schema`, unknown fields kept. */
-  request<S extends z.ZodMiniType>(spec: RequestSpec<S>): ApiPromise<z.output<S>> {
-    return new ApiPromise(this.#request(spec));
+  /**
+   * A JSON call to the endpoint `key`: checks params, query and body against the table (a bad one
+   * rejects with a ValidationError before anything is sent) and resolves with the answer parsed by
+   * the endpoint's response schema, unknown fields kept.
+   */
+  request<K extends EndpointKey>(key: K, init: CallInit = {}): ApiPromise<ResponseOf<K>> {
+    return new ApiPromise(this.#request(key, init));
   }
 
   /**
    * A call whose 2xx answer is returned unread, once its status is known; a non-2xx answer becomes the
    * typed ApiError. A JSON body is retried like `request`; a byte stream is sent once (ky would tee it).
    */
-  async raw(spec: RawSpec): Promise<Response> {
-    const stream = isByteStream(spec.body);
-    const call = this.#prepare(spec, stream ? (spec.body as BodyInit) : json(spec.body), spec.contentType);
+  async raw(key: EndpointKey, init: RawInit): Promise<Response> {
+    const stream = isByteStream(init.body);
+    const call = this.#prepare(key, init, stream ? (init.body as BodyInit) : undefined, init.contentType);
     if (stream) call.retries = 0;
-    if (spec.accept) call.headers.accept = spec.accept;
+    if (init.accept) call.headers.accept = init.accept;
     return this.#send(call);
   }
 
@@ -120,13 +109,9 @@ export class Transport {
    * per-call `timeoutMs`, each attempt gets the client's timeout plus 10 s per MB of body.
    */
   async upload(spec: UploadSpec): Promise<Response> {
-    const operation = spec.operation ?? 'upload';
     const body = spec.onProgress ? inParts(spec.body) : spec.body;
-    const call = this.#prepare(
-      { method: 'PUT', path: '', operation, options: spec.options },
-      body,
-      spec.contentType,
-    );
+    const init = { operation: spec.operation, options: spec.options };
+    const call = this.#prepare('files.upload', init, body, spec.contentType);
     delete call.headers.authorization;
     call.url = spec.url;
     call.logPath = 'upload_url';
@@ -140,8 +125,8 @@ export class Transport {
     return response;
   }
 
-  async #request<S extends z.ZodMiniType>(spec: RequestSpec<S>): Promise<WithResponse<z.output<S>>> {
-    const call = this.#prepare(spec, json(spec.body), undefined);
+  async #request<K extends EndpointKey>(key: K, init: CallInit): Promise<WithResponse<ResponseOf<K>>> {
+    const call = this.#prepare(key, init, undefined, undefined);
     call.headers.accept = 'application/json';
     const response = await this.#send(call);
     const { timeoutMs, operation } = call;
@@ -151,36 +136,46 @@ export class Transport {
     } catch (error) {
       throw this.#toSdkError(error, call);
     }
-    return parseJsonAnswer(spec.schema, response, text, operation);
+    const schema = (endpoints[key] as Endpoint).response as z.ZodMiniType<ResponseOf<K>>;
+    return parseJsonAnswer(schema, response, text, operation);
   }
 
-  #prepare(spec: CallSpec, body: BodyInit | undefined, contentType: string | undefined): Call {
-    const operation = spec.operation ?? `${spec.method} ${spec.path}`;
-    const options = checkRequestOptions(spec.options, operation);
+  /** Checks the call against its endpoint and builds what is sent; `bytes` is a body sent as is. */
+  #prepare(
+    key: EndpointKey,
+    init: CallInit,
+    bytes: BodyInit | undefined,
+    contentType: string | undefined,
+  ): Call {
+    const endpoint: Endpoint = endpoints[key];
+    const operation = init.operation ?? key;
+    const options = checkRequestOptions(init.options, operation);
+    const path = fillPath(endpoint.path, init.params, operation);
+    const query = endpoint.query ? parseInput(endpoint.query, init.query ?? {}, operation) : init.query;
+    let body = bytes;
+    if (body === undefined && endpoint.request) {
+      body = JSON.stringify(parseInput(endpoint.request, init.body, operation));
+    }
     const headers: Record<string, string> = {};
     if (this.#config.token !== undefined) headers.authorization = `Bearer ${this.#config.token}`;
     if (body !== undefined) headers['content-type'] = contentType ?? 'application/json';
-    const key = options.idempotencyKey ?? (spec.requiresIdempotencyKey ? randomIdempotencyKey() : undefined);
-    if (key !== undefined) headers['idempotency-key'] = key;
+    const idempotencyKey =
+      options.idempotencyKey ?? (endpoint.retry === 'keyed' ? randomIdempotencyKey() : undefined);
+    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     // Lower-cased, so that a caller's `Content-Type` replaces ours instead of joining it.
     for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
-    // Safe to repeat: reads, deletes and puts, the calls the service deduplicates by their key (the
-    // four creates), and those PROTOCOL.md makes idempotent. A key on any other POST (an append, a
-    // registration) is not deduplicated by the service, so it does not make a retry safe.
-    const safe =
-      (spec.method !== 'POST' && spec.method !== 'PATCH') ||
-      spec.idempotent === true ||
-      spec.requiresIdempotencyKey === true;
     return {
-      url: this.baseUrl + withQuery(spec.path, spec.query),
-      method: spec.method,
-      logPath: spec.path,
+      url: this.baseUrl + withQuery(path, query as Record<string, unknown> | undefined),
+      method: endpoint.method,
+      logPath: path,
       operation,
       headers,
       body,
       signal: options.signal,
       timeoutMs: options.timeoutMs ?? this.#config.timeoutMs,
-      retries: safe ? (options.maxRetries ?? this.#config.maxRetries) : 0,
+      // A caller's key on a `never` call (an append, a registration) is not deduplicated by the service,
+      // so it does not make a repeat safe.
+      retries: endpoint.retry === 'never' ? 0 : (options.maxRetries ?? this.#config.maxRetries),
     };
   }
 
@@ -262,9 +257,16 @@ export class Transport {
   }
 }
 
-const json = (body: unknown): string | undefined => (body === undefined ? undefined : JSON.stringify(body));
+/** The path template with each `:name` checked against its schema and percent-encoded. */
+function fillPath(template: string, params: Record<string, unknown> = {}, operation: string): string {
+  return template.replace(/:(\w+)/g, (_, name: string) => {
+    const field = name.replace(/_(\w)/g, (__, letter: string) => letter.toUpperCase());
+    const schema = PATH_PARAMS[name];
+    return schema ? pathId(schema, params[name], field, operation) : encodeURIComponent(String(params[name]));
+  });
+}
 
-function withQuery(path: string, query: CallSpec['query']): string {
+function withQuery(path: string, query: Record<string, unknown> | undefined): string {
   if (!query) return path;
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query))

@@ -1,8 +1,6 @@
 import type { ApiPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/options.js';
-import { parseInput, pathId } from '../core/validate.js';
-import { SetWebhookRequest, SetWebhookResponse } from '../schemas/agents.js';
-import { AgentId } from '../schemas/common.js';
+import type { SetWebhookRequest, SetWebhookResponse } from '../schemas/agents.js';
 import { Resource } from './resource.js';
 
 /** The agent's own settings. */
@@ -19,13 +17,6 @@ export class Agents extends Resource {
     body: SetWebhookRequest,
     options?: RequestOptions,
   ): ApiPromise<SetWebhookResponse> {
-    return this._request(() => ({
-      method: 'PATCH',
-      path: `/v1/agents/${pathId(AgentId, agentId, 'agentId', 'agents.setWebhook')}/webhook`,
-      body: parseInput(SetWebhookRequest, body, 'agents.setWebhook'),
-      schema: SetWebhookResponse,
-      operation: 'agents.setWebhook',
-      options,
-    }));
+    return this._transport.request('agents.setWebhook', { params: { agent_id: agentId }, body, options });
   }
 }

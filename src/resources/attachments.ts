@@ -1,8 +1,7 @@
 import { ApiPromise, type WithResponse } from '../core/api-promise.js';
 import { InvalidResponseError, ValidationError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
-import { parseInput } from '../core/validate.js';
-import { Attachment, CreateAttachmentRequest } from '../schemas/attachments.js';
+import type { Attachment, CreateAttachmentRequest } from '../schemas/attachments.js';
 import { Resource } from './resource.js';
 
 /** Upload progress, as bytes leave the process. */
@@ -30,14 +29,7 @@ export type UploadData = Blob | ArrayBuffer | Uint8Array;
 export class Attachments extends Resource {
   /** Creates an upload handle: `{ name, mime_type, size_bytes }`. Messages reference its `attachment_id`. */
   create(body: CreateAttachmentRequest, options?: RequestOptions): ApiPromise<Attachment> {
-    return this._request(() => ({
-      method: 'POST',
-      path: '/v1/attachments',
-      body: parseInput(CreateAttachmentRequest, body, 'attachments.create'),
-      schema: Attachment,
-      operation: 'attachments.create',
-      options,
-    }));
+    return this._transport.request('attachments.create', { body, options });
   }
 
   /**
@@ -66,14 +58,7 @@ export class Attachments extends Resource {
     const mime = input.mime_type ?? (body instanceof Blob && body.type !== '' ? body.type : undefined);
     const size = body instanceof Blob ? body.size : body.byteLength;
     const request = { name, mime_type: mime, size_bytes: size };
-    const handle = await this._transport.request({
-      method: 'POST',
-      path: '/v1/attachments',
-      body: parseInput(CreateAttachmentRequest, request, operation),
-      schema: Attachment,
-      operation,
-      options,
-    });
+    const handle = await this._transport.request('attachments.create', { body: request, options, operation });
     if (!URL.canParse(handle.upload_url) || !/^https?:$/.test(new URL(handle.upload_url).protocol)) {
       throw new InvalidResponseError(
         `${operation}: the upload_url of the handle is not an absolute http(s) URL.`,

@@ -4,16 +4,16 @@ import type { RequestOptions } from '../core/options.js';
 import { checkRequestOptions, parseInput, pathId } from '../core/validate.js';
 import { ConversationId } from '../schemas/common.js';
 import {
-  CreateDirectRequest,
-  CreateDirectResponse,
+  type CreateDirectRequest,
+  type CreateDirectResponse,
   ListMessagesQuery,
-  ListMessagesResponse,
-  ReadRequest,
-  Receipt,
-  ReceiptRequest,
-  RetrieveConversationResponse,
-  TypingRequest,
-  TypingResponse,
+  type ListMessagesResponse,
+  type ReadRequest,
+  type Receipt,
+  type ReceiptRequest,
+  type RetrieveConversationResponse,
+  type TypingRequest,
+  type TypingResponse,
 } from '../schemas/conversations.js';
 import type { Message } from '../schemas/messages.js';
 import { Resource } from './resource.js';
@@ -21,20 +21,12 @@ import { Resource } from './resource.js';
 /** The page size `history` asks for when none is given: the largest the service allows. */
 const HISTORY_PAGE_SIZE = 100;
 
-const conversationPath = (conversationId: unknown, operation: string) =>
-  `/v1/conversations/${pathId(ConversationId, conversationId, 'conversationId', operation)}`;
-
 /** An agent's conversations: read one, its history, and typing, receipts and read marks. */
 export class Conversations extends Resource {
   /** Reads one conversation the agent is an active participant of (404 otherwise). */
   retrieve(conversationId: string, options?: RequestOptions): ApiPromise<RetrieveConversationResponse> {
-    return this._request(() => ({
-      method: 'GET',
-      path: conversationPath(conversationId, 'conversations.retrieve'),
-      schema: RetrieveConversationResponse,
-      operation: 'conversations.retrieve',
-      options,
-    }));
+    const params = { conversation_id: conversationId };
+    return this._transport.request('conversations.retrieve', { params, options });
   }
 
   /**
@@ -48,14 +40,8 @@ export class Conversations extends Resource {
     query?: ListMessagesQuery,
     options?: RequestOptions,
   ): ApiPromise<ListMessagesResponse> {
-    return this._request(() => ({
-      method: 'GET',
-      path: `${conversationPath(conversationId, 'conversations.listMessages')}/messages`,
-      query: parseInput(ListMessagesQuery, query ?? {}, 'conversations.listMessages'),
-      schema: ListMessagesResponse,
-      operation: 'conversations.listMessages',
-      options,
-    }));
+    const params = { conversation_id: conversationId };
+    return this._transport.request('conversations.listMessages', { params, query, options });
   }
 
   /**
@@ -71,23 +57,20 @@ export class Conversations extends Resource {
     options?: RequestOptions,
   ): AsyncGenerator<Message> {
     const operation = 'conversations.history';
-    const path = `${conversationPath(conversationId, operation)}/messages`;
+    pathId(ConversationId, conversationId, 'conversationId', operation);
     const start = parseInput(ListMessagesQuery, query ?? {}, operation);
     checkRequestOptions(options, operation);
-    return this.#pages(path, start.limit ?? HISTORY_PAGE_SIZE, start.before_sequence, options);
+    return this.#pages(conversationId, start.limit ?? HISTORY_PAGE_SIZE, start.before_sequence, options);
   }
 
-  async *#pages(path: string, limit: number, before: number | undefined, options?: RequestOptions) {
+  async *#pages(conversationId: string, limit: number, before: number | undefined, options?: RequestOptions) {
+    const operation = 'conversations.history';
     for (;;) {
-      const query = { limit, before_sequence: before };
-      const operation = 'conversations.history';
-      const page = await this._transport.request({
-        method: 'GET',
-        path,
-        query,
-        schema: ListMessagesResponse,
-        operation,
+      const page = await this._transport.request('conversations.listMessages', {
+        params: { conversation_id: conversationId },
+        query: { limit, before_sequence: before },
         options,
+        operation,
       });
       // A page that does not move below the last one would page forever: a bad answer, not a loop.
       const floor = before;
@@ -109,41 +92,20 @@ export class Conversations extends Resource {
 
   /** Shows or clears the agent's typing indicator: `{ state: 'start' | 'stop' }`. */
   typing(conversationId: string, body: TypingRequest, options?: RequestOptions): ApiPromise<TypingResponse> {
-    return this._request(() => ({
-      method: 'POST',
-      path: `${conversationPath(conversationId, 'conversations.typing')}/typing`,
-      body: parseInput(TypingRequest, body, 'conversations.typing'),
-      schema: TypingResponse,
-      idempotent: true,
-      operation: 'conversations.typing',
-      options,
-    }));
+    const params = { conversation_id: conversationId };
+    return this._transport.request('conversations.typing', { params, body, options });
   }
 
   /** Records a delivery (or read) receipt for a user's message: `{ message_id, type }`. */
   sendReceipt(conversationId: string, body: ReceiptRequest, options?: RequestOptions): ApiPromise<Receipt> {
-    return this._request(() => ({
-      method: 'POST',
-      path: `${conversationPath(conversationId, 'conversations.sendReceipt')}/receipts`,
-      body: parseInput(ReceiptRequest, body, 'conversations.sendReceipt'),
-      schema: Receipt,
-      idempotent: true,
-      operation: 'conversations.sendReceipt',
-      options,
-    }));
+    const params = { conversation_id: conversationId };
+    return this._transport.request('conversations.sendReceipt', { params, body, options });
   }
 
   /** Marks a user's message read: `{ message_id }`. */
   markRead(conversationId: string, body: ReadRequest, options?: RequestOptions): ApiPromise<Receipt> {
-    return this._request(() => ({
-      method: 'POST',
-      path: `${conversationPath(conversationId, 'conversations.markRead')}/read`,
-      body: parseInput(ReadRequest, body, 'conversations.markRead'),
-      schema: Receipt,
-      idempotent: true,
-      operation: 'conversations.markRead',
-      options,
-    }));
+    const params = { conversation_id: conversationId };
+    return this._transport.request('conversations.markRead', { params, body, options });
   }
 }
 
@@ -157,14 +119,6 @@ export class UserConversations extends Resource {
    * const { conversation } = await user.conversations.createDirect({ user_id: 'usr_...' });
    */
   createDirect(body: CreateDirectRequest, options?: RequestOptions): ApiPromise<CreateDirectResponse> {
-    return this._request(() => ({
-      method: 'POST',
-      path: '/v1/conversations/direct',
-      body: parseInput(CreateDirectRequest, body, 'conversations.createDirect'),
-      schema: CreateDirectResponse,
-      requiresIdempotencyKey: true,
-      operation: 'conversations.createDirect',
-      options,
-    }));
+    return this._transport.request('conversations.createDirect', { body, options });
   }
 }

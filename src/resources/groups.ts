@@ -1,8 +1,6 @@
 import type { ApiPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/options.js';
-import { parseInput, pathId } from '../core/validate.js';
-import { InviteId } from '../schemas/common.js';
-import { AcceptInviteResponse, CreateInviteRequest, CreateInviteResponse } from '../schemas/invites.js';
+import type { AcceptInviteResponse, CreateInviteRequest, CreateInviteResponse } from '../schemas/invites.js';
 import { Resource } from './resource.js';
 
 /** An agent's group proposals. */
@@ -15,15 +13,7 @@ export class Groups extends Resource {
    * await client.groups.invite({ title, user_ids, reason }, { idempotencyKey: idempotencyKeyFor(event.eventId, 'invite') });
    */
   invite(body: CreateInviteRequest, options?: RequestOptions): ApiPromise<CreateInviteResponse> {
-    return this._request(() => ({
-      method: 'POST',
-      path: '/v1/groups/invites',
-      body: parseInput(CreateInviteRequest, body, 'groups.invite'),
-      schema: CreateInviteResponse,
-      requiresIdempotencyKey: true,
-      operation: 'groups.invite',
-      options,
-    }));
+    return this._transport.request('groups.invite', { body, options });
   }
 }
 
@@ -36,14 +26,6 @@ export class Invites extends Resource {
    * const { invite, conversation_id } = await user.invites.accept('inv_...');
    */
   accept(inviteId: string, options?: RequestOptions): ApiPromise<AcceptInviteResponse> {
-    return this._request(() => ({
-      method: 'POST',
-      path: `/v1/groups/invites/${pathId(InviteId, inviteId, 'inviteId', 'invites.accept')}/accept`,
-      schema: AcceptInviteResponse,
-      // A repeated acceptance is a no-op (PROTOCOL.md section 12), so a retry is safe.
-      idempotent: true,
-      operation: 'invites.accept',
-      options,
-    }));
+    return this._transport.request('invites.accept', { params: { invite_id: inviteId }, options });
   }
 }

@@ -1,8 +1,6 @@
-import type { ApiPromise } from '../core/api-promise.js';
+import { ApiPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/options.js';
-import { parseInput, pathId } from '../core/validate.js';
-import { BlockId, ConversationId, MessageId } from '../schemas/common.js';
-import {
+import type {
   AppendRequest,
   AppendResponse,
   CompleteRequest,
@@ -22,13 +20,6 @@ import type { StreamBody } from '../streaming/send-shape.js';
 import { Resource } from './resource.js';
 import { buildSendBody, type SendInput } from './send-input.js';
 
-/** `DELETE /v1/messages/{id}` for either caller: safe to retry, a second unsend answers the tombstone. */
-function unsendSpec(messageId: string, options: RequestOptions | undefined) {
-  const id = pathId(MessageId, messageId, 'messageId', 'messages.unsend');
-  const path = `/v1/messages/${id}`;
-  return { method: 'DELETE', path, schema: UnsendResponse, operation: 'messages.unsend', options } as const;
-}
-
 /** An agent's messages: send, patch a streaming message, complete, unsend, react. */
 export class Messages extends Resource {
   /**
@@ -40,18 +31,14 @@ export class Messages extends Resource {
    * await client.messages.send(cnv, { content, fallbackText }, { idempotencyKey: idempotencyKeyFor(event.eventId) });
    */
   send(conversationId: string, input: SendInput, options?: RequestOptions): ApiPromise<SendMessageResponse> {
-    return this._request(() => {
-      const id = pathId(ConversationId, conversationId, 'conversationId', 'messages.send');
-      return {
-        method: 'POST',
-        path: `/v1/conversations/${id}/messages`,
-        body: buildSendBody(input, 'messages.send'),
-        schema: SendMessageResponse,
-        requiresIdempotencyKey: true,
-        operation: 'messages.send',
-        options,
-      };
-    });
+    let body: unknown;
+    try {
+      body = buildSendBody(input, 'messages.send');
+    } catch (error) {
+      return new ApiPromise<SendMessageResponse>(Promise.reject(error));
+    }
+    const params = { conversation_id: conversationId };
+    return this._transport.request('messages.send', { params, body, options });
   }
 
   /** Appends text to a block of a streaming message (the fallback to Streamable HTTP). */
@@ -61,38 +48,18 @@ export class Messages extends Resource {
     body: AppendRequest,
     options?: RequestOptions,
   ): ApiPromise<AppendResponse> {
-    return this._request(() => {
-      const msg = pathId(MessageId, messageId, 'messageId', 'messages.append');
-      const blk = pathId(BlockId, blockId, 'blockId', 'messages.append');
-      return {
-        method: 'POST',
-        path: `/v1/messages/${msg}/blocks/${blk}/append`,
-        body: parseInput(AppendRequest, body, 'messages.append'),
-        schema: AppendResponse,
-        operation: 'messages.append',
-        options,
-      };
-    });
+    const params = { message_id: messageId, block_id: blockId };
+    return this._transport.request('messages.append', { params, body, options });
   }
 
   /** Completes a streaming message: `{ status: 'sent', fallbackText? }`. */
   complete(messageId: string, body: CompleteRequest, options?: RequestOptions): ApiPromise<CompleteResponse> {
-    return this._request(() => {
-      const msg = pathId(MessageId, messageId, 'messageId', 'messages.complete');
-      return {
-        method: 'POST',
-        path: `/v1/messages/${msg}/complete`,
-        body: parseInput(CompleteRequest, body, 'messages.complete'),
-        schema: CompleteResponse,
-        operation: 'messages.complete',
-        options,
-      };
-    });
+    return this._transport.request('messages.complete', { params: { message_id: messageId }, body, options });
   }
 
   /** Unsends one of the agent's own messages, within two minutes of its creation. */
   unsend(messageId: string, options?: RequestOptions): ApiPromise<UnsendResponse> {
-    return this._request(() => unsendSpec(messageId, options));
+    return this._transport.request('messages.unsend', { params: { message_id: messageId }, options });
   }
 
   /**
@@ -137,18 +104,7 @@ export class Messages extends Resource {
 
   /** Adds or removes a reaction: `{ emoji, action: 'add' | 'remove' }`. */
   react(messageId: string, body: ReactionRequest, options?: RequestOptions): ApiPromise<ReactionResponse> {
-    return this._request(() => {
-      const msg = pathId(MessageId, messageId, 'messageId', 'messages.react');
-      return {
-        method: 'POST',
-        path: `/v1/messages/${msg}/reactions`,
-        body: parseInput(ReactionRequest, body, 'messages.react'),
-        schema: ReactionResponse,
-        idempotent: true,
-        operation: 'messages.react',
-        options,
-      };
-    });
+    return this._transport.request('messages.react', { params: { message_id: messageId }, body, options });
   }
 }
 
@@ -156,6 +112,6 @@ export class Messages extends Resource {
 export class UserMessages extends Resource {
   /** Unsends one of the user's own messages, within two minutes of its creation. */
   unsend(messageId: string, options?: RequestOptions): ApiPromise<UnsendResponse> {
-    return this._request(() => unsendSpec(messageId, options));
+    return this._transport.request('messages.unsend', { params: { message_id: messageId }, options });
   }
 }

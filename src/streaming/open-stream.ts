@@ -23,17 +23,15 @@ export async function openMessageStream(
   options?: StreamOptions,
 ): Promise<MessageStream> {
   const context = 'messages.stream';
-  const cnv = pathId(ConversationId, conversationId, 'conversationId', context);
+  pathId(ConversationId, conversationId, 'conversationId', context);
   const checked = checkReplyOptions(options, context);
   const shape = streamingSendShape(body, context);
   const idempotencyKey = startKey(checked.request.idempotencyKey, checked.eventId);
-  const response = await transport.raw({
-    method: 'POST',
-    path: `/v1/conversations/${cnv}/messages`,
+  const response = await transport.raw('messages.send', {
+    params: { conversation_id: conversationId },
     query: { stream: true },
     body: shape,
     accept: 'text/event-stream',
-    requiresIdempotencyKey: true,
     operation: context,
     options: { ...checked.request, idempotencyKey },
   });

@@ -52,7 +52,9 @@ export async function startReply(
   options?: ReplyOptions,
 ): Promise<ReplyWriter> {
   const operation = 'messages.startReply';
-  const cnv = pathId(ConversationId, conversationId, 'conversationId', operation);
+  // Checked here, before anything is sent; the transport encodes it into the path.
+  pathId(ConversationId, conversationId, 'conversationId', operation);
+  const cnv = conversationId;
   const checked = checkReplyOptions(options, operation);
   const shape = streamingSendShape(body, operation);
   const streamedBodies = checked.streamedBodies ?? supportsStreamedBodies();
@@ -275,14 +277,12 @@ async function startOnce(
   const connection = new AbortController();
   const user = ctx.request.signal;
   const signal = user === undefined ? connection.signal : AbortSignal.any([user, connection.signal]);
-  const response = await ctx.api.transport.raw({
-    method: 'POST',
-    path: `/v1/conversations/${ctx.conversationId}/messages`,
+  const response = await ctx.api.transport.raw('messages.send', {
+    params: { conversation_id: ctx.conversationId },
     query: { stream: true },
     body,
     contentType: ndjson ? 'application/x-ndjson' : 'application/json',
     accept: 'text/event-stream',
-    requiresIdempotencyKey: true,
     operation: ctx.operation,
     options: { ...ctx.request, signal },
   });

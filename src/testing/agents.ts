@@ -1,12 +1,9 @@
-// Agents (PROTOCOL.md section 5): open registration, and the webhook that a signed webhook.test
-// must verify before the agent becomes active.
-import { RegisterAgentRequest, SetWebhookRequest } from '../schemas/agents.js';
 import { generateWebhookSecret } from '../webhooks/signature.js';
 import { agentOf } from './access.js';
 import { json, MockError, notFound } from './http.js';
 import { newAgentToken, newId } from './ids.js';
 import { agentChanged } from './live-events.js';
-import { route } from './router.js';
+import { endpoint } from './router.js';
 import type { AgentRecord } from './state.js';
 
 /** The agent object as the wire shows it; credentials are never part of it. */
@@ -23,11 +20,7 @@ export function agentView(agent: AgentRecord) {
 }
 
 /** `POST /v1/agents`: no token needed; answers the credentials once. */
-export const registerAgent = route({
-  method: 'POST',
-  path: '/v1/agents',
-  auth: 'none',
-  body: RegisterAgentRequest,
+export const registerAgent = endpoint('agents.register', {
   handle: (ctx) => {
     const { state } = ctx.world;
     const { handle, display_name, webhook_url, capabilities } = ctx.body;
@@ -57,11 +50,7 @@ export const registerAgent = route({
 });
 
 /** `PATCH /v1/agents/{id}/webhook`: a 2xx to webhook.test within 10 s verifies; else nothing changes. */
-export const setWebhook = route({
-  method: 'PATCH',
-  path: '/v1/agents/:agent_id/webhook',
-  auth: 'agent',
-  body: SetWebhookRequest,
+export const setWebhook = endpoint('agents.setWebhook', {
   handle: async (ctx) => {
     const agent = agentOf(ctx);
     // Another agent's id is indistinguishable from an unknown one.

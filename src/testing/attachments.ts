@@ -7,7 +7,7 @@ import { agentOf, requireActive } from './access.js';
 import { invalid, json, MockError, notFound } from './http.js';
 import { newId, newUrlToken } from './ids.js';
 import { attachmentUpdated } from './live-events.js';
-import { type RouteContext, route } from './router.js';
+import { endpoint, type RouteContext } from './router.js';
 import type { AttachmentRecord } from './state.js';
 import { iso } from './world.js';
 
@@ -20,10 +20,7 @@ export const UPLOAD_TTL_MS = 15 * 60 * 1000;
 const CreateAttachmentBody = z.extend(CreateAttachmentRequest, { size_bytes: z.int().check(z.minimum(1)) });
 
 /** `POST /v1/attachments`: an upload handle; 413 for a file over 100 MiB. */
-export const createAttachment = route({
-  method: 'POST',
-  path: '/v1/attachments',
-  auth: 'agent',
+export const createAttachment = endpoint('attachments.create', {
   body: CreateAttachmentBody,
   handle: (ctx) => {
     const agent = agentOf(ctx);
@@ -63,10 +60,7 @@ function findAttachment(ctx: RouteContext, kind: 'upload_token' | 'download_toke
 }
 
 /** `PUT {upload_url}`: 200 when the size matches, 400 otherwise (the handle stays usable), 410 when expired. */
-export const uploadFile = route({
-  method: 'PUT',
-  path: '/_files/upload/:attachment_id/:token',
-  auth: 'none',
+export const uploadFile = endpoint('files.upload', {
   handle: async (ctx) => {
     const attachment = findAttachment(ctx, 'upload_token');
     if (ctx.world.clock.nowMs() >= attachment.expires_at.getTime()) {
@@ -97,10 +91,7 @@ export const uploadFile = route({
 });
 
 /** `GET {download_url}`: the bytes with the declared type, once uploaded. */
-export const downloadFile = route({
-  method: 'GET',
-  path: '/_files/download/:attachment_id/:token',
-  auth: 'none',
+export const downloadFile = endpoint('files.download', {
   handle: (ctx) => {
     const attachment = findAttachment(ctx, 'download_token');
     if (!attachment.bytes) throw notFound(`file ${attachment.id} (not uploaded yet)`);

@@ -1,12 +1,9 @@
-// Conversations (PROTOCOL.md section 11): creation, the agent read shape, the direct shape, and
-// the two endpoints that read or create one.
-import { CreateDirectRequest } from '../schemas/conversations.js';
 import { agentOf, conversationFor, userOf } from './access.js';
 import { invalid, json, MockError, notFound } from './http.js';
 import { newId } from './ids.js';
 import { conversationUpdated } from './live-events.js';
 import { messageView, newestFirst } from './message-view.js';
-import { route } from './router.js';
+import { endpoint } from './router.js';
 import type { ConversationRecord, MockState, ParticipantRecord } from './state.js';
 import { iso, type MockWorld } from './world.js';
 
@@ -86,10 +83,7 @@ export function conversationView(state: MockState, conversation: ConversationRec
 }
 
 /** `GET /v1/conversations/{id}`: agent token, active participants only (404 otherwise). */
-export const retrieveConversation = route({
-  method: 'GET',
-  path: '/v1/conversations/:conversation_id',
-  auth: 'agent',
+export const retrieveConversation = endpoint('conversations.retrieve', {
   handle: (ctx) => {
     const agent = agentOf(ctx);
     const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');
@@ -98,12 +92,7 @@ export const retrieveConversation = route({
 });
 
 /** `POST /v1/conversations/direct`: one conversation per normalized pair; 201 created, 200 reused. */
-export const createDirect = route({
-  method: 'POST',
-  path: '/v1/conversations/direct',
-  auth: 'user',
-  body: CreateDirectRequest,
-  idempotent: true,
+export const createDirect = endpoint('conversations.createDirect', {
   handle: (ctx) => {
     const { state } = ctx.world;
     const me = userOf(ctx);

@@ -1,10 +1,7 @@
-// Typing, receipts, read and reactions (PROTOCOL.md section 10).
-import { ReadRequest, ReceiptRequest, TypingRequest } from '../schemas/conversations.js';
-import { ReactionRequest } from '../schemas/messages.js';
 import { agentOf, conversationFor, messageFor, requireActive } from './access.js';
 import { invalid, json, notFound } from './http.js';
 import { messageUpdated, typingChanged } from './live-events.js';
-import { type RouteContext, route } from './router.js';
+import { endpoint, type RouteContext } from './router.js';
 import type { MessageRecord } from './state.js';
 import { iso } from './world.js';
 
@@ -12,11 +9,7 @@ import { iso } from './world.js';
 export const TYPING_MS = 10_000;
 
 /** `POST /v1/conversations/{id}/typing`: `start` lasts 10 s; `stop` expires now. */
-export const typing = route({
-  method: 'POST',
-  path: '/v1/conversations/:conversation_id/typing',
-  auth: 'agent',
-  body: TypingRequest,
+export const typing = endpoint('conversations.typing', {
   handle: (ctx) => {
     const agent = agentOf(ctx);
     const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');
@@ -60,29 +53,17 @@ function mark(ctx: RouteContext, messageId: string, type: 'delivered' | 'read'):
 }
 
 /** `POST /v1/conversations/{id}/receipts`. */
-export const receipts = route({
-  method: 'POST',
-  path: '/v1/conversations/:conversation_id/receipts',
-  auth: 'agent',
-  body: ReceiptRequest,
+export const sendReceipt = endpoint('conversations.sendReceipt', {
   handle: (ctx) => mark(ctx, ctx.body.message_id, ctx.body.type),
 });
 
 /** `POST /v1/conversations/{id}/read`. */
-export const markRead = route({
-  method: 'POST',
-  path: '/v1/conversations/:conversation_id/read',
-  auth: 'agent',
-  body: ReadRequest,
+export const markRead = endpoint('conversations.markRead', {
   handle: (ctx) => mark(ctx, ctx.body.message_id, 'read'),
 });
 
 /** `POST /v1/messages/{id}/reactions`: `add` keeps one per actor and emoji; `remove` is always 200. */
-export const react = route({
-  method: 'POST',
-  path: '/v1/messages/:message_id/reactions',
-  auth: 'agent',
-  body: ReactionRequest,
+export const react = endpoint('messages.react', {
   handle: (ctx) => {
     const agent = agentOf(ctx);
     const { message } = messageFor(

@@ -1,13 +1,13 @@
 // Group invites (PROTOCOL.md section 12): consent cards, acceptance by every target, atomic
 // completion, and expiry on the clock. There is no decline.
-import { CreateInviteRequest, INVITE_TTL } from '../schemas/invites.js';
+import { INVITE_TTL } from '../schemas/invites.js';
 import { agentOf, conversationFor, requireActive, userOf } from './access.js';
 import { createConversation, displayName } from './conversations.js';
 import { forbidden, invalid, json, MockError, notFound } from './http.js';
 import { newId } from './ids.js';
 import { conversationUpdated, inviteUpdated } from './live-events.js';
 import { createMessage } from './message-store.js';
-import { route } from './router.js';
+import { endpoint } from './router.js';
 import type { InviteRecord, MockState } from './state.js';
 import { iso, type MockWorld } from './world.js';
 
@@ -41,12 +41,7 @@ function installConversation(state: MockState, userId: string, agentId: string) 
 }
 
 /** `POST /v1/groups/invites`: checks every target, places one consent card per target. */
-export const createInvite = route({
-  method: 'POST',
-  path: '/v1/groups/invites',
-  auth: 'agent',
-  body: CreateInviteRequest,
-  idempotent: true,
+export const createInvite = endpoint('groups.invite', {
   handle: (ctx) => {
     const { world } = ctx;
     const { state } = world;
@@ -124,10 +119,7 @@ function expire(world: MockWorld, invite: InviteRecord): void {
 }
 
 /** `POST /v1/groups/invites/{id}/accept`: the last acceptance completes the invite atomically. */
-export const acceptInvite = route({
-  method: 'POST',
-  path: '/v1/groups/invites/:invite_id/accept',
-  auth: 'user',
+export const acceptInvite = endpoint('invites.accept', {
   handle: (ctx) => {
     const { world } = ctx;
     const user = userOf(ctx);

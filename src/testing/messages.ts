@@ -1,14 +1,14 @@
 // Messages (PROTOCOL.md section 7): the non-streaming send, history paging, and unsend.
 import { ListMessagesQuery } from '../schemas/conversations.js';
 import { describeIssues, safeParse } from '../schemas/issues.js';
-import { SendMessageRequest } from '../schemas/messages.js';
+import type { SendMessageRequest } from '../schemas/messages.js';
 import { agentOf, conversationFor, messageFor, requireActive } from './access.js';
 import { forbidden, invalid, json, MockError } from './http.js';
 import { newId } from './ids.js';
 import { messageUpdated } from './live-events.js';
 import { createMessage } from './message-store.js';
 import { messageView, newestFirst, sendBlock, tombstoneView } from './message-view.js';
-import { route } from './router.js';
+import { endpoint } from './router.js';
 import type { AgentRecord, BlockRecord, ConversationRecord, MockState } from './state.js';
 import { startStreamingSend } from './streaming.js';
 
@@ -43,12 +43,7 @@ export function checkReplyTo(conversation: ConversationRecord, replyTo: string |
 }
 
 /** `POST /v1/conversations/{id}/messages`, both forms (`?stream=true` answers a stream). */
-export const sendMessage = route({
-  method: 'POST',
-  path: '/v1/conversations/:conversation_id/messages',
-  auth: 'agent',
-  body: SendMessageRequest,
-  idempotent: true,
+export const sendMessage = endpoint('messages.send', {
   acceptsNdjson: true,
   handle: (ctx) => {
     const streaming = ctx.url.searchParams.get('stream') === 'true';
@@ -79,10 +74,7 @@ export const sendMessage = route({
 });
 
 /** `GET /v1/conversations/{id}/messages`: newest first, `limit` 1 to 100 (never clamped). */
-export const listMessages = route({
-  method: 'GET',
-  path: '/v1/conversations/:conversation_id/messages',
-  auth: 'agent',
+export const listMessages = endpoint('conversations.listMessages', {
   handle: (ctx) => {
     const query = safeParse(ListMessagesQuery, numericQuery(ctx.url.searchParams));
     if (!query.success) throw invalid(describeIssues(query.error, 'query'));
@@ -101,10 +93,7 @@ function numericQuery(params: URLSearchParams): Record<string, unknown> {
 }
 
 /** `DELETE /v1/messages/{id}`: by its sender only, within 120 s; a repeat answers the tombstone. */
-export const unsendMessage = route({
-  method: 'DELETE',
-  path: '/v1/messages/:message_id',
-  auth: 'any',
+export const unsendMessage = endpoint('messages.unsend', {
   handle: (ctx) => {
     const { world } = ctx;
     const caller = ctx.caller;

@@ -1,10 +1,7 @@
-// The fallback input of a streaming message (PROTOCOL.md section 8): one request per change.
-// Their changes appear on every open stream of the message too.
-import { AppendRequest, CompleteRequest } from '../schemas/messages.js';
 import { agentOf, messageFor, requireActive } from './access.js';
 import { forbidden, json } from './http.js';
 import { appendText, completeMessage } from './message-store.js';
-import { type RouteContext, route } from './router.js';
+import { endpoint, type RouteContext } from './router.js';
 import type { MessageRecord } from './state.js';
 
 /** The agent's own message, for a change: 404 outside membership, 403 when inactive or another sender's. */
@@ -21,11 +18,7 @@ function ownMessage(ctx: RouteContext): MessageRecord {
 }
 
 /** `POST /v1/messages/{id}/blocks/{blk}/append`: answers the new revision. */
-export const appendToBlock = route({
-  method: 'POST',
-  path: '/v1/messages/:message_id/blocks/:block_id/append',
-  auth: 'agent',
-  body: AppendRequest,
+export const append = endpoint('messages.append', {
   handle: (ctx) => {
     const message = ownMessage(ctx);
     const blockId = ctx.params.block_id ?? '';
@@ -35,11 +28,7 @@ export const appendToBlock = route({
 });
 
 /** `POST /v1/messages/{id}/complete`: 409 `message_not_streaming` once it is no longer streaming. */
-export const completeStreamedMessage = route({
-  method: 'POST',
-  path: '/v1/messages/:message_id/complete',
-  auth: 'agent',
-  body: CompleteRequest,
+export const complete = endpoint('messages.complete', {
   handle: (ctx) => {
     const message = ownMessage(ctx);
     const revision = completeMessage(ctx.world, message, ctx.body.fallbackText);

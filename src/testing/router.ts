@@ -1,6 +1,7 @@
-// Routes: method, path pattern, which credential, which body schema, whether idempotent, and the
-// rule that answers. The pipeline (service-fetch.ts) applies the checks in PROTOCOL.md's order.
+// Routes: method, path pattern, which credential, which body schema, its retry class, and the rule
+// that answers. The pipeline (service-fetch.ts) applies the checks in PROTOCOL.md's order.
 import type * as z from 'zod/mini';
+import { type EndpointKey, endpoints, type RetryClass } from '../endpoints.js';
 import type { AuthKind, Caller } from './auth.js';
 import type { LineReader } from './body.js';
 import type { Fault } from './faults.js';
@@ -32,7 +33,10 @@ export interface Route<Body = unknown> {
   auth: AuthKind;
   /** The strict request schema of the JSON body; absent when the endpoint takes none. */
   body?: z.ZodMiniType<Body>;
-  idempotent?: boolean;
+  /** The endpoint's key in the table (endpoints.ts); absent for the control surface. */
+  key?: EndpointKey;
+  /** `keyed`: the mock deduplicates the request by its `Idempotency-Key` (endpoints.ts). */
+  retry?: RetryClass;
   /** True for the one endpoint that takes an NDJSON streamed body. */
   acceptsNdjson?: boolean;
   handle(ctx: RouteContext<Body>): Response | Promise<Response>;
@@ -44,6 +48,31 @@ export function route<S extends z.ZodMiniType = z.ZodMiniType<undefined>>(
 ): Route {
   return definition as unknown as Route;
 }
+
+/** What a rule of the service adds to its endpoint's entry in the table. */
+type Rule<S extends z.ZodMiniType> = Pick<Route<z.output<S>>, 'acceptsNdjson' | 'handle'> & {
+  /** A body schema of the mock's own, where it must read more than the shared one lets through. */
+  body?: S;
+};
+
+/**
+ * Registers the rule of the endpoint `key`: method, path, caller kind, body schema and retry class
+ * come from the endpoint table, so the mock and the client cannot drift apart.
+ */
+export function endpoint<K extends EndpointKey, S extends z.ZodMiniType = EndpointBody<K>>(
+  key: K,
+  rule: Rule<S>,
+): Route {
+  const { method, path, caller, retry, ...schemas } = endpoints[key];
+  const body = rule.body ?? ('request' in schemas ? schemas.request : undefined);
+  return { key, method, path, auth: caller, retry, ...rule, body } as unknown as Route;
+}
+
+type EndpointBody<K extends EndpointKey> = (typeof endpoints)[K] extends {
+  request: infer S extends z.ZodMiniType;
+}
+  ? S
+  : z.ZodMiniType<undefined>;
 
 /** The route for a request and its path parameters; 404 when no route has the path. */
 export function matchRoute(

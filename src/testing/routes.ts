@@ -2,10 +2,10 @@
 import { registerAgent, setWebhook } from './agents.js';
 import { createAttachment, downloadFile, uploadFile } from './attachments.js';
 import { createDirect, retrieveConversation } from './conversations.js';
-import { markRead, react, receipts, typing } from './interactions.js';
+import { markRead, react, sendReceipt, typing } from './interactions.js';
 import { acceptInvite, createInvite } from './invites.js';
 import { listMessages, sendMessage, unsendMessage } from './messages.js';
-import { appendToBlock, completeStreamedMessage } from './patching.js';
+import { append, complete } from './patching.js';
 import type { Route } from './router.js';
 
 /** The routes of `/v1` and of the upload and download URLs. */
@@ -19,11 +19,11 @@ export const serviceRoutes: readonly Route[] = [
   sendMessage,
   listMessages,
   typing,
-  receipts,
+  sendReceipt,
   markRead,
   react,
-  appendToBlock,
-  completeStreamedMessage,
+  append,
+  complete,
   unsendMessage,
   createInvite,
   acceptInvite,

@@ -142,7 +142,7 @@ async function run(
     raw = (await input.lines.nextNonBlank()) ?? '';
   }
   const body = parseBody(route, raw);
-  const key = route.idempotent ? idempotencyKeyOf(request) : undefined;
+  const key = route.retry === 'keyed' ? idempotencyKeyOf(request) : undefined;
   const ctx: RouteContext = {
     world,
     request,

@@ -11,7 +11,7 @@ const body = {
   capabilities: ['text' as const],
 };
 
-describe('registerAgent', () => {
+describe('agents.register', () => {
   test('registers a pending agent and answers its credentials once, snake_case on the wire', async () => {
     const registered = await registerAgent({ handle: 'fresh_bot', ...body }, w.options());
 

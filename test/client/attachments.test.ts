@@ -5,7 +5,7 @@ import { bodyOf, rejectionOf, useWorld } from './world.js';
 
 const bytes = (size: number) => Uint8Array.from({ length: size }, (_, i) => i % 251);
 
-describe.each(['msw', 'loopback'] as const)('attachments over %s', (door) => {
+describe.each(['msw', 'loopback'] as const)('attachments.create and attachments.upload over %s', (door) => {
   const w = useWorld(door);
 
   test('create answers an upload handle for a snake_case request', async () => {

@@ -165,7 +165,7 @@ describe('client options', () => {
   });
 });
 
-describe('registerAgent', () => {
+describe('agents.register', () => {
   const body = {
     handle: 'weather',
     display_name: 'Weather',

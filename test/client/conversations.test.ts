@@ -111,7 +111,7 @@ describe('conversations.history', () => {
   });
 });
 
-describe('typing, receipts and read marks', () => {
+describe('conversations.typing, conversations.sendReceipt, conversations.markRead', () => {
   test('typing start answers when the indicator expires', async () => {
     const typing = await w.client.conversations.typing(w.conversationId, { state: 'start' });
 

@@ -117,7 +117,7 @@ describe('messages.send', () => {
   });
 });
 
-describe('append and complete', () => {
+describe('messages.append and messages.complete', () => {
   test('append adds text to a streaming block and complete sends the message, snake_case paths and bodies', async () => {
     const { messageId, blockId } = await streamingMessage(w);
     const from = w.requests().length;

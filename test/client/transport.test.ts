@@ -27,13 +27,11 @@ describe.each(['msw', 'loopback'] as const)('Transport.raw over %s', (door) => {
   const w = useWorld(door);
 
   test('hands over a 2xx answer unread, with auth and a generated Idempotency-Key', async () => {
-    const response = await w.client._transport.raw({
-      method: 'POST',
-      path: sendPath(w),
+    const response = await w.client._transport.raw('messages.send', {
+      params: { conversation_id: w.conversationId },
       query: { stream: true },
       body: streamBody,
       accept: 'text/event-stream',
-      requiresIdempotencyKey: true,
     });
 
     expect(response.status).toBe(200);
@@ -49,12 +47,10 @@ describe.each(['msw', 'loopback'] as const)('Transport.raw over %s', (door) => {
 
   test('turns a non-2xx answer into the typed ApiError', async () => {
     const error = await rejectionOf(
-      w.client._transport.raw({
-        method: 'POST',
-        path: '/v1/conversations/cnv_missing/messages',
+      w.client._transport.raw('messages.send', {
+        params: { conversation_id: 'cnv_missing' },
         query: { stream: true },
         body: streamBody,
-        requiresIdempotencyKey: true,
       }),
     );
 
@@ -69,12 +65,10 @@ describe.each(['msw', 'loopback'] as const)('Transport.raw over %s', (door) => {
       retry_after: 0,
     });
 
-    const response = await w.client._transport.raw({
-      method: 'POST',
-      path: sendPath(w),
+    const response = await w.client._transport.raw('messages.send', {
+      params: { conversation_id: w.conversationId },
       query: { stream: true },
       body: streamBody,
-      requiresIdempotencyKey: true,
     });
 
     expect((await firstEvent(response)).event).toBe('message.started');
@@ -98,13 +92,11 @@ describe.each(['msw', 'loopback'] as const)('Transport.raw over %s', (door) => {
     });
 
     const error = await rejectionOf(
-      w.client._transport.raw({
-        method: 'POST',
-        path: sendPath(w),
+      w.client._transport.raw('messages.send', {
+        params: { conversation_id: w.conversationId },
         query: { stream: true },
         body,
         contentType: 'application/x-ndjson',
-        requiresIdempotencyKey: true,
       }),
     );
 

@@ -20,7 +20,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     return RegisterAgentResponse.parse(answer.body);
   }
 
-  describe('agent registration', () => {
+  describe('agents.register', () => {
     it('creates a pending agent with credentials, without a token', async () => {
       const answer = await call('POST', '/v1/agents', { body: registration });
       expect(answer.status).toBe(201);
@@ -62,7 +62,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
   });
 
-  describe('webhook verification', () => {
+  describe('agents.setWebhook', () => {
     it('delivers a signed webhook.test and activates the agent on a 2xx', async () => {
       const { agent, api_key, webhook_secret } = await register();
       const answer = await call('PATCH', `/v1/agents/${agent.id}/webhook`, {

@@ -16,7 +16,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     return Attachment.parse(answer.body);
   }
 
-  describe('attachments', () => {
+  describe('attachments.create, files.upload, files.download', () => {
     it('answers an upload handle valid 15 minutes with absolute URLs outside /v1', async () => {
       const s = await setupScenario(mock);
       const before = mock.clock.now().getTime();

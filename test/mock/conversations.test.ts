@@ -6,7 +6,7 @@ import { errorOf, newKey, setupScenario } from './helpers.js';
 describe.each(DOORS)('through the %s door', (door) => {
   const { mock, call } = useDoor(door);
 
-  describe('the agent read shape', () => {
+  describe('conversations.retrieve: the agent read shape', () => {
     it('shows the counterpart user, the active participant count and the last sequence', async () => {
       const s = await setupScenario(mock);
       mock.postUserMessage(s.conversationId, { user_id: s.userId, text: 'one' });
@@ -22,7 +22,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
   });
 
-  describe('direct conversations', () => {
+  describe('conversations.createDirect', () => {
     it('creates the conversation with 201, then reuses it with 200 for the same pair either way round', async () => {
       const ada = mock.createUser({ display_name: 'Ada' });
       const bob = mock.createUser({ display_name: 'Bob' });

@@ -14,7 +14,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     return ListMessagesResponse.parse(answer.body).messages[0];
   }
 
-  describe('typing', () => {
+  describe('conversations.typing', () => {
     it('answers expires_at 10 s ahead on start and now on stop', async () => {
       const s = await setupScenario(mock);
       const typing = async (state: string) => {
@@ -48,7 +48,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
   });
 
-  describe('receipts and read', () => {
+  describe('conversations.sendReceipt and conversations.markRead', () => {
     it('sets delivered_at and read_at once; a repeat answers the first time', async () => {
       const s = await setupScenario(mock);
       const { message } = mock.postUserMessage(s.conversationId, { user_id: s.userId, text: 'hi' });
@@ -106,7 +106,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
   });
 
-  describe('reactions', () => {
+  describe('messages.react', () => {
     it('keeps one reaction per actor and emoji, on part 0, and removes it', async () => {
       const s = await setupScenario(mock);
       const { message } = mock.postUserMessage(s.conversationId, { user_id: s.userId, text: 'hi' });

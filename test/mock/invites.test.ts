@@ -20,7 +20,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     return call('POST', '/v1/groups/invites', { token: s.apiKey, idempotencyKey: newKey(), body });
   }
 
-  describe('group invites', () => {
+  describe('groups.invite and invites.accept', () => {
     it('creates a pending invite with a consent card in each target direct conversation', async () => {
       const { s, bob, bobConversation } = await twoTargets();
       const answer = await invite(s, {

@@ -7,7 +7,7 @@ import { errorOf, newKey, setupScenario, textSend } from './helpers.js';
 describe.each(DOORS)('through the %s door', (door) => {
   const { mock, call } = useDoor(door);
 
-  describe('sending', () => {
+  describe('messages.send', () => {
     it('answers 201 with block ids and stores the message in history with the agent as sender', async () => {
       const s = await setupScenario(mock);
       const content = [
@@ -138,7 +138,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
   });
 
-  describe('history', () => {
+  describe('conversations.listMessages', () => {
     async function withMessages(count: number) {
       const s = await setupScenario(mock);
       for (let i = 1; i <= count; i++)
@@ -177,7 +177,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
   });
 
-  describe('unsend', () => {
+  describe('messages.unsend', () => {
     async function agentMessage() {
       const s = await setupScenario(mock);
       const answer = await call('POST', `/v1/conversations/${s.conversationId}/messages`, {

@@ -119,7 +119,7 @@ describe.each(DOORS)('through the %s door', (door) => {
     });
   });
 
-  describe('the fallback input: a JSON start, then append and complete', () => {
+  describe('messages.append and messages.complete: the fallback input after a JSON start', () => {
     it('counts every append as a revision and shows the changes on the open stream', async () => {
       const s = await setupScenario(ctx.mock);
       const response = await jsonStreamingSend(ctx.baseUrl(), s.conversationId, s.apiKey, newKey(), {
