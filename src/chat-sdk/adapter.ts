@@ -264,7 +264,10 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
       .filter((m) => !forward || m.sequence > (cursor ?? 0))
       .sort((a, b) => a.sequence - b.sequence);
     const edge = forward ? page.at(-1) : page[0];
-    const more = messages.length === limit && edge !== undefined && (forward || edge.sequence > 1);
+    // Forward, a full page of newer messages may have more after it; backward, a full page below 1 may.
+    const more =
+      edge !== undefined &&
+      (forward ? page.length === limit : messages.length === limit && edge.sequence > 1);
     return {
       messages: page
         .filter((m) => m.status !== 'deleted')
@@ -294,7 +297,7 @@ async function* textOf(stream: AsyncIterable<string | StreamChunk>): AsyncIterab
   }
 }
 
-/** The service's reactions are Unicode emoji; Chat SDK's well-known names map to them. */
+/** The service's reactions are Unicode emoji; Chat SDK's names (`thumbs_up`, `emoji.fire`) map to them. */
 function toUnicode(emoji: EmojiValue | string): string {
-  return typeof emoji === 'string' ? emoji : defaultEmojiResolver.toGChat(emoji);
+  return defaultEmojiResolver.toGChat(emoji);
 }

@@ -214,6 +214,55 @@ describe('chat-sdk adapter', () => {
     expect((await agentTexts()).slice(-2)).toEqual(['What next?\nPick one:', 'You picked news.']);
   });
 
+  it('reacts, types, marks read, pages history both ways and describes the thread through the service', async () => {
+    const { say, seed, chat, mock, client } = await world();
+    await say('@helper hi');
+    for (const text of ['one', 'two', 'three']) await say(text);
+    const adapter = chat.getAdapter('agentMessaging');
+    const threadId = `ams:agent:${seed.conversationId}`;
+    const userMessage = (await client.conversations.listMessages(seed.conversationId)).messages.find(
+      (m) => m.sender.id === seed.user.id,
+    );
+    const id = userMessage?.id ?? '';
+
+    await adapter.addReaction(threadId, id, 'thumbs_up');
+    await adapter.removeReaction(threadId, id, '🎉');
+    await adapter.startTyping(threadId);
+    await adapter.markAsRead(threadId, id);
+    const wire = mock.requests.slice(-4).map((r) => [r.method, r.path, JSON.parse(r.body ?? 'null')]);
+    expect(wire).toEqual([
+      ['POST', `/v1/messages/${id}/reactions`, { emoji: '👍', action: 'add' }],
+      ['POST', `/v1/messages/${id}/reactions`, { emoji: '🎉', action: 'remove' }],
+      ['POST', `/v1/conversations/${seed.conversationId}/typing`, { state: 'start' }],
+      ['POST', `/v1/conversations/${seed.conversationId}/read`, { message_id: id }],
+    ]);
+
+    // Eight messages: four from the user, four answers. Backward pages from the newest, forward from the first.
+    const newest = await adapter.fetchMessages(threadId, { limit: 3 });
+    expect(newest.messages.map((m) => m.text)).toEqual(['Noted: two', 'three', 'Noted: three']);
+    const older = await adapter.fetchMessages(threadId, { limit: 3, cursor: newest.nextCursor });
+    expect(older.messages.map((m) => m.text)).toEqual(['one', 'Noted: one', 'two']);
+    const first = await adapter.fetchMessages(threadId, { limit: 5, direction: 'forward' });
+    expect(first.messages.map((m) => [m.text, m.author.isMe])).toEqual([
+      ['@helper hi', false],
+      ['You said: @helper hi', true],
+      ['one', false],
+      ['Noted: one', true],
+      ['two', false],
+    ]);
+    const rest = await adapter.fetchMessages(threadId, {
+      limit: 5,
+      direction: 'forward',
+      cursor: first.nextCursor,
+    });
+    expect(rest.messages.map((m) => m.text)).toEqual(['Noted: two', 'three', 'Noted: three']);
+    expect(rest.nextCursor).toBeUndefined();
+
+    const info = await adapter.fetchThread(threadId);
+    expect(info).toMatchObject({ id: threadId, channelId: threadId, isDM: true, channelName: 'Ada' });
+    expect(adapter.isDM?.(threadId)).toBe(true);
+  });
+
   it('refuses bad options by name before anything is sent', () => {
     expect(() =>
       createAgentMessagingAdapter({ apiKey: 'k', webhookSecret: 'whsec_x', agentId: 'usr_1' }),
