@@ -48,11 +48,23 @@ export {
 } from './core/options.js';
 // LLM-native bots: model streams in, conversation history out
 export {
+  type AiSdkMessage,
+  type AiSdkPart,
+  type AnthropicMessage,
+  DEFAULT_HISTORY_LIMIT,
+  type FileUrlResolver,
+  type HistoryOptions,
+  type ModelMessageFormat,
+  type ModelMessageFormats,
+  type ModelMessagesOptions,
   type ModelSourceKind,
   ModelStreamError,
   type ModelStreamSource,
+  type OpenAIChatMessage,
   type TextStreamOptions,
   type ToolCallInfo,
+  type TurnFile,
+  toModelMessages,
   toTextStream,
 } from './llm/index.js';
 export type { UploadData, UploadInput, UploadProgress } from './resources/attachments.js';
