@@ -1,7 +1,7 @@
 // OpenAI chat-completions streams (`ChatCompletionChunk`s, from `openai.chat.completions.create({
 // stream: true })` or any compatible server): `choices[0].delta.content` is the text.
 import { failureDetail, ModelStreamError } from './model-stream-error.js';
-import { type Decoder, type Piece, record, str } from './stream-pieces.js';
+import { type Decoder, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
 
 /** True for a chat-completions chunk. @internal */
 export function isChatChunk(event: Record<string, unknown>): boolean {
@@ -11,13 +11,21 @@ export function isChatChunk(event: Record<string, unknown>): boolean {
 /**
  * A decoder of chat-completions chunks. Tool-call deltas carry the call's name once, in the
  * delta of its `index`, then only argument fragments: the name announces the call, the
- * fragments are dropped.
+ * fragments are dropped. A tool runner (`runTools`) streams several completions one after the
+ * other: a new chunk `id` starts a new one, whose text after a tool call starts after a blank line.
  * @internal
  */
 export function chatDecoder(): Decoder {
   const announced = new Set<number>();
+  let completion: unknown;
+  let wroteText = false;
+  let toolSinceText = false;
   return (event: unknown, out: Piece[]) => {
     const chunk = record(event) ?? {};
+    if (chunk.id !== completion) {
+      completion = chunk.id;
+      announced.clear();
+    }
     // A compatible server may put its error in a chunk; the openai package throws it itself.
     if (chunk.error !== undefined && chunk.error !== null) {
       throw new ModelStreamError('openai-chat', failureDetail(chunk.error), chunk.error);
@@ -33,10 +41,15 @@ export function chatDecoder(): Decoder {
       const name = str(record(fields.function)?.name);
       if (name === undefined || announced.has(index)) continue;
       announced.add(index);
+      toolSinceText = true;
       const id = str(fields.id);
       out.push({ name, ...(id === undefined ? {} : { id }), source: 'openai-chat' });
     }
     const content = str(delta.content) ?? str(delta.refusal);
-    if (content) out.push(content);
+    if (!content) return;
+    if (wroteText && toolSinceText) out.push(STEP_BREAK);
+    wroteText = true;
+    toolSinceText = false;
+    out.push(content);
   };
 }

@@ -82,16 +82,17 @@ async function* pieces(
   const out: Piece[] = [];
   let index = 0;
   if (isMessageStream(iterable)) {
-    // A MessageStream hands its iterator only the events after the iterator is made: what came
-    // before is in its snapshot, read in the same tick so that nothing falls between the two.
+    // An event-emitting stream (Anthropic's MessageStream, openai's runners) hands its iterator only
+    // the events after the iterator is made, and never settles one made after it failed: its
+    // failure is read first, and what came before is in its snapshot, read in the same tick.
     if (iterable.errored) await iterable.done();
     const events = (iterable as MessageStreamLike)[Symbol.asyncIterator]();
     const earlier = anthropicSnapshot(iterable);
     iterable = { [Symbol.asyncIterator]: () => events };
-    const chosen = decoderFor({ type: 'message_start' }, 0);
-    kind = chosen?.kind;
-    decode = chosen?.decode;
-    for (const event of earlier) decode?.(event, out);
+    for (const event of earlier) {
+      if (decode === undefined) ({ kind, decode } = decoderFor(event, 0) ?? {});
+      decode?.(event, out);
+    }
   }
   try {
     for await (const event of iterable) {

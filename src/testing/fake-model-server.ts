@@ -115,6 +115,7 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
     }
     if (body.stream !== true) return json(res, 400, errorBody(api, 400, 'the fake model only streams'));
     const wire = {
+      id: `fake_${requests.length}`,
       model: String(body.model ?? 'fake'),
       chunks: chunksOf(turn),
       toolCalls: turn.toolCalls ?? [],

@@ -13,6 +13,8 @@ export interface FakeToolCall {
 
 /** One scripted answer, as the wire builders need it. @internal */
 export interface WireAnswer {
+  /** Unique per answer, as the real APIs' ids are. */
+  id: string;
   model: string;
   chunks: readonly string[];
   toolCalls: readonly FakeToolCall[];
@@ -33,7 +35,7 @@ const created = () => Math.floor(Date.now() / 1000);
 /** `POST /v1/chat/completions` with `stream: true`. @internal */
 export function chatFrames(answer: WireAnswer, callId: (call: FakeToolCall) => string): Frame[] {
   const base = {
-    id: 'chatcmpl-fake',
+    id: `chatcmpl-${answer.id}`,
     object: 'chat.completion.chunk',
     created: created(),
     model: answer.model,
@@ -69,7 +71,7 @@ export function responsesFrames(answer: WireAnswer, callId: (call: FakeToolCall)
     total_tokens: 2,
   };
   const response = (status: string, output: unknown[]) => ({
-    id: 'resp_fake',
+    id: `resp_${answer.id}`,
     object: 'response',
     created_at: created(),
     status,
@@ -85,7 +87,7 @@ export function responsesFrames(answer: WireAnswer, callId: (call: FakeToolCall)
   ];
   const output: unknown[] = [];
   if (answer.chunks.length > 0) {
-    const item_id = 'msg_fake';
+    const item_id = `msg_${answer.id}`;
     const output_index = output.length;
     const text = answer.chunks.join('');
     const part = { type: 'output_text', text: '', annotations: [], logprobs: [] };
@@ -106,7 +108,7 @@ export function responsesFrames(answer: WireAnswer, callId: (call: FakeToolCall)
   for (const call of answer.toolCalls) {
     const output_index = output.length;
     const item = {
-      id: `fc_${output_index}`,
+      id: `fc_${answer.id}_${output_index}`,
       type: 'function_call',
       status: 'in_progress',
       call_id: callId(call),
@@ -139,7 +141,7 @@ export function responsesFrames(answer: WireAnswer, callId: (call: FakeToolCall)
 export function anthropicFrames(answer: WireAnswer, callId: (call: FakeToolCall) => string): Frame[] {
   const event = (type: string, fields: Record<string, unknown>) => sse({ type, ...fields }, type);
   const message = {
-    id: 'msg_fake',
+    id: `msg_${answer.id}`,
     type: 'message',
     role: 'assistant',
     model: answer.model,

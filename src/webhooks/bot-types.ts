@@ -2,6 +2,8 @@
 
 import type { AgentClient } from '../client/agent-client.js';
 import type { AgentClientOptions, Logger } from '../core/options.js';
+import type { HistoryOptions } from '../llm/conversation-history.js';
+import type { ModelMessageFormat, ModelMessageFormats } from '../llm/model-formats.js';
 import type { Receipt } from '../schemas/conversations.js';
 import type { Message, ReactionResponse } from '../schemas/messages.js';
 import type { MessageReceivedEvent, WebhookEvent, WebhookEventType } from '../schemas/webhooks.js';
@@ -112,6 +114,12 @@ export interface MessageContext extends EventContext<MessageReceivedEvent> {
   react(emoji: string): Promise<ReactionResponse>;
   /** Marks the received message read. */
   markRead(): Promise<Receipt>;
+  /**
+   * The conversation before the triggering message (before the first of `messages`), oldest
+   * first, as model messages of `format`: `openai`, `ai-sdk` or `anthropic` (see toModelMessages).
+   * @example const history = await ctx.history({ limit: 20, format: 'openai' });
+   */
+  history<F extends ModelMessageFormat>(options: HistoryOptions<F>): Promise<ModelMessageFormats[F][]>;
 }
 
 /** What a reply produced (the fields of the reply writer's result that every reply has). */

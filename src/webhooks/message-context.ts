@@ -2,6 +2,7 @@
 
 import type { AgentClient } from '../client/agent-client.js';
 import { idempotencyKeyFor } from '../core/idempotency.js';
+import { conversationHistory } from '../llm/conversation-history.js';
 import type { Message } from '../schemas/messages.js';
 import type { MessageReceivedEvent } from '../schemas/webhooks.js';
 import type { BotReplyOptions, BotReplyResult, MessageContext } from './bot-types.js';
@@ -91,6 +92,17 @@ export function createMessageContext(deps: MessageContextDeps): {
     },
     react: (emoji) => client.messages.react(message.id, { emoji, action: 'add' }),
     markRead: () => client.conversations.markRead(conversationId, { message_id: message.id }),
+    // Before the run's first message: the model sees the batch through ctx.messages, not twice.
+    history: (options) =>
+      conversationHistory(
+        {
+          client,
+          conversationId,
+          agentId: event.agentId,
+          beforeSequence: (deps.batch[0] ?? message).sequence,
+        },
+        options,
+      ),
   };
 
   const finish = async () => {

@@ -206,3 +206,39 @@ describe('an Anthropic MessageStream', () => {
     });
   });
 });
+
+describe('openai runTools with stream: true', () => {
+  it('reads both completions as one text, a blank line between them, the tool announced once', async () => {
+    const clients = await fakeModel();
+    clients.model.push(
+      { text: 'Let me check.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'Sunny in Oslo.' },
+    );
+    const runner = clients.openai.chat.completions.runTools({
+      model: 'gpt-test',
+      stream: true,
+      messages: question,
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'get_weather',
+            description: 'The weather in a city',
+            parameters: { type: 'object', properties: { city: { type: 'string' } } },
+            function: (args: { city: string }) => `sunny in ${args.city}`,
+            parse: JSON.parse,
+          },
+        },
+      ],
+    });
+    const calls: ToolCallInfo[] = [];
+    const text = await readAll(toTextStream(runner, { onToolCall: (call) => void calls.push(call) }));
+    expect(text).toBe('Let me check.\n\nSunny in Oslo.');
+    expect(calls).toEqual([{ name: 'get_weather', id: 'call_1', source: 'openai-chat' }]);
+    expect(clients.model.requests[1]?.body.messages).toContainEqual({
+      role: 'tool',
+      tool_call_id: 'call_1',
+      content: 'sunny in Oslo',
+    });
+  });
+});
