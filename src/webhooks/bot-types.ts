@@ -10,6 +10,7 @@ import type { MessageReceivedEvent, WebhookEvent, WebhookEventType } from '../sc
 import type { BotStore } from '../store/bot-store.js';
 import type { DedupeStore } from './dedupe-store.js';
 import type { WaitUntil } from './delivery.js';
+import type { Middleware } from './router.js';
 import type { StopTyping } from './typing.js';
 
 /** Options of `createBot`: the client's options, the webhook secret, and how deliveries are answered. */
@@ -95,6 +96,18 @@ export interface MessageContext extends EventContext<MessageReceivedEvent> {
    * when more arrived while a handler was interrupted), else just `message`.
    */
   messages: readonly Message[];
+  /** True when the message names the agent (`invoked_agents`; always so in its own conversation). */
+  mentioned: boolean;
+  /** True in a group conversation. */
+  isGroup: boolean;
+  /** True in the agent's one-to-one conversation with the user. */
+  isDirect: boolean;
+  /** The quick reply clicked, when this message is a click (PROTOCOL.md section 14). */
+  action?: BotAction;
+  /** The command, when a `bot.command` route took the message: its name and the text after it. */
+  command?: { name: string; args: string };
+  /** The match of the `bot.hears` or `bot.action` regex that took the message. */
+  match?: RegExpExecArray;
   /** Its text parts, joined with newlines as the service joins them for `fallback_text`. */
   text: string;
   /** The conversation it was sent in. */
@@ -122,6 +135,13 @@ export interface MessageContext extends EventContext<MessageReceivedEvent> {
   history<F extends ModelMessageFormat>(options: HistoryOptions<F>): Promise<ModelMessageFormats[F][]>;
 }
 
+/** A quick-reply click: the action's id and value, and the id of the message holding it. */
+export interface BotAction {
+  actionId: string;
+  value: string;
+  messageId: string;
+}
+
 /** What a reply produced (the fields of the reply writer's result that every reply has). */
 export interface BotReplyResult {
   /** The id of the reply message. */
@@ -133,7 +153,7 @@ export interface BotReplyResult {
 }
 
 /** The context of an event type: a MessageContext for `message.received`, else an EventContext. */
-export type ContextFor<T extends string> = T extends 'message.received'
+export type ContextFor<T extends string> = T extends 'message.received' | 'mention'
   ? MessageContext
   : EventContext<T extends WebhookEventType ? Extract<WebhookEvent, { type: T }> : WebhookEvent>;
 
@@ -150,8 +170,42 @@ export interface BotErrorInfo {
 
 /** A bot: register handlers, then serve `bot.fetch` (or `toNodeHandler(bot)`). */
 export interface Bot {
-  /** Handles one event type; several handlers of a type run in registration order. */
-  on<T extends WebhookEventType | (string & {})>(type: T, handler: Handler<ContextFor<T>>): Bot;
+  /**
+   * Handles one event type; several handlers of a type run in registration order. `'mention'` takes
+   * group messages that name the agent; `'message.received'` takes the messages no route took.
+   */
+  on<T extends WebhookEventType | 'mention' | (string & {})>(type: T, handler: Handler<ContextFor<T>>): Bot;
+  /**
+   * Adds a middleware around every event's handlers, in registration order.
+   *
+   * @example
+   * bot.use(async (ctx, next) => { const t = Date.now(); await next(); console.log(Date.now() - t); });
+   */
+  use(middleware: Middleware): Bot;
+  /**
+   * Takes messages that start with the command (`'/help'`, `'/help args'`, `'/help@handle'`);
+   * `ctx.command` holds its name and the text after it.
+   *
+   * @example
+   * bot.command('/help', (ctx) => ctx.reply('Ask me anything.'));
+   */
+  command(name: string, handler: Handler<MessageContext>): Bot;
+  /**
+   * Takes messages whose text matches: a regex (not global or sticky; `ctx.match` holds the match),
+   * or a string equal to the whole trimmed text.
+   *
+   * @example
+   * bot.hears(/weather in (\w+)/i, (ctx) => ctx.reply(`Sunny in ${ctx.match?.[1]}`));
+   */
+  hears(pattern: RegExp | string, handler: Handler<MessageContext>): Bot;
+  /**
+   * Takes quick-reply clicks whose action id, or else value, equals the string or matches the regex;
+   * `ctx.action` holds `{ actionId, value, messageId }`.
+   *
+   * @example
+   * bot.action('yes', (ctx) => ctx.reply(`You chose ${ctx.action?.value}`));
+   */
+  action(pattern: RegExp | string, handler: Handler<MessageContext>): Bot;
   /** Handles every event, after its typed handlers; the place for event types this SDK does not know. */
   onAny(handler: Handler<EventContext>): Bot;
   /** Receives a handler's error (the delivery is then answered 500 so the service retries). */

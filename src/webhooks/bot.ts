@@ -6,10 +6,12 @@ import { createMemoryStore } from '../store/memory-store.js';
 import { runBatch, type StopReason, stopError } from './batch.js';
 import { logAt } from './bot-log.js';
 import { checkOptions, createClient } from './bot-options.js';
-import type { Bot, BotErrorInfo, BotOptions, EventContext, Handler } from './bot-types.js';
+import type { Bot, BotErrorInfo, BotOptions } from './bot-types.js';
+import { createKindCache } from './conversation-kind.js';
 import { createLanes, type LaneOutcome } from './conversation-lanes.js';
 import { handleDelivery } from './delivery.js';
-import { createMessageContext } from './message-context.js';
+import { createRun } from './handler-run.js';
+import { createRouter } from './router.js';
 import { legacyDeduper, storeDeduper } from './store-dedupe.js';
 
 /** How long a delivery waits for its handlers before answering 202, under the service's 10 s timeout. */
@@ -43,8 +45,7 @@ export function createBot(options: BotOptions): Bot {
   const client = createClient(options, issues);
   if (issues.length > 0) throw new ValidationError(issues, 'createBot');
 
-  const handlers = new Map<string, Handler<never>[]>();
-  const anyHandlers: Handler<EventContext>[] = [];
+  const router = createRouter();
   const errorHandlers: ((error: unknown, info: BotErrorInfo) => unknown)[] = [];
   const { logger } = options;
   const store = options.store ?? createMemoryStore();
@@ -62,33 +63,13 @@ export function createBot(options: BotOptions): Bot {
     }
   };
 
-  const run = async (items: readonly { webhookId: string; event: WebhookEvent }[], signal: AbortSignal) => {
-    const last = items.at(-1);
-    if (!last) return;
-    const { event, webhookId } = last;
-    let ctx: EventContext = { event, webhookId, client, signal };
-    let finish: (() => Promise<void>) | undefined;
-    if (event.type === 'message.received') {
-      const warn = (error: unknown) => logAt(logger, 'warn', 'a typing call failed', { webhookId, error });
-      const made = createMessageContext({
-        event: event as MessageReceivedEvent,
-        webhookId,
-        client,
-        signal,
-        batch: items.map((item) => (item.event as MessageReceivedEvent).message),
-        typingRenewMs: options.typingRenewMs,
-        warn,
-      });
-      ctx = made.ctx as EventContext;
-      finish = made.finish;
-    }
-    try {
-      for (const handler of handlers.get(event.type) ?? []) await (handler as Handler<EventContext>)(ctx);
-      for (const handler of anyHandlers) await handler(ctx);
-    } finally {
-      await finish?.();
-    }
-  };
+  const run = createRun({
+    client,
+    typingRenewMs: options.typingRenewMs,
+    dispatch: (ctx) => router.dispatch(ctx),
+    addressing: createKindCache(client),
+    warn: (message, fields) => logAt(logger, 'warn', message, fields),
+  });
 
   const maxHandlerMs = options.maxHandlerMs ?? DEFAULT_MAX_HANDLER_MS;
   const dedupe = options.dedupe
@@ -153,19 +134,27 @@ export function createBot(options: BotOptions): Bot {
   const bot: Bot = {
     client,
     on(type, handler) {
-      if (typeof type !== 'string' || typeof handler !== 'function') {
-        throw new ValidationError(
-          [{ field: 'handler', message: 'on(type, handler) takes a string and a function' }],
-          'bot.on',
-        );
-      }
-      handlers.set(type, [...(handlers.get(type) ?? []), handler as Handler<never>]);
+      router.on(type, handler);
       return bot;
     },
     onAny(handler) {
-      if (typeof handler !== 'function')
-        throw new ValidationError([{ field: 'handler', message: 'must be a function' }], 'bot.onAny');
-      anyHandlers.push(handler);
+      router.onAny(handler);
+      return bot;
+    },
+    use(middleware) {
+      router.use(middleware);
+      return bot;
+    },
+    command(name, handler) {
+      router.command(name, handler);
+      return bot;
+    },
+    hears(pattern, handler) {
+      router.hears(pattern, handler);
+      return bot;
+    },
+    action(pattern, handler) {
+      router.action(pattern, handler);
       return bot;
     },
     onError(handler) {

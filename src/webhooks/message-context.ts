@@ -6,6 +6,7 @@ import { conversationHistory } from '../llm/conversation-history.js';
 import type { Message } from '../schemas/messages.js';
 import type { MessageReceivedEvent } from '../schemas/webhooks.js';
 import type { BotReplyOptions, BotReplyResult, MessageContext } from './bot-types.js';
+import type { Addressing } from './conversation-kind.js';
 import { keepTyping, type StopTyping } from './typing.js';
 
 /** What the bot passes in. @internal */
@@ -17,6 +18,8 @@ export interface MessageContextDeps {
   signal: AbortSignal;
   /** The messages of the run, oldest first (the event's message last). */
   batch: readonly Message[];
+  /** Whether the message names the agent, and the kind of its conversation. */
+  addressing: Addressing;
   typingRenewMs: number | undefined;
   /** Reports a failure that must not fail the handler (a typing call). */
   warn(error: unknown): void;
@@ -77,6 +80,16 @@ export function createMessageContext(deps: MessageContextDeps): {
     webhookId,
     client,
     signal: deps.signal,
+    ...deps.addressing,
+    ...(event.postback
+      ? {
+          action: {
+            actionId: event.postback.actionId,
+            value: event.postback.value,
+            messageId: event.postback.messageId,
+          },
+        }
+      : {}),
     message,
     messages: deps.batch,
     text: messageText(event),

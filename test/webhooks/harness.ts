@@ -90,6 +90,8 @@ export async function createLoop(options: Partial<BotOptions> = {}) {
     /** `baseUrl` and `fetch` for another client or bot of the same mock. */
     connection,
     user,
+    /** The user's session token, for a UserClient. */
+    sessionToken: seed.sessionToken,
     conversationId,
     recorded,
     /** From now on deliveries go to `to` (another bot, a round robin of instances) instead. */

@@ -1,0 +1,50 @@
+// One run of the handlers: the context built from the batch (the newest delivery is the event, all
+// of them are `ctx.messages`), then the router, then the cleanup every run gets (typing stopped).
+
+import type { AgentClient } from '../client/agent-client.js';
+import type { MessageReceivedEvent, WebhookEvent } from '../schemas/webhooks.js';
+import type { EventContext, MessageContext } from './bot-types.js';
+import type { Addressing } from './conversation-kind.js';
+import { createMessageContext } from './message-context.js';
+
+/** What a run needs from the bot. @internal */
+export interface RunDeps {
+  client: AgentClient;
+  typingRenewMs: number | undefined;
+  dispatch(ctx: EventContext): Promise<void>;
+  addressing(event: MessageReceivedEvent): Promise<Addressing>;
+  warn(message: string, fields: Record<string, unknown>): void;
+  /** Wraps the dispatch of a message with per-conversation state (sessions); optional. */
+  around?(ctx: MessageContext, run: () => Promise<void>): Promise<void>;
+}
+
+/** Builds the `run` the batches call. @internal */
+export function createRun(deps: RunDeps) {
+  const { client } = deps;
+  return async (items: readonly { webhookId: string; event: WebhookEvent }[], signal: AbortSignal) => {
+    const last = items.at(-1);
+    if (!last) return;
+    const { event, webhookId } = last;
+    if (event.type !== 'message.received') {
+      await deps.dispatch({ event, webhookId, client, signal });
+      return;
+    }
+    const received = event as MessageReceivedEvent;
+    const made = createMessageContext({
+      event: received,
+      webhookId,
+      client,
+      signal,
+      batch: items.map((item) => (item.event as MessageReceivedEvent).message),
+      addressing: await deps.addressing(received),
+      typingRenewMs: deps.typingRenewMs,
+      warn: (error) => deps.warn('a typing call failed', { webhookId, error }),
+    });
+    try {
+      const dispatch = () => deps.dispatch(made.ctx as EventContext);
+      await (deps.around ? deps.around(made.ctx, dispatch) : dispatch());
+    } finally {
+      await made.finish();
+    }
+  };
+}

@@ -1,0 +1,152 @@
+// Routing of a verified event to the bot's handlers: middleware around everything, then for a user
+// message the first route that matches, in this order: a quick-reply click (`action`), a command,
+// `hears`, a mention in a group; a message no route took falls through to `message.received`.
+// `onAny` handlers run after, for every event.
+
+import { ValidationError } from '../core/errors.js';
+import type { EventContext, Handler, MessageContext } from './bot-types.js';
+
+/** A `(ctx, next)` step around the handlers, as in Bolt and grammY. */
+export type Middleware<C = EventContext> = (ctx: C, next: () => Promise<void>) => unknown;
+
+interface Route {
+  /** What the route is matched on; `undefined` when it does not match this message. */
+  match(ctx: MessageContext): RegExpExecArray | true | undefined;
+  handler: Handler<MessageContext>;
+}
+
+const fail = (field: string, message: string, operation: string): never => {
+  throw new ValidationError([{ field, message }], operation);
+};
+
+/** A regex used for matching: a global or sticky one keeps `lastIndex` between messages, so it is refused. */
+function checkPattern(pattern: unknown, operation: string, strings: string): RegExp | string {
+  if (pattern instanceof RegExp) {
+    if (pattern.global || pattern.sticky) {
+      fail(
+        'pattern',
+        'must not have the g or y flag (lastIndex would carry over between messages)',
+        operation,
+      );
+    }
+    return pattern;
+  }
+  if (typeof pattern !== 'string' || pattern === '')
+    fail('pattern', `must be a RegExp or ${strings}`, operation);
+  return pattern as string;
+}
+
+function checkHandler(handler: unknown, operation: string): void {
+  if (typeof handler !== 'function') fail('handler', 'must be a function', operation);
+}
+
+/** The router of one bot. @internal */
+export function createRouter() {
+  const middleware: Middleware[] = [];
+  const routes: Record<'action' | 'command' | 'hears', Route[]> = { action: [], command: [], hears: [] };
+  const mentions: Handler<MessageContext>[] = [];
+  const typed = new Map<string, Handler<EventContext>[]>();
+  const any: Handler<EventContext>[] = [];
+
+  const pick = (ctx: MessageContext): { route: Route; match: RegExpExecArray | true } | undefined => {
+    for (const kind of ['action', 'command', 'hears'] as const) {
+      for (const route of routes[kind]) {
+        const match = route.match(ctx);
+        if (match) return { route, match };
+      }
+    }
+    return undefined;
+  };
+
+  const handle = async (ctx: EventContext) => {
+    if (ctx.event.type === 'message.received') {
+      const message = ctx as MessageContext;
+      const picked = pick(message);
+      if (picked) {
+        if (picked.match !== true) message.match = picked.match;
+        await picked.route.handler(message);
+      } else if (mentions.length > 0 && message.mentioned && message.isGroup) {
+        for (const handler of mentions) await handler(message);
+      } else {
+        for (const handler of typed.get('message.received') ?? []) await handler(ctx);
+      }
+    } else {
+      for (const handler of typed.get(ctx.event.type) ?? []) await handler(ctx);
+    }
+    for (const handler of any) await handler(ctx);
+  };
+
+  return {
+    /** Runs the middleware chain, then the routes and handlers, for one event. */
+    async dispatch(ctx: EventContext): Promise<void> {
+      const step = async (index: number): Promise<void> => {
+        const current = middleware[index];
+        if (!current) return handle(ctx);
+        let called = false;
+        await current(ctx, () => {
+          if (called) return Promise.reject(new Error('next() was called twice by one middleware'));
+          called = true;
+          return step(index + 1);
+        });
+      };
+      await step(0);
+    },
+    use(fn: unknown) {
+      checkHandler(fn, 'bot.use');
+      middleware.push(fn as Middleware);
+    },
+    on(type: unknown, handler: unknown) {
+      if (typeof type !== 'string' || type === '') fail('type', 'must be an event type string', 'bot.on');
+      checkHandler(handler, 'bot.on');
+      if (type === 'mention') mentions.push(handler as Handler<MessageContext>);
+      else
+        typed.set(type as string, [...(typed.get(type as string) ?? []), handler as Handler<EventContext>]);
+    },
+    onAny(handler: unknown) {
+      checkHandler(handler, 'bot.onAny');
+      any.push(handler as Handler<EventContext>);
+    },
+    command(name: unknown, handler: unknown) {
+      if (typeof name !== 'string' || !/^\/[^\s/]+$/.test(name)) {
+        fail('command', "must be a slash and a word, like '/help'", 'bot.command');
+      }
+      checkHandler(handler, 'bot.command');
+      const wanted = (name as string).toLowerCase();
+      routes.command.push({
+        match: (ctx) => {
+          const [first = '', ...rest] = ctx.text.trim().split(/\s+/);
+          // '/help@echo_bot' names the bot it is meant for, as in group chats elsewhere.
+          if (first.toLowerCase().split('@')[0] !== wanted) return undefined;
+          ctx.command = { name: wanted, args: rest.join(' ') };
+          return true;
+        },
+        handler: handler as Handler<MessageContext>,
+      });
+    },
+    hears(pattern: unknown, handler: unknown) {
+      const checked = checkPattern(pattern, 'bot.hears', 'a non-empty string (the whole text)');
+      checkHandler(handler, 'bot.hears');
+      routes.hears.push({
+        match: (ctx) =>
+          typeof checked === 'string'
+            ? ctx.text.trim() === checked || undefined
+            : (checked.exec(ctx.text) ?? undefined),
+        handler: handler as Handler<MessageContext>,
+      });
+    },
+    action(pattern: unknown, handler: unknown) {
+      const checked = checkPattern(pattern, 'bot.action', 'a non-empty action id or value');
+      checkHandler(handler, 'bot.action');
+      routes.action.push({
+        match: (ctx) => {
+          const { action } = ctx;
+          if (!action) return undefined;
+          if (typeof checked === 'string')
+            return checked === action.actionId || checked === action.value || undefined;
+          return checked.exec(action.actionId) ?? checked.exec(action.value) ?? undefined;
+        },
+        handler: handler as Handler<MessageContext>,
+      });
+    },
+  };
+}
