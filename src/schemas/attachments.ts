@@ -7,9 +7,13 @@ export const MAX_ATTACHMENT_BYTES = 100 * 1024 * 1024;
 /** `POST /v1/attachments` request. */
 export const CreateAttachmentRequest = z.strictObject({
   name: z.string().check(z.minLength(1), z.maxLength(255)),
-  mime_type: z
-    .string()
-    .check(z.regex(/^[\w.+-]+\/[\w.+-]+(;.*)?$/, { error: 'must be a MIME type such as "image/png"' })),
+  // It becomes the Content-Type of the upload and the download: a header-safe value (RFC 9110 field
+  // value, visible ASCII and spaces, no line break, no trailing space) or a header could be forged.
+  mime_type: z.string().check(
+    z.regex(/^[\w.+-]+\/[\w.+-]+(?:;[ \t\x21-\x7e]*[\x21-\x7e])?$/, {
+      error: 'must be a MIME type such as "image/png", in visible ASCII',
+    }),
+  ),
   size_bytes: z.int().check(z.minimum(1), z.maximum(MAX_ATTACHMENT_BYTES)),
 });
 export type CreateAttachmentRequest = z.input<typeof CreateAttachmentRequest>;

@@ -1,0 +1,154 @@
+// A service that misbehaves on purpose (issue 11): answers too large to hold, gzip bombs, headers that
+// echo the bearer token, and a mime_type that would forge a header. A tiny loopback server plays the
+// hostile service; the mock shows the shared rule on the service side.
+import { once } from 'node:events';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { AgentClient, ApiError, InvalidResponseError, ValidationError } from 'agent-messaging';
+import { afterEach, describe, expect, test } from 'vitest';
+import { rejectionOf, useWorld } from './world.js';
+
+const TOKEN = 'ams_secret_token_0123456789';
+const MiB = 1024 * 1024;
+const CONVERSATION = {
+  id: 'cnv_1',
+  participant_count: 2,
+  last_sequence: 0,
+  created_at: '2026-01-01T00:00:00Z',
+};
+
+let server: Server | undefined;
+afterEach(async () => {
+  const open = server;
+  server = undefined;
+  if (!open) return;
+  open.closeAllConnections();
+  await new Promise((resolve) => open.close(resolve));
+});
+
+/** A loopback server answering every request with `answer`; resolves with a client pointed at it. */
+async function hostile(answer: (response: ServerResponse) => void, maxResponseBytes?: number) {
+  server = createServer((_request, response) => answer(response));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return new AgentClient({ apiKey: TOKEN, baseUrl: `http://127.0.0.1:${port}`, maxResponseBytes });
+}
+
+describe('answer bodies are read under maxResponseBytes', () => {
+  test('an endless answer is an InvalidResponseError once the cap is passed, and reading stops there', async () => {
+    let sent = 0;
+    let closed = false;
+    const client = await hostile((response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"conversation":{"id":"cnv_1","pad":"');
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      // Writes as fast as the client reads, for up to 64 MiB; stops once the client hangs up.
+      const pump = () => {
+        while (!closed && sent < 64 * MiB) {
+          sent += chunk.length;
+          if (!response.write(chunk)) return void response.once('drain', pump);
+        }
+        response.end('"}}');
+      };
+      response.on('close', () => {
+        closed = true;
+      });
+      pump();
+    }, MiB);
+
+    const error = await rejectionOf(client.conversations.retrieve('cnv_1'));
+
+    expect(InvalidResponseError.is(error)).toBe(true);
+    expect((error as Error).message).toContain('maxResponseBytes');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(closed).toBe(true);
+    expect(sent).toBeLessThan(16 * MiB);
+  });
+
+  test('a gzip bomb is refused once it inflates past the cap', async () => {
+    const bomb = gzipSync(Buffer.from(`{"conversation":{"id":"cnv_1","pad":"${' '.repeat(64 * MiB)}"}}`));
+    expect(bomb.length).toBeLessThan(MiB);
+    const client = await hostile((response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      response.end(bomb);
+    }, 2 * MiB);
+
+    const error = await rejectionOf(client.conversations.retrieve('cnv_1'));
+
+    expect(InvalidResponseError.is(error)).toBe(true);
+    expect((error as Error).message).toContain(`larger than ${2 * MiB} bytes`);
+  });
+
+  test('an answer under the cap is read whole', async () => {
+    const client = await hostile((response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ conversation: { ...CONVERSATION, pad: 'a'.repeat(100_000) } }));
+    }, MiB);
+
+    const { conversation } = await client.conversations.retrieve('cnv_1');
+
+    expect(conversation.id).toBe('cnv_1');
+  });
+});
+
+describe('the bearer token never shows in an error', () => {
+  test('headers and messages that echo it are redacted, in the error, its inspect and its JSON', async () => {
+    const client = await hostile((response) => {
+      response.writeHead(400, {
+        'content-type': 'application/json',
+        'x-echo-authorization': `Bearer ${TOKEN}`,
+        'request-id': 'req_1',
+      });
+      response.end(JSON.stringify({ error: { code: 'invalid_request', message: `bad token ${TOKEN}` } }));
+    });
+
+    const error = await rejectionOf(client.conversations.retrieve('cnv_1'));
+
+    expect(ApiError.is(error)).toBe(true);
+    expect((error as ApiError).headers['x-echo-authorization']).toBe('Bearer ***');
+    expect((error as ApiError).requestId).toBe('req_1');
+    const shown = `${String(error)} ${inspect(error, { depth: 10, showHidden: true })} ${JSON.stringify(error)}`;
+    expect(shown).not.toContain(TOKEN);
+  });
+});
+
+describe('attachments.create: mime_type is a header-safe value', () => {
+  const w = useWorld('msw');
+
+  test.each(['text/plain\r\nx-forged: 1', 'text/plain; name="résumé"', 'text/plain; charset=utf-8 '])(
+    'the SDK refuses %j before sending',
+    async (mime) => {
+      const error = await rejectionOf(
+        w.client.attachments.create({ name: 'a', mime_type: mime, size_bytes: 1 }),
+      );
+
+      expect(ValidationError.is(error)).toBe(true);
+      expect((error as ValidationError).field).toBe('mime_type');
+      expect(w.requests()).toHaveLength(0);
+    },
+  );
+
+  test('the mock answers such a value with 400', async () => {
+    const response = await fetch(`${w.baseUrl}/v1/attachments`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${w.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'a', mime_type: 'text/plain; name="résumé"', size_bytes: 1 }),
+    });
+
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { code: 'invalid_request' } });
+  });
+
+  test('a parameter in visible ASCII is accepted', async () => {
+    const handle = await w.client.attachments.create({
+      name: 'a.txt',
+      mime_type: 'text/plain; charset=utf-8',
+      size_bytes: 1,
+    });
+
+    expect(handle.attachment_id).toMatch(/^att_/);
+  });
+});
