@@ -4,42 +4,34 @@ import type { Delivery, RequestLogEntry } from '../../../schemas/mock-control.js
 import { byId, clip, clockTime, h } from './dom.js';
 import { store } from './store.js';
 
-function deliveryRow(delivery: Delivery) {
-  const { status, error } = delivery;
+function deliveryRow({ type, attempt, status, error, at }: Delivery) {
   const ok = status !== null && status >= 200 && status < 300;
   return h(
     'tr',
-    { 'data-event-type': delivery.type, 'data-attempt': delivery.attempt, 'data-status': status ?? 'none' },
-    h('td', { class: 'mono' }, clockTime(delivery.at)),
-    h(
-      'td',
-      {},
-      h('span', { class: 'event-type' }, delivery.type),
-      error ? h('span', { class: 'error-line' }, error) : null,
-    ),
-    h('td', { class: 'num' }, `#${delivery.attempt}`),
-    h('td', { class: `status ${ok ? 'ok' : 'failed'}`, title: error || undefined }, status ?? 'no answer'),
+    { 'data-event-type': type, 'data-attempt': attempt, 'data-status': status ?? 'none' },
+    h('td.mono', clockTime(at)),
+    h('td', h('span.event-type', type), error ? h('span.error-line', error) : null),
+    h('td.num', `#${attempt}`),
+    h('td.status', { class: ok ? 'ok' : 'failed', title: error || undefined }, status ?? 'no answer'),
   );
 }
 
-function requestRow(request: RequestLogEntry) {
-  const query = new URLSearchParams(request.query).toString();
-  const target = request.path + (query ? `?${query}` : '');
-  const headers = Object.entries(request.headers).map(([name, value]) => `${name}: ${value}`);
-  const body = request.body ? `\n\n${clip(request.body, 4000)}` : '';
+function requestRow({ method, path, query, headers, body }: RequestLogEntry) {
+  const search = new URLSearchParams(query).toString();
+  const target = path + (search ? `?${search}` : '');
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+  const shown = `${method} ${target}\n${head.join('\n')}${body ? `\n\n${clip(body, 4000)}` : ''}`;
   return h(
     'li',
-    { 'data-method': request.method, 'data-path': request.path },
+    { 'data-method': method, 'data-path': path },
     h(
       'details',
-      {},
       h(
         'summary',
-        {},
-        h('span', { class: `method method-${request.method.toLowerCase()}` }, request.method),
-        h('span', { class: 'mono path' }, target),
+        h('span.method', { class: `method-${method.toLowerCase()}` }, method),
+        h('span.mono.path', target),
       ),
-      h('pre', { class: 'request-body' }, `${request.method} ${target}\n${headers.join('\n')}${body}`),
+      h('pre.request-body', shown),
     ),
   );
 }

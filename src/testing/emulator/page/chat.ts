@@ -15,30 +15,15 @@ export function actingUser(conversation: PageConversation) {
 }
 
 function header(conversation: PageConversation) {
-  const { kind } = conversation;
+  const { kind, participants } = conversation;
   fill(byId('chat-title'), titleOf(conversation));
   fill(byId('chat-kind'), kind).className = `badge badge-${kind}`;
-  const members = conversation.participants.filter((p) => p.active);
-  fill(
-    byId('chat-members'),
-    members.map((p, i) => [
-      i ? ', ' : '',
-      h('span', { class: p.kind === 'agent' ? 'member-agent' : 'member-user' }, p.display_name),
-    ]),
-  );
-}
-
-/** Draws who is typing in the open conversation. */
-export function drawTyping(conversationId: string | null) {
-  const names = conversationId ? typingIn(store, conversationId) : [];
-  const line = byId('typing');
-  line.hidden = names.length === 0;
-  if (names.length === 0) return void fill(line);
-  const dots = h('span', { class: 'dots', 'aria-hidden': 'true' }, h('i'), h('i'), h('i'));
-  fill(line, dots, `${names.join(', ')}${names.length > 1 ? ' are' : ' is'} typing…`);
-}
-
-function drawComposerUsers(conversation: PageConversation) {
+  const member = (p: (typeof participants)[number], i: number) => [
+    i ? ', ' : '',
+    h('span', { class: p.kind === 'agent' ? 'member-agent' : 'member-user' }, p.display_name),
+  ];
+  fill(byId('chat-members'), participants.filter((p) => p.active).map(member));
+  // The composer posts as one of the conversation's users.
   const select = byId<HTMLSelectElement>('composer-user');
   const keep = select.value;
   const users = usersOf(conversation);
@@ -47,10 +32,18 @@ function drawComposerUsers(conversation: PageConversation) {
     users.map((user) => h('option', { value: user.id }, user.display_name)),
   );
   if (users.some((user) => user.id === keep)) select.value = keep;
-  const disabled = users.length === 0;
-  select.disabled = disabled;
-  byId<HTMLInputElement>('composer-text').disabled = disabled;
-  byId<HTMLButtonElement>('composer-send').disabled = disabled;
+  for (const id of ['composer-user', 'composer-text', 'composer-send']) {
+    byId<HTMLInputElement>(id).disabled = users.length === 0;
+  }
+}
+
+/** Draws who is typing in the open conversation. */
+export function drawTyping(conversationId: string | null) {
+  const names = conversationId ? typingIn(store, conversationId) : [];
+  const line = byId('typing');
+  line.hidden = names.length === 0;
+  const text = `${names.join(', ')}${names.length > 1 ? ' are' : ' is'} typing…`;
+  fill(line, names.length > 0 && [h('span.dots', { 'aria-hidden': 'true' }, h('i'), h('i'), h('i')), text]);
 }
 
 /** Redraws the open conversation: everything when it changed, else the messages in `changed`. */
@@ -76,7 +69,6 @@ export function drawChat(
     list.replaceChildren();
   }
   header(conversation);
-  drawComposerUsers(conversation);
   drawTyping(conversation.id);
   let added = false;
   let previous: HTMLLIElement | null = null;
@@ -88,11 +80,9 @@ export function drawChat(
     }
     const item = messageItem(message, actions);
     if (old) old.replaceWith(item);
-    else {
-      added = true;
-      if (previous) previous.after(item);
-      else list.prepend(item);
-    }
+    else if (previous) previous.after(item);
+    else list.prepend(item);
+    added ||= !old;
     drawn.items.set(message.id, item);
     previous = item;
   }

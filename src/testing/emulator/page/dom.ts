@@ -9,19 +9,29 @@ export type Attrs = Record<
   string | number | boolean | null | undefined | ((event: Event) => unknown)
 >;
 
-/** An element with attributes, listeners and children. */
-export function h<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attrs?: Attrs | null,
+type Tag = keyof HTMLElementTagNameMap;
+type TagOf<S> = S extends `${infer T extends Tag}.${string}` ? T : S extends Tag ? S : never;
+
+/** `h('span.badge.badge-active', attrs?, ...children)`: an element, its classes, attributes and children. */
+export function h<S extends Tag | `${Tag}.${string}`>(
+  selector: S,
+  attrs?: Attrs | Child,
   ...children: Child[]
-): HTMLElementTagNameMap[K] {
+): HTMLElementTagNameMap[TagOf<S>] {
+  const [tag = 'div', ...classes] = selector.split('.');
   const el = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs ?? {})) {
+  const plain =
+    typeof attrs === 'object' && attrs !== null && !Array.isArray(attrs) && !(attrs instanceof Node);
+  if (!plain) children.unshift(attrs as Child);
+  const { class: extra, ...rest } = plain ? (attrs as Attrs) : {};
+  const className = [...classes, extra].filter(Boolean).join(' ');
+  if (className) el.className = className;
+  for (const [name, value] of Object.entries(rest)) {
     if (value === undefined || value === null || value === false) continue;
     if (typeof value === 'function') el.addEventListener(name.slice(2), value);
     else el.setAttribute(name, value === true ? '' : String(value));
   }
-  return append(el, children);
+  return append(el, children) as HTMLElementTagNameMap[TagOf<S>];
 }
 
 /** Appends children to `el`. */

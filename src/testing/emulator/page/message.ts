@@ -24,79 +24,62 @@ const CONSENT = /^accept:(inv_.+)$/;
 
 const isAgent = (id: string) => store.agents.has(id);
 
-function textPart(part: MessagePart, streaming: boolean) {
-  const caret = streaming ? h('span', { class: 'caret', 'aria-hidden': 'true' }) : null;
-  return h('p', { class: `part-text${streaming ? ' growing' : ''}` }, part.text ?? '', caret);
-}
-
 function filePart(part: MessagePart) {
   const attachment = store.attachments.get(part.attachment_id ?? '');
   const name = attachment ? attachment.name : part.attachment_id;
   const href = `/_mock/files/${encodeURIComponent(part.attachment_id ?? '')}`;
   const image = part.type === 'image' && (attachment?.uploaded ?? true);
+  const size = attachment && `${attachment.mime_type} · ${bytes(attachment.size_bytes)}`;
   return h(
-    'div',
-    { class: 'part-file' },
-    image ? h('img', { class: 'part-image', src: href, alt: name, loading: 'lazy' }) : null,
+    'div.part-file',
+    image && h('img.part-image', { src: href, alt: name, loading: 'lazy' }),
     h(
-      'a',
-      { class: 'file-link', href, download: name },
-      h('span', { class: 'file-icon', 'aria-hidden': 'true' }, part.type === 'image' ? '🖼' : '📎'),
-      h('span', { class: 'file-name' }, name),
-      attachment &&
-        h('span', { class: 'file-size' }, `${attachment.mime_type} · ${bytes(attachment.size_bytes)}`),
+      'a.file-link',
+      { href, download: name },
+      h('span.file-icon', { 'aria-hidden': 'true' }, part.type === 'image' ? '🖼' : '📎'),
+      h('span.file-name', name),
+      size && h('span.file-size', size),
     ),
-  );
-}
-
-function consentMember(invite: MockInvite, member: MockInvite['members'][number], actions: MessageActions) {
-  const done = invite.accepted_user_ids.includes(member.user_id);
-  return h(
-    'li',
-    { class: `consent-member${done ? ' accepted' : ''}` },
-    h('span', { class: 'member-name' }, member.display_name),
-    done
-      ? h('span', { class: 'member-state' }, '✓ accepted')
-      : h(
-          'button',
-          {
-            type: 'button',
-            class: 'btn btn-small btn-primary',
-            disabled: invite.status !== 'pending' || !store.users.has(member.user_id),
-            'data-accept-user': member.user_id,
-            onclick: () => actions.accept(invite.id, member.user_id),
-          },
-          `Accept as ${member.display_name}`,
-        ),
   );
 }
 
 function consentCard(invite: MockInvite, actions: MessageActions) {
+  const { status } = invite;
   const left = (Date.parse(invite.expires_at) - mockNow(store)) / 1000;
   const group = invite.conversation_id ? store.conversations.get(invite.conversation_id) : undefined;
-  const foot = (text: string) => h('p', { class: 'consent-foot' }, text);
+  const member = ({ user_id, display_name }: MockInvite['members'][number]) => {
+    const done = invite.accepted_user_ids.includes(user_id);
+    const accept = h(
+      'button.btn.btn-small.btn-primary',
+      {
+        type: 'button',
+        disabled: status !== 'pending' || !store.users.has(user_id),
+        'data-accept-user': user_id,
+        onclick: () => actions.accept(invite.id, user_id),
+      },
+      `Accept as ${display_name}`,
+    );
+    const state = done ? h('span.member-state', '✓ accepted') : accept;
+    return h('li.consent-member', { class: done && 'accepted' }, h('span.member-name', display_name), state);
+  };
+  const expiry = `Expires in ${duration(Math.max(left, 0))} (at ${clockTime(invite.expires_at)})`;
+  const open = () => group && actions.select(group.id);
   return h(
-    'div',
-    { class: 'consent', 'data-invite-id': invite.id, 'data-invite-status': invite.status },
+    'div.consent',
+    { 'data-invite-id': invite.id, 'data-invite-status': status },
     h(
-      'div',
-      { class: 'consent-head' },
-      h('span', { class: 'consent-kind' }, 'Group invite'),
-      h('span', { class: `badge badge-${invite.status}` }, invite.status),
+      'div.consent-head',
+      h('span.consent-kind', 'Group invite'),
+      h('span.badge', { class: `badge-${status}` }, status),
     ),
-    h(
-      'ul',
-      { class: 'consent-members' },
-      invite.members.map((member) => consentMember(invite, member, actions)),
-    ),
-    invite.status === 'pending' &&
-      foot(`Expires in ${duration(Math.max(left, 0))} (at ${clockTime(invite.expires_at)})`),
-    invite.status === 'expired' && foot('Expired before everyone accepted.'),
-    invite.status === 'completed' &&
+    h('ul.consent-members', invite.members.map(member)),
+    status === 'pending' && h('p.consent-foot', expiry),
+    status === 'expired' && h('p.consent-foot', 'Expired before everyone accepted.'),
+    status === 'completed' &&
       group &&
       h(
-        'button',
-        { type: 'button', class: 'btn btn-small', onclick: () => actions.select(group.id) },
+        'button.btn.btn-small',
+        { type: 'button', onclick: open },
         `Open group “${group.title || invite.title}”`,
       ),
   );
@@ -107,107 +90,93 @@ function actionsPart(part: MessagePart, message: Message, actions: MessageAction
   const consent = list.length === 1 && CONSENT.exec(list[0]?.behavior?.value ?? '');
   const invite = consent && store.invites.get(consent[1] ?? '');
   if (invite) return consentCard(invite, actions);
-  const button = (action: QuickReply) => {
-    const value = action.behavior?.value;
-    return h(
-      'button',
+  const button = ({ label, behavior }: QuickReply) =>
+    h(
+      'button.btn.btn-chip',
       {
         type: 'button',
-        class: 'btn btn-chip',
-        title: value ? `Posts “${value}”` : undefined,
-        disabled: !value,
-        'data-postback': value,
-        onclick: () => value && actions.postback(message.conversation_id, value),
+        title: behavior?.value && `Posts “${behavior.value}”`,
+        disabled: !behavior?.value,
+        'data-postback': behavior?.value,
+        onclick: () => behavior?.value && actions.postback(message.conversation_id, behavior.value),
       },
-      action.label || value || '?',
+      label || behavior?.value || '?',
     );
-  };
-  return h('div', { class: 'quick-replies', role: 'group', 'aria-label': 'Quick replies' }, list.map(button));
+  return h('div.quick-replies', { role: 'group', 'aria-label': 'Quick replies' }, list.map(button));
 }
 
 function partOf(part: MessagePart, message: Message, actions: MessageActions, lastText: number) {
   switch (part.type) {
-    case 'text':
-      return textPart(part, message.status === 'streaming' && part.part_index === lastText);
+    case 'text': {
+      const streaming = message.status === 'streaming' && part.part_index === lastText;
+      const caret = streaming && h('span.caret', { 'aria-hidden': 'true' });
+      return h('p.part-text', { class: streaming && 'growing' }, part.text ?? '', caret);
+    }
     case 'actions':
       return actionsPart(part, message, actions);
     case 'file':
     case 'image':
       return filePart(part);
     default:
-      return h('p', { class: 'part-unknown' }, `A “${part.type}” part this page does not draw.`);
+      return h('p.part-unknown', `A “${part.type}” part this page does not draw.`);
   }
 }
 
-function receipt(message: Message) {
-  if (isAgent(message.sender.id) || message.status === 'deleted') return null;
-  if (message.read_at) {
-    return h('span', { class: 'receipt read', title: `Read at ${clockTime(message.read_at)}` }, '✓✓ Read');
-  }
-  if (message.delivered_at) {
-    const title = `Delivered at ${clockTime(message.delivered_at)}`;
-    return h('span', { class: 'receipt', title }, '✓ Delivered');
-  }
-  return h('span', { class: 'receipt pending' }, 'Sent');
+function receipt({ sender, status, read_at, delivered_at }: Message) {
+  if (isAgent(sender.id) || status === 'deleted') return null;
+  if (read_at) return h('span.receipt.read', { title: `Read at ${clockTime(read_at)}` }, '✓✓ Read');
+  if (delivered_at)
+    return h('span.receipt', { title: `Delivered at ${clockTime(delivered_at)}` }, '✓ Delivered');
+  return h('span.receipt.pending', 'Sent');
 }
 
 function reactions(message: Message) {
   const list = message.reactions ?? [];
-  if (list.length === 0) return null;
-  return h(
-    'ul',
-    { class: 'reactions', 'aria-label': 'Reactions' },
-    list.map((reaction) => {
-      const who = nameOf(store, reaction.actor_id);
-      return h(
-        'li',
-        { class: 'reaction', title: who },
-        reaction.emoji,
-        h('span', { class: 'reaction-who' }, who),
-      );
-    }),
-  );
+  const item = ({ actor_id, emoji }: (typeof list)[number]) =>
+    h(
+      'li.reaction',
+      { title: nameOf(store, actor_id) },
+      emoji,
+      h('span.reaction-who', nameOf(store, actor_id)),
+    );
+  return list.length > 0 && h('ul.reactions', { 'aria-label': 'Reactions' }, list.map(item));
 }
 
 /** The list item of one message. */
 export function messageItem(message: Message, actions: MessageActions): HTMLLIElement {
-  const deleted = message.status === 'deleted';
-  const streaming = message.status === 'streaming';
+  const { status, fallback_text: fallback, revision } = message;
+  const deleted = status === 'deleted';
   const parts = message.parts ?? [];
   const textParts = parts.filter((part) => part.type === 'text');
   const lastText = textParts.at(-1)?.part_index ?? -1;
-  const fallback = message.fallback_text;
   const joined = textParts.map((part) => part.text ?? '').join('\n');
-  const showFallback = Boolean(!deleted && fallback && fallback !== joined);
   const from = isAgent(message.sender.id) ? 'from-agent' : 'from-user';
   return h(
-    'li',
+    'li.msg',
     {
-      class: `msg ${from}${deleted ? ' deleted' : ''}${streaming ? ' streaming' : ''}`,
+      class: `${from}${deleted ? ' deleted' : ''}${status === 'streaming' ? ' streaming' : ''}`,
       'data-message-id': message.id,
-      'data-status': message.status,
+      'data-status': status,
       'data-sender': message.sender.id,
     },
-    h('div', { class: 'msg-sender' }, nameOf(store, message.sender.id)),
+    h('div.msg-sender', nameOf(store, message.sender.id)),
     h(
-      'div',
-      { class: 'bubble' },
+      'div.bubble',
       deleted
-        ? h('p', { class: 'tombstone' }, 'This message was unsent.')
+        ? h('p.tombstone', 'This message was unsent.')
         : parts.map((part) => partOf(part, message, actions, lastText)),
     ),
-    showFallback &&
-      h('p', { class: 'fallback' }, h('span', { class: 'fallback-label' }, 'Fallback text'), fallback),
+    !deleted &&
+      fallback &&
+      fallback !== joined &&
+      h('p.fallback', h('span.fallback-label', 'Fallback text'), fallback),
     reactions(message),
     h(
-      'div',
-      { class: 'msg-meta' },
+      'div.msg-meta',
       h('span', { title: message.created_at }, clockTime(message.created_at)),
-      h('span', { class: 'seq' }, `#${message.sequence}`),
-      streaming && h('span', { class: 'badge badge-streaming' }, 'streaming'),
-      typeof message.revision === 'number' &&
-        message.revision > 0 &&
-        h('span', { class: 'revision' }, `rev ${message.revision}`),
+      h('span.seq', `#${message.sequence}`),
+      status === 'streaming' && h('span.badge.badge-streaming', 'streaming'),
+      typeof revision === 'number' && revision > 0 && h('span.revision', `rev ${revision}`),
       receipt(message),
     ),
   );

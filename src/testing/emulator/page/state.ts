@@ -3,44 +3,33 @@
 // it is given and answers what changed, so the page redraws only that (and vitest tests it as is).
 import type { Message } from '../../../schemas/messages.js';
 import type { Delivery, RequestLogEntry } from '../../../schemas/mock-control.js';
-import type {
-  MockAgent,
-  MockAttachment,
-  MockConversation,
-  MockEvent,
-  MockEventType,
-  MockInvite,
-  MockStateSnapshot,
-  MockUser,
-} from '../../../schemas/mock-events.js';
+import type * as Mock from '../../../schemas/mock-events.js';
 
 /** How many deliveries and requests the page keeps. */
 export const MAX_LOG = 300;
 
 /** A conversation with its messages by id. */
-export type PageConversation = MockConversation & { messages: Map<string, Message> };
+export type PageConversation = Mock.MockConversation & { messages: Map<string, Message> };
 
-/** Someone typing: until `expiresMs` on the mock clock (0 once they stopped). */
-export interface Typing {
-  conversation_id: string;
-  actor_id: string;
-  expiresMs: number;
+/** An empty copy of the mock, as the page keeps it. */
+export function createState() {
+  return {
+    /** Mock clock minus this machine's clock, in ms. */
+    offsetMs: 0,
+    agents: new Map<string, Mock.MockAgent>(),
+    users: new Map<string, Mock.MockUser>(),
+    conversations: new Map<string, PageConversation>(),
+    invites: new Map<string, Mock.MockInvite>(),
+    attachments: new Map<string, Mock.MockAttachment>(),
+    deliveries: [] as Delivery[],
+    requests: [] as RequestLogEntry[],
+    /** "conversation|actor" to who is typing where, until `expiresMs` on the mock clock (0: stopped). */
+    typing: new Map<string, { conversation_id: string; actor_id: string; expiresMs: number }>(),
+  };
 }
 
 /** The page's copy of the mock. */
-export interface PageState {
-  /** Mock clock minus this machine's clock, in ms. */
-  offsetMs: number;
-  agents: Map<string, MockAgent>;
-  users: Map<string, MockUser>;
-  conversations: Map<string, PageConversation>;
-  invites: Map<string, MockInvite>;
-  attachments: Map<string, MockAttachment>;
-  deliveries: Delivery[];
-  requests: RequestLogEntry[];
-  /** "conversation|actor" to who is typing where. */
-  typing: Map<string, Typing>;
-}
+export type PageState = ReturnType<typeof createState>;
 
 /** What one event changed: what the page must redraw. */
 export interface Changed {
@@ -54,27 +43,12 @@ export interface Changed {
   reload: boolean;
 }
 
-/** An empty state. */
-export function createState(): PageState {
-  return {
-    offsetMs: 0,
-    agents: new Map(),
-    users: new Map(),
-    conversations: new Map(),
-    invites: new Map(),
-    attachments: new Map(),
-    deliveries: [],
-    requests: [],
-    typing: new Map(),
-  };
-}
-
 function setNow(state: PageState, iso: string, now: number): void {
   const ms = Date.parse(iso);
   if (!Number.isNaN(ms)) state.offsetMs = ms - now;
 }
 
-function putConversation(state: PageState, view: MockConversation): void {
+function putConversation(state: PageState, view: Mock.MockConversation): void {
   const messages = state.conversations.get(view.id)?.messages ?? new Map<string, Message>();
   state.conversations.set(view.id, { ...view, messages });
 }
@@ -93,7 +67,7 @@ function put<T extends { id: string }>(map: Map<string, T>, item: T, changed: Pa
 const byId = <T extends { id: string }>(items: readonly T[]) => new Map(items.map((item) => [item.id, item]));
 
 /** Replaces everything with a snapshot; `now` is this machine's clock, in ms. */
-export function applySnapshot(state: PageState, snapshot: MockStateSnapshot, now = Date.now()): void {
+export function applySnapshot(state: PageState, snapshot: Mock.MockStateSnapshot, now = Date.now()): void {
   setNow(state, snapshot.now, now);
   state.agents = byId(snapshot.agents);
   state.users = byId(snapshot.users);
@@ -109,8 +83,8 @@ export function applySnapshot(state: PageState, snapshot: MockStateSnapshot, now
   state.typing = new Map();
 }
 
-type EventOf<T extends MockEventType> = Extract<MockEvent, { type: T }>;
-type Reducer<T extends MockEventType> = (
+type EventOf<T extends Mock.MockEventType> = Extract<Mock.MockEvent, { type: T }>;
+type Reducer<T extends Mock.MockEventType> = (
   state: PageState,
   event: EventOf<T>,
   now: number,
@@ -129,7 +103,7 @@ function messageEvent(state: PageState, event: EventOf<'message.created' | 'mess
 
 // One reducer per event type of the mock's feed: the compiler checks that none is missing, and the
 // page subscribes to exactly these.
-const REDUCERS: { [T in MockEventType]: Reducer<T> } = {
+const REDUCERS: { [T in Mock.MockEventType]: Reducer<T> } = {
   'message.created': messageEvent,
   'message.updated': messageEvent,
   typing: (state, event) => {
@@ -159,10 +133,10 @@ const REDUCERS: { [T in MockEventType]: Reducer<T> } = {
 };
 
 /** The event types the page follows: every type of the mock's feed. */
-export const EVENT_TYPES = Object.keys(REDUCERS) as MockEventType[];
+export const EVENT_TYPES = Object.keys(REDUCERS) as Mock.MockEventType[];
 
 /** Applies one event of the live feed and answers what to redraw; `now` is this machine's clock. */
-export function applyEvent(state: PageState, event: MockEvent, now = Date.now()): Changed {
+export function applyEvent(state: PageState, event: Mock.MockEvent, now = Date.now()): Changed {
   const changed: Changed = {
     lists: false,
     messages: new Set(),
@@ -172,7 +146,7 @@ export function applyEvent(state: PageState, event: MockEvent, now = Date.now())
     reload: false,
   };
   // An event type this page does not know yet has no reducer: nothing to draw.
-  const reduce = REDUCERS[event.type] as Reducer<MockEventType> | undefined;
+  const reduce = REDUCERS[event.type] as Reducer<Mock.MockEventType> | undefined;
   return reduce ? { ...changed, ...reduce(state, event, now) } : changed;
 }
 
@@ -184,7 +158,7 @@ export const nameOf = (state: PageState, id: string) =>
   (state.users.get(id) ?? state.agents.get(id))?.display_name ?? id;
 
 /** A conversation's title as a person reads it. */
-export const titleOf = (conversation: MockConversation) =>
+export const titleOf = (conversation: Mock.MockConversation) =>
   conversation.title || conversation.participants.map((p) => p.display_name).join(' · ');
 
 /** The messages of a conversation, by sequence. */
@@ -192,7 +166,7 @@ export const messagesOf = (conversation: PageConversation) =>
   [...conversation.messages.values()].sort((a, b) => a.sequence - b.sequence);
 
 /** The active users of a conversation, who the page can post as. */
-export const usersOf = (conversation: MockConversation) =>
+export const usersOf = (conversation: Mock.MockConversation) =>
   conversation.participants.filter((p) => p.kind === 'user' && p.active);
 
 /** Conversations, newest first. */
