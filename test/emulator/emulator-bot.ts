@@ -4,7 +4,13 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AgentClient, createBot, idempotencyKeyFor, registerAgent } from 'agent-messaging';
+import {
+  AgentClient,
+  createBot,
+  idempotencyKeyFor,
+  type MessageReceivedEvent,
+  registerAgent,
+} from 'agent-messaging';
 import { toNodeHandler } from 'agent-messaging/node';
 
 /** A promise the test resolves when it is ready for the bot to go on. */
@@ -40,6 +46,8 @@ export interface EmulatorBot {
   finishStreaming: Gate;
   /** Every text the bot received, in order. */
   received: string[];
+  /** The quick-reply clicks the bot received (the webhook body's `postback`), in order. */
+  postbacks: NonNullable<MessageReceivedEvent['postback']>[];
   /** Every event type the bot received. */
   events: string[];
   /** Errors its handlers threw. */
@@ -86,6 +94,7 @@ export async function startEmulatorBot(baseUrl: string): Promise<EmulatorBot> {
     startStreaming: new Gate(),
     finishStreaming: new Gate(),
     received: [],
+    postbacks: [],
     events: [],
     errors: [],
     groupUsers: [],
@@ -103,6 +112,8 @@ export async function startEmulatorBot(baseUrl: string): Promise<EmulatorBot> {
   bot.on('message.received', async (ctx) => {
     state.events.push('message.received');
     state.received.push(ctx.text);
+    const { postback } = ctx.event;
+    if (postback) state.postbacks.push(postback);
     if (ctx.text === DELIVERED_ONLY) {
       await ctx.client.conversations.sendReceipt(ctx.conversationId, {
         message_id: ctx.message.id,
@@ -111,7 +122,7 @@ export async function startEmulatorBot(baseUrl: string): Promise<EmulatorBot> {
       return;
     }
     await ctx.markRead();
-    if (ctx.text === 'pick:yes') {
+    if (postback?.actionId === 'yes') {
       await ctx.react('👍');
       await ctx.reply('Glad it helped!');
     } else if (ctx.text === 'group') {

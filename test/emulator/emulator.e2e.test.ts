@@ -102,21 +102,27 @@ describe('the emulator page', () => {
         parts: [{ text: 'Echo: hello bot, streamed word by word.' }],
       });
 
-      // Quick replies, with the fallback text shown beside them.
+      // Quick replies, with the fallback text shown beside them. A click is a real click (PROTOCOL.md
+      // section 14): the mock posts the label as Ada's reply to the question, and the bot's delivery
+      // carries the postback (action id, value, message), which the bot answers.
       const question = message('Did that help?');
       await question.getByRole('button', { name: 'Yes, thanks' }).waitFor();
       expect(await question.locator('.fallback').innerText()).toContain('Did that help? Reply yes or more.');
+      const questionId = (await question.getAttribute('data-message-id')) ?? '';
       await question.getByRole('button', { name: 'Yes, thanks' }).click();
       await message('Glad it helped!').waitFor();
-      const picked = message('pick:yes').and(page.locator('.from-user'));
+      const picked = message('Yes, thanks').and(page.locator('.from-user'));
       await picked.locator('.reaction', { hasText: '👍' }).waitFor();
-      expect(bot.received).toEqual(['hello bot', 'pick:yes']);
+      expect(bot.received).toEqual(['hello bot', 'Yes, thanks']);
+      expect(bot.postbacks).toEqual([{ actionId: 'yes', value: 'pick:yes', messageId: questionId }]);
       const adaConversation = mock
         .snapshot()
         .conversations.find((c) => c.participants.some((p) => p.display_name === 'Ada'));
-      expect(
-        adaConversation?.messages.filter((m) => m.sender.id === userId('Ada')).map((m) => m.parts?.[0]?.text),
-      ).toEqual(['hello bot', 'pick:yes']);
+      const adaMessages = adaConversation?.messages.filter((m) => m.sender.id === userId('Ada'));
+      expect(adaMessages?.map((m) => [m.parts?.[0]?.text, m.reply_to ?? null])).toEqual([
+        ['hello bot', null],
+        ['Yes, thanks', { message_id: questionId, part_index: 1 }],
+      ]);
 
       // A group: the bot invites both users; each accepts on the consent card in Ada's conversation.
       await say('group');

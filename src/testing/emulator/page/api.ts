@@ -1,6 +1,7 @@
 // The only calls the page makes: the mock's control surface under /_mock, and /v1 where a user acts
 // with its own session token (accepting a group invite).
 import type {
+  ClickActionResponse,
   CreateUserResponse,
   InstallResponse,
   UserMessageResponse,
@@ -45,6 +46,13 @@ export const api = {
     request<UserMessageResponse>('POST', `${conversation(conversationId)}/user-messages`, {
       user_id: userId,
       text,
+    }),
+  /** The user clicks a quick reply: the mock posts its label and delivers the postback (section 14). */
+  click: (conversationId: string, userId: string, messageId: string, actionId: string) =>
+    request<ClickActionResponse>('POST', `${conversation(conversationId)}/postbacks`, {
+      user_id: userId,
+      message_id: messageId,
+      action_id: actionId,
     }),
   advance: (seconds: number) => request<unknown>('POST', '/_mock/clock/advance', { seconds }),
   reset: () => request<unknown>('POST', '/_mock/reset'),

@@ -94,11 +94,11 @@ const actions: MessageActions = {
     redrawAll();
     setTimeout(() => byId('composer-text').focus(), 20);
   },
-  postback(conversationId, value) {
+  click(conversationId, messageId, actionId) {
     const conversation = store.conversations.get(conversationId);
     const user = conversation && actingUser(conversation);
     if (!user) return toast('This conversation has no user to post as.');
-    void run(null, () => api.post(conversationId, user.id, value));
+    void run(null, () => api.click(conversationId, user.id, messageId, actionId));
   },
   accept(inviteId, userId) {
     const user = store.users.get(userId);

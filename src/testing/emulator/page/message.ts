@@ -9,7 +9,8 @@ import { store } from './store.js';
 /** What a drawn message can do. */
 export interface MessageActions {
   select(conversationId: string): void;
-  postback(conversationId: string, value: string): void;
+  /** The user clicks quick reply `actionId` of message `messageId`. */
+  click(conversationId: string, messageId: string, actionId: string): void;
   accept(inviteId: string, userId: string): void;
 }
 
@@ -90,18 +91,21 @@ function actionsPart(part: MessagePart, message: Message, actions: MessageAction
   const consent = list.length === 1 && CONSENT.exec(list[0]?.behavior?.value ?? '');
   const invite = consent && store.invites.get(consent[1] ?? '');
   if (invite) return consentCard(invite, actions);
-  const button = ({ label, behavior }: QuickReply) =>
-    h(
+  const button = ({ actionId, label, behavior }: QuickReply) => {
+    const postback = behavior?.type === 'postback' && actionId ? behavior.value : undefined;
+    return h(
       'button.btn.btn-chip',
       {
         type: 'button',
-        title: behavior?.value && `Posts “${behavior.value}”`,
-        disabled: !behavior?.value,
-        'data-postback': behavior?.value,
-        onclick: () => behavior?.value && actions.postback(message.conversation_id, behavior.value),
+        title: postback && `Sends the postback “${postback}”`,
+        disabled: !postback,
+        'data-action-id': actionId,
+        'data-postback': postback,
+        onclick: () => actionId && actions.click(message.conversation_id, message.id, actionId),
       },
       label || behavior?.value || '?',
     );
+  };
   return h('div.quick-replies', { role: 'group', 'aria-label': 'Quick replies' }, list.map(button));
 }
 
