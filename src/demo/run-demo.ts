@@ -4,7 +4,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentClient } from '../client/agent-client.js';
-import { registerAgent } from '../client/register-agent.js';
 import { toNodeHandler } from '../node.js';
 import type { Message } from '../schemas/messages.js';
 import type { MockEvent } from '../testing/index.js';
@@ -53,35 +52,37 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
   const webhookUrl = `http://127.0.0.1:${await listen(botServer)}/webhook`;
 
   try {
-    const { agent, api_key, webhook_secret } = await registerAgent(
-      { handle: 'demo_bot', display_name: 'Demo Bot', webhook_url: webhookUrl, capabilities: ['text'] },
-      { baseUrl: service.baseUrl },
-    );
+    // The usual world: the agent, Ada who installed it, their conversation. The bot answers the
+    // webhook's signed test below, once it exists.
+    const { agent, apiKey, webhookSecret, user, conversationId } = await mock.seed({
+      handle: 'demo_bot',
+      displayName: 'Demo Bot',
+      webhookUrl,
+      capabilities: ['text'],
+      userName: 'Ada',
+    });
     step('agent registered', `${agent.id} (@${agent.handle})`);
+    step('user created', `${user.id} (${user.display_name})`);
+    step('agent installed', conversationId);
     bot = createDemoBot({
-      apiKey: api_key,
-      webhookSecret: webhook_secret,
+      apiKey,
+      webhookSecret,
       baseUrl: service.baseUrl,
       tokenDelayMs: options.tokenDelayMs ?? 25,
     });
     step('bot listening', webhookUrl);
 
-    const client = new AgentClient({ apiKey: api_key, baseUrl: service.baseUrl });
+    const client = new AgentClient({ apiKey, baseUrl: service.baseUrl });
     const webhook = await client.agents.setWebhook(agent.id, { webhook_url: webhookUrl });
     step('webhook verified', `signed webhook.test answered 2xx: ${webhook.webhook_status}`);
 
-    const { user } = mock.createUser({ display_name: 'Ada' });
-    step('user created', `${user.id} (${user.display_name})`);
-    const { conversation_id } = mock.installAgent({ user_id: user.id, agent_id: agent.id });
-    step('agent installed', conversation_id);
-
     const reply = await watchReply(mock.events.subscribe.bind(mock.events), agent.id, () => {
       console.log(`\n${bold('Ada')} ${dim('›')} ${text}`);
-      mock.postUserMessage(conversation_id, { user_id: user.id, text });
+      mock.postUserMessage(conversationId, { user_id: user.id, text });
     });
     await mock.idle();
 
-    const history = await client.conversations.listMessages(conversation_id, { limit: 10 });
+    const history = await client.conversations.listMessages(conversationId, { limit: 10 });
     const stored = history.messages.find((message) => message.id === reply.message.id);
     const expected = demoAnswer(text);
     const exact = stored !== undefined && textOf(stored) === expected;
