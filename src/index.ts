@@ -158,7 +158,9 @@ export {
 // Webhooks and bots
 export {
   type Bot,
+  type BotAction,
   type BotErrorInfo,
+  type BotFileReplyResult,
   type BotOptions,
   type BotReplyOptions,
   type BotReplyResult,
@@ -171,9 +173,12 @@ export {
   DEFAULT_TOLERANCE_SEC,
   type DedupeStore,
   type EventContext,
+  type FileReplyOptions,
   type Handler,
   type MemoryDedupeStoreOptions,
   type MessageContext,
+  type Middleware,
+  type QuickReply,
   type StopTyping,
   type VerifyWebhookOptions,
   verifyWebhook,

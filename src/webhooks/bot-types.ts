@@ -10,6 +10,7 @@ import type { MessageReceivedEvent, WebhookEvent, WebhookEventType } from '../sc
 import type { BotStore } from '../store/bot-store.js';
 import type { DedupeStore } from './dedupe-store.js';
 import type { WaitUntil } from './delivery.js';
+import type { FileReplyOptions, QuickReply } from './rich-replies.js';
 import type { Middleware } from './router.js';
 import type { StopTyping } from './typing.js';
 
@@ -85,6 +86,22 @@ export interface BotReplyOptions {
   replyToMessageId?: string | null;
   /** Free-form metadata sent with the reply. */
   metadata?: Record<string, unknown>;
+  /**
+   * Buttons under the reply (an `actions` block, layout `quick_replies`); a click comes back as a
+   * message with `ctx.action` (see `bot.action`). At most 10.
+   * @example quickReplies: [{ actionId: 'yes', label: 'Yes', value: 'pick:yes' }]
+   */
+  quickReplies?: readonly QuickReply[];
+}
+
+/** What `ctx.replyWithFile` produced. */
+export interface BotFileReplyResult {
+  /** The id of the reply message. */
+  message_id: string;
+  /** `sent`. */
+  status: string;
+  /** The uploaded attachment (the same on a redelivery: it is not uploaded again). */
+  attachment_id: string;
 }
 
 /** What a `message.received` handler receives. */
@@ -121,6 +138,17 @@ export interface MessageContext extends EventContext<MessageReceivedEvent> {
     text: string | AsyncIterable<string> | Iterable<string>,
     options?: BotReplyOptions,
   ): Promise<BotReplyResult>;
+  /**
+   * Uploads a file and replies with it (an image block for an `image/*` type, else a file block),
+   * with an optional caption. A redelivery neither uploads again nor posts twice.
+   *
+   * @example
+   * await ctx.replyWithFile(pngBytes, { name: 'chart.png', mime_type: 'image/png', caption: 'Here' });
+   */
+  replyWithFile(
+    data: Blob | ArrayBuffer | Uint8Array,
+    options: FileReplyOptions,
+  ): Promise<BotFileReplyResult>;
   /** Shows the typing indicator until the handler ends or the returned function is called. */
   typing(): Promise<StopTyping>;
   /** Adds a reaction to the received message. */

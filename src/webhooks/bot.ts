@@ -65,6 +65,7 @@ export function createBot(options: BotOptions): Bot {
 
   const run = createRun({
     client,
+    store,
     typingRenewMs: options.typingRenewMs,
     dispatch: (ctx) => router.dispatch(ctx),
     addressing: createKindCache(client),

@@ -3,6 +3,7 @@
 
 import type { AgentClient } from '../client/agent-client.js';
 import type { MessageReceivedEvent, WebhookEvent } from '../schemas/webhooks.js';
+import type { BotStore } from '../store/bot-store.js';
 import type { EventContext, MessageContext } from './bot-types.js';
 import type { Addressing } from './conversation-kind.js';
 import { createMessageContext } from './message-context.js';
@@ -10,6 +11,7 @@ import { createMessageContext } from './message-context.js';
 /** What a run needs from the bot. @internal */
 export interface RunDeps {
   client: AgentClient;
+  store: BotStore;
   typingRenewMs: number | undefined;
   dispatch(ctx: EventContext): Promise<void>;
   addressing(event: MessageReceivedEvent): Promise<Addressing>;
@@ -34,6 +36,7 @@ export function createRun(deps: RunDeps) {
       event: received,
       webhookId,
       client,
+      store: deps.store,
       signal,
       batch: items.map((item) => (item.event as MessageReceivedEvent).message),
       addressing: await deps.addressing(received),

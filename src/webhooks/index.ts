@@ -3,7 +3,9 @@
 export { createBot, DEFAULT_ACK_TIMEOUT_MS } from './bot.js';
 export type {
   Bot,
+  BotAction,
   BotErrorInfo,
+  BotFileReplyResult,
   BotOptions,
   BotReplyOptions,
   BotReplyResult,
@@ -21,6 +23,8 @@ export {
 } from './dedupe-store.js';
 export type { WaitUntil } from './delivery.js';
 export type { WebhookBody, WebhookHeaders } from './raw-input.js';
+export type { FileReplyOptions, QuickReply } from './rich-replies.js';
+export type { Middleware } from './router.js';
 export { generateWebhookSecret, type SignedHeaders, signWebhook } from './signature.js';
 export type { StopTyping } from './typing.js';
 export { WebhookVerificationError, type WebhookVerificationErrorCode } from './verification-error.js';

@@ -5,8 +5,10 @@ import { idempotencyKeyFor } from '../core/idempotency.js';
 import { conversationHistory } from '../llm/conversation-history.js';
 import type { Message } from '../schemas/messages.js';
 import type { MessageReceivedEvent } from '../schemas/webhooks.js';
+import type { BotStore } from '../store/bot-store.js';
 import type { BotReplyOptions, BotReplyResult, MessageContext } from './bot-types.js';
 import type { Addressing } from './conversation-kind.js';
+import { quickRepliesBlock, sendFileReply } from './rich-replies.js';
 import { keepTyping, type StopTyping } from './typing.js';
 
 /** What the bot passes in. @internal */
@@ -18,6 +20,8 @@ export interface MessageContextDeps {
   signal: AbortSignal;
   /** The messages of the run, oldest first (the event's message last). */
   batch: readonly Message[];
+  /** The bot store: a file reply remembers its upload there. */
+  store: BotStore;
   /** Whether the message names the agent, and the kind of its conversation. */
   addressing: Addressing;
   typingRenewMs: number | undefined;
@@ -66,12 +70,24 @@ export function createMessageContext(deps: MessageContextDeps): {
       ...(replyTo === null ? {} : { replyToMessageId: replyTo }),
       ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
     };
+    const buttons =
+      options.quickReplies === undefined ? [] : [quickRepliesBlock(options.quickReplies, 'ctx.reply')];
     if (typeof input !== 'string') {
       // A stream of text goes through the reply writer: Streamable HTTP, or append where it cannot.
-      return client.messages.reply(conversationId, input, { ...fields, idempotencyKey, signal: deps.signal });
+      // Quick replies ride along as a block after the text block the writer fills.
+      const content = buttons.length ? { content: [{ type: 'text' as const, text: '' }, ...buttons] } : {};
+      return client.messages.reply(conversationId, input, {
+        ...fields,
+        ...content,
+        idempotencyKey,
+        signal: deps.signal,
+      });
     }
     // A whole text is one plain send: one request, under the same Idempotency-Key rule.
-    const sent = await client.messages.send(conversationId, { text: input, ...fields }, { idempotencyKey });
+    const body = buttons.length
+      ? { content: [{ type: 'text' as const, text: input }, ...buttons], fallbackText: input, ...fields }
+      : { text: input, ...fields };
+    const sent = await client.messages.send(conversationId, body, { idempotencyKey });
     return { message_id: sent.message.id, status: sent.message.status, text: input };
   };
 
@@ -95,6 +111,22 @@ export function createMessageContext(deps: MessageContextDeps): {
     text: messageText(event),
     conversationId,
     reply,
+    replyWithFile: (data, options) => {
+      // Numbered with the text replies, so a redelivery that replies in the same order replays each.
+      const idempotencyKey = nextReplyKey();
+      return sendFileReply(
+        {
+          client,
+          store: deps.store,
+          conversationId,
+          idempotencyKey,
+          replyToMessageId: message.id,
+          signal: deps.signal,
+        },
+        data,
+        options,
+      );
+    },
     async typing() {
       const stop = await keepTyping((state) => client.conversations.typing(conversationId, { state }), {
         ...(deps.typingRenewMs === undefined ? {} : { renewMs: deps.typingRenewMs }),
