@@ -13,7 +13,7 @@ import type {
 import type { MessageStream } from '../streaming/message-stream.js';
 import { openMessageStream } from '../streaming/open-stream.js';
 import type { ReplyOptions, ReplyResult, StreamOptions } from '../streaming/options.js';
-import { type PipeReplyOptions, pipeReply } from '../streaming/pipe-reply.js';
+import { type PipeReplyOptions, pipeReply, type ReplySource } from '../streaming/pipe-reply.js';
 import { startReply } from '../streaming/reply-start.js';
 import type { ReplyWriter } from '../streaming/reply-writer.js';
 import type { StreamBody } from '../streaming/send-shape.js';
@@ -88,17 +88,14 @@ export class Messages extends Resource {
   }
 
   /**
-   * Pipes text chunks (an LLM's tokens, say) into a reply and completes it; if the source throws,
-   * the reply is completed with what was written and the error is rethrown.
+   * Pipes text chunks, or a model stream (OpenAI, AI SDK `streamText`, Anthropic: see toTextStream),
+   * into a reply and completes it; if the source throws, the reply is completed with what was
+   * written and the error is rethrown. Tool calls reach `onToolCall`, never the text.
    *
    * @example
-   * await client.messages.reply(cnv, llmTextChunks, { replyToMessageId });
+   * await client.messages.reply(cnv, await openai.chat.completions.create({ model, messages, stream: true }));
    */
-  reply(
-    conversationId: string,
-    chunks: AsyncIterable<string> | Iterable<string>,
-    options?: PipeReplyOptions,
-  ): Promise<ReplyResult> {
+  reply(conversationId: string, chunks: ReplySource, options?: PipeReplyOptions): Promise<ReplyResult> {
     return pipeReply(this, conversationId, chunks, options);
   }
 

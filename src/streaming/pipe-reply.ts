@@ -7,33 +7,40 @@
 
 import { ValidationError } from '../core/errors.js';
 import { abortedError } from '../core/retry.js';
+import { EXPECTED_SOURCES } from '../llm/source-kind.js';
+import { type ModelStreamSource, type TextStreamOptions, toTextStream } from '../llm/to-text-stream.js';
 import type { Messages } from '../resources/messages.js';
 import type { ReplyOptions, ReplyResult } from './options.js';
 import { startReply } from './reply-start.js';
 import type { StreamBody } from './send-shape.js';
 
 /** Options of `messages.reply()`: the start's fields and the reply's options together. */
-export interface PipeReplyOptions extends ReplyOptions, StreamBody {}
+export interface PipeReplyOptions extends ReplyOptions, StreamBody, TextStreamOptions {}
 
-/** What `messages.reply()` accepts as its source of text. */
-export type ReplySource = AsyncIterable<string> | Iterable<string>;
+/**
+ * What `messages.reply()` accepts as its source of text: text chunks, or a model stream that
+ * toTextStream reads (OpenAI, AI SDK, Anthropic).
+ */
+export type ReplySource = ModelStreamSource;
 
 /**
  * The one place a reply's source becomes plain text chunks (model streams are turned into text
  * here). Anything else is a ValidationError naming `chunks`, before anything is sent.
  * @internal
  */
-export function replySource(source: unknown, operation: string): AsyncIterable<string> {
+export function replySource(
+  source: unknown,
+  operation: string,
+  onToolCall?: TextStreamOptions['onToolCall'],
+): AsyncIterable<string> {
   if (typeof source === 'object' && source !== null) {
-    if (Symbol.asyncIterator in source) return source as AsyncIterable<string>;
-    if (Symbol.iterator in source) return fromSync(source as Iterable<string>);
+    if (Symbol.asyncIterator in source || Symbol.iterator in source || 'fullStream' in source) {
+      // Model streams become text here (tool calls go to onToolCall, never into the text).
+      return toTextStream(source as ModelStreamSource, onToolCall === undefined ? {} : { onToolCall });
+    }
   }
-  const message = 'must be an AsyncIterable or Iterable of strings';
+  const message = `must be ${EXPECTED_SOURCES}`;
   throw new ValidationError([{ field: 'chunks', message }], operation);
-}
-
-async function* fromSync(source: Iterable<string>): AsyncGenerator<string> {
-  yield* source;
 }
 
 /**
@@ -52,8 +59,9 @@ export async function pipeReply(
   options: PipeReplyOptions = {},
 ): Promise<ReplyResult> {
   const operation = 'messages.reply';
-  const iterator = replySource(chunks, operation)[Symbol.asyncIterator]();
-  const { content, fallbackText, replyToMessageId, metadata, signal, ...replyOptions } = options ?? {};
+  const { content, fallbackText, replyToMessageId, metadata, signal, onToolCall, ...replyOptions } =
+    options ?? {};
+  const iterator = replySource(chunks, operation, onToolCall)[Symbol.asyncIterator]();
   const stopped = stopOf(signal);
   const next = () => Promise.race([iterator.next(), stopped.promise]);
   const leave = () => {

@@ -1,65 +1,10 @@
 // The real model packages against the fake model server, read through toTextStream: what a bot
 // gets from each SDK, including a failure before the first token and one halfway.
-import { createOpenAI } from '@ai-sdk/openai';
-import Anthropic from '@anthropic-ai/sdk';
 import { ModelStreamError, type ToolCallInfo, toTextStream } from 'agent-messaging';
-import { createFakeModelServer } from 'agent-messaging/testing';
-import { stepCountIs, streamText, tool } from 'ai';
-import OpenAI from 'openai';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { z } from 'zod';
+import { stepCountIs, streamText } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { type Clients, fakeModel, question, sources, weather } from './model-clients.js';
 import { HARD_TEXT, readAll } from './stream-kinds.js';
-
-async function fakeModel() {
-  const model = await createFakeModelServer();
-  onTestFinished(() => model.close());
-  return {
-    model,
-    openai: new OpenAI({ apiKey: 'sk-test', baseURL: model.openaiBaseUrl, maxRetries: 0 }),
-    aiSdk: createOpenAI({ apiKey: 'sk-test', baseURL: model.openaiBaseUrl }),
-    anthropic: new Anthropic({ apiKey: 'sk-ant-test', baseURL: model.url, maxRetries: 0 }),
-  };
-}
-
-type Clients = Awaited<ReturnType<typeof fakeModel>>;
-const question = [{ role: 'user' as const, content: 'Weather in Oslo?' }];
-const weather = tool({
-  description: 'The weather in a city',
-  inputSchema: z.object({ city: z.string() }),
-  execute: async ({ city }) => `sunny in ${city}`,
-});
-
-/** Each way a bot gets a stream from a real package: the stream, or the error of starting it. */
-const sources: [string, (c: Clients) => Promise<Parameters<typeof toTextStream>[0]>][] = [
-  [
-    'openai chat.completions',
-    async ({ openai }) =>
-      openai.chat.completions.create({ model: 'gpt-test', messages: question, stream: true }),
-  ],
-  [
-    'openai responses',
-    async ({ openai }) => openai.responses.create({ model: 'gpt-test', input: question, stream: true }),
-  ],
-  [
-    'ai-sdk chat (result)',
-    async ({ aiSdk }) => streamText({ model: aiSdk.chat('gpt-test'), messages: question, onError: () => {} }),
-  ],
-  [
-    'ai-sdk responses (fullStream)',
-    async ({ aiSdk }) =>
-      streamText({ model: aiSdk('gpt-test'), messages: question, onError: () => {} }).fullStream,
-  ],
-  [
-    'anthropic MessageStream',
-    async ({ anthropic }) =>
-      anthropic.messages.stream({ model: 'claude-test', max_tokens: 100, messages: question }),
-  ],
-  [
-    'anthropic raw events',
-    async ({ anthropic }) =>
-      anthropic.messages.create({ model: 'claude-test', max_tokens: 100, messages: question, stream: true }),
-  ],
-];
 
 describe.each(sources)('%s against the fake model server', (_name, open) => {
   it('gives the exact text, one code unit per chunk', async () => {
