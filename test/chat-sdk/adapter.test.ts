@@ -9,7 +9,7 @@ import { createMemoryState } from '@chat-adapter/state-memory';
 import { createRedisState } from '@chat-adapter/state-redis';
 import type { BotStore } from 'agent-messaging';
 import { AgentClient, ApiError, UserClient } from 'agent-messaging';
-import { createAgentMessagingAdapter } from 'agent-messaging/chat-sdk';
+import { type ChatSdkAdapterOptions, createAgentMessagingAdapter } from 'agent-messaging/chat-sdk';
 import { toNodeHandler } from 'agent-messaging/node';
 import { createRedisStore } from 'agent-messaging/redis';
 import { createFakeModelServer, createMockService } from 'agent-messaging/testing';
@@ -29,7 +29,11 @@ interface Backend {
 const inMemory: Backend = { state: () => createMemoryState(), store: () => undefined };
 
 /** The mock, a fake model, and `instances` copies of the example bot behind one round-robin URL. */
-async function world(backend: Backend = inMemory, instances = 1) {
+async function world(
+  backend: Backend = inMemory,
+  instances = 1,
+  options: Partial<ChatSdkAdapterOptions> = {},
+) {
   const mock = createMockService();
   const { baseUrl, close } = await mock.listen({ port: 0 });
   onTestFinished(close);
@@ -57,14 +61,17 @@ async function world(backend: Backend = inMemory, instances = 1) {
   const chats = Array.from({ length: instances }, () => {
     const store = backend.store();
     return createChatSdkBot({
-      service: { ...service, ...(store ? { store } : {}) },
+      service: { ...service, ...options, ...(store ? { store } : {}) },
       model: createOpenAI({ baseURL: model.openaiBaseUrl, apiKey: 'test' }).chat('fake-model'),
       state: backend.state(),
     });
   });
   const chat = chats[0] as (typeof chats)[number];
   let next = 0;
-  handle = (request) => (chats[next++ % chats.length] as typeof chat).webhooks.agentMessaging(request);
+  const background: Promise<unknown>[] = [];
+  const waitUntil = (task: Promise<unknown>) => void background.push(task);
+  handle = (request) =>
+    (chats[next++ % chats.length] as typeof chat).webhooks.agentMessaging(request, { waitUntil });
   const client = new AgentClient({ apiKey: seed.apiKey, baseUrl });
 
   const say = async (text: string, conversationId = seed.conversationId, userId = seed.user.id) => {
@@ -94,7 +101,7 @@ async function world(backend: Backend = inMemory, instances = 1) {
     if (!accepted.conversation_id) throw new Error('the group was not created');
     return { conversationId: accepted.conversation_id, bea };
   };
-  return { mock, model, seed, chat, chats, client, say, agentTexts, received, url, group };
+  return { mock, model, seed, chat, chats, client, say, agentTexts, received, url, group, background };
 }
 
 describe('chat-sdk adapter', () => {
@@ -261,6 +268,15 @@ describe('chat-sdk adapter', () => {
     const info = await adapter.fetchThread(threadId);
     expect(info).toMatchObject({ id: threadId, channelId: threadId, isDM: true, channelName: 'Ada' });
     expect(adapter.isDM?.(threadId)).toBe(true);
+  });
+
+  it('answers 202 at once with ack immediately, and finishes the reply under waitUntil', async () => {
+    const { say, mock, agentTexts, background } = await world(inMemory, 1, { ack: 'immediately' });
+    await say('@helper hi');
+    expect(mock.deliveries.at(-1)?.status).toBe(202);
+    expect(background).toHaveLength(1);
+    await Promise.all(background);
+    expect(await agentTexts()).toEqual(['You said: @helper hi']);
   });
 
   it('refuses bad options by name before anything is sent', () => {
