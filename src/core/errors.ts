@@ -4,35 +4,45 @@
 import type { FieldIssue } from '../schemas/issues.js';
 
 const brand = Symbol.for('agent-messaging.error');
-const kindKey = Symbol.for('agent-messaging.error.kind');
 
-/** The root of every error this SDK throws. */
+type ErrorClass<T> = (abstract new (...args: never[]) => T) & { kind: string };
+
+/**
+ * The root of every error this SDK throws. Each class names its `kind` once; `is()` is inherited.
+ *
+ * @example
+ * catch (error) { if (NotFoundError.is(error)) return null; }
+ */
 export class AgentMessagingError extends Error {
-  override name = 'AgentMessagingError';
+  /** The class's name, also where `instanceof` fails: in an error thrown by another copy of the package. */
+  static readonly kind: string = 'AgentMessagingError';
   readonly [brand] = true;
 
-  /** True for any error of this SDK, even one thrown by another copy of the package. */
-  static is(value: unknown): value is AgentMessagingError {
-    return (
-      value instanceof AgentMessagingError || (typeof value === 'object' && value !== null && brand in value)
-    );
+  constructor(message?: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = (new.target as unknown as { kind: string }).kind;
+  }
+
+  /**
+   * True for an error of this class or a subclass, even one thrown by another copy of the package
+   * (a duplicate install, a second bundle): it checks the SDK's brand and the kinds up the chain.
+   */
+  static is<T extends AgentMessagingError>(this: ErrorClass<T>, value: unknown): value is T {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class `is` was called on (NotFoundError.is).
+    return value instanceof this || hasKind(value, this.kind);
   }
 }
 
-/**
- * Tags a class's prototype with its kind, so `is()` recognises instances made by another copy of the
- * package, subclasses included (a NotFoundError is an ApiError there too).
- * @internal
- */
-export function markKind(target: { prototype: object }, kind: string): void {
-  Object.defineProperty(target.prototype, kindKey, { value: kind });
-}
-
-/** True when `value` is an SDK error whose class, or one of its ancestors, was marked `kind`. @internal */
-export function hasKind(value: unknown, kind: string): boolean {
-  if (!AgentMessagingError.is(value)) return false;
+/** True when `value` is an SDK error whose class, or one of its ancestors, is of `kind`. */
+function hasKind(value: unknown, kind: string): boolean {
+  if (typeof value !== 'object' || value === null || !(brand in value)) return false;
   for (let proto: object | null = Object.getPrototypeOf(value); proto; proto = Object.getPrototypeOf(proto)) {
-    if (Object.hasOwn(proto, kindKey) && (proto as Record<symbol, unknown>)[kindKey] === kind) return true;
+    const owner: unknown = Object.hasOwn(proto, 'constructor')
+      ? Reflect.get(proto, 'constructor')
+      : undefined;
+    if (typeof owner === 'function' && Object.hasOwn(owner, 'kind') && Reflect.get(owner, 'kind') === kind) {
+      return true;
+    }
   }
   return false;
 }
@@ -44,15 +54,11 @@ export function hasKind(value: unknown, kind: string): boolean {
  * catch (error) { if (ValidationError.is(error)) console.error(error.field, error.issues); }
  */
 export class ValidationError extends AgentMessagingError {
-  override name = 'ValidationError';
+  static override readonly kind: string = 'ValidationError';
   /** The first offending field, as `user_ids[3]`, `idempotencyKey` or `baseUrl`. */
   readonly field: string;
   /** Every offending field with the rule it broke. */
   readonly issues: readonly FieldIssue[];
-
-  static {
-    markKind(ValidationError, 'ValidationError');
-  }
 
   /** `context` says what was being checked, such as `groups.invite`. */
   constructor(issues: readonly FieldIssue[], context?: string) {
@@ -61,53 +67,21 @@ export class ValidationError extends AgentMessagingError {
     this.issues = issues;
     this.field = issues[0]?.field ?? '';
   }
-
-  /** True for this error, even one thrown by another copy of the package. */
-  static override is(value: unknown): value is ValidationError {
-    return value instanceof ValidationError || hasKind(value, 'ValidationError');
-  }
 }
 
 /** The request never got an answer: refused, reset, or broken before the response was complete. */
 export class ConnectionError extends AgentMessagingError {
-  override name = 'ConnectionError';
-
-  static {
-    markKind(ConnectionError, 'ConnectionError');
-  }
-
-  /** True for this error, even one thrown by another copy of the package. */
-  static override is(value: unknown): value is ConnectionError {
-    return value instanceof ConnectionError || hasKind(value, 'ConnectionError');
-  }
+  static override readonly kind: string = 'ConnectionError';
 }
 
 /** An attempt took longer than its `timeoutMs` (after any retries), or a stream stayed silent too long. */
 export class TimeoutError extends AgentMessagingError {
-  override name = 'TimeoutError';
-
-  static {
-    markKind(TimeoutError, 'TimeoutError');
-  }
-
-  /** True for this error, even one thrown by another copy of the package. */
-  static override is(value: unknown): value is TimeoutError {
-    return value instanceof TimeoutError || hasKind(value, 'TimeoutError');
-  }
+  static override readonly kind: string = 'TimeoutError';
 }
 
 /** The caller's `AbortSignal` ended the call; `cause` holds the signal's reason. */
 export class RequestAbortedError extends AgentMessagingError {
-  override name = 'RequestAbortedError';
-
-  static {
-    markKind(RequestAbortedError, 'RequestAbortedError');
-  }
-
-  /** True for this error, even one thrown by another copy of the package. */
-  static override is(value: unknown): value is RequestAbortedError {
-    return value instanceof RequestAbortedError || hasKind(value, 'RequestAbortedError');
-  }
+  static override readonly kind: string = 'RequestAbortedError';
 }
 
 /** What is known about an answer that did not fit its schema. */
@@ -122,7 +96,7 @@ export interface InvalidResponseDetails extends ErrorOptions {
 
 /** The service answered something this SDK cannot read: not JSON, or not the shape of the wire schema. */
 export class InvalidResponseError extends AgentMessagingError {
-  override name = 'InvalidResponseError';
+  static override readonly kind: string = 'InvalidResponseError';
   /** HTTP status of the answer, when there was one. */
   readonly status: number | undefined;
   /** `Request-Id` of the answer, when there was one. */
@@ -130,19 +104,10 @@ export class InvalidResponseError extends AgentMessagingError {
   /** The fields that did not fit; empty when the body was not JSON at all. */
   readonly issues: readonly FieldIssue[];
 
-  static {
-    markKind(InvalidResponseError, 'InvalidResponseError');
-  }
-
   constructor(message: string, details: InvalidResponseDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.status = details.status;
     this.requestId = details.requestId;
     this.issues = details.issues ?? [];
-  }
-
-  /** True for this error, even one thrown by another copy of the package. */
-  static override is(value: unknown): value is InvalidResponseError {
-    return value instanceof InvalidResponseError || hasKind(value, 'InvalidResponseError');
   }
 }

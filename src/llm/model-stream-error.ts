@@ -1,6 +1,6 @@
 // The one error a model stream reports as data instead of throwing: an AI SDK `error` part, an
 // OpenAI Responses `response.failed` or `error` event, an Anthropic `error` event.
-import { AgentMessagingError, hasKind, markKind } from '../core/errors.js';
+import { AgentMessagingError } from '../core/errors.js';
 
 /** Which kind of source a model stream was read as. */
 export type ModelSourceKind = 'text' | 'openai-chat' | 'openai-responses' | 'ai-sdk' | 'anthropic';
@@ -13,22 +13,13 @@ export type ModelSourceKind = 'text' | 'openai-chat' | 'openai-responses' | 'ai-
  * catch (error) { if (ModelStreamError.is(error)) console.error(error.source, error.cause); }
  */
 export class ModelStreamError extends AgentMessagingError {
-  override name = 'ModelStreamError';
+  static override readonly kind: string = 'ModelStreamError';
   /** The kind of stream that reported the failure. */
   readonly source: ModelSourceKind;
-
-  static {
-    markKind(ModelStreamError, 'ModelStreamError');
-  }
 
   constructor(source: ModelSourceKind, detail: string, cause?: unknown) {
     super(`The ${source} model stream failed: ${detail}`, cause === undefined ? undefined : { cause });
     this.source = source;
-  }
-
-  /** True for this error, even one thrown by another copy of the package. */
-  static override is(value: unknown): value is ModelStreamError {
-    return value instanceof ModelStreamError || hasKind(value, 'ModelStreamError');
   }
 }
 

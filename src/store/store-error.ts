@@ -2,7 +2,7 @@
 // answered an error. The runtime answers the delivery 503 so the service retries it later, and marks
 // nothing done: an operation that failed this way may or may not have been applied.
 
-import { AgentMessagingError, hasKind, markKind } from '../core/errors.js';
+import { AgentMessagingError } from '../core/errors.js';
 
 /**
  * A {@link BotStore} operation failed: the store is unreachable (a Redis that went away), slow past its
@@ -13,21 +13,12 @@ import { AgentMessagingError, hasKind, markKind } from '../core/errors.js';
  * try { await store.get('k'); } catch (error) { if (StoreUnavailableError.is(error)) retryLater(); }
  */
 export class StoreUnavailableError extends AgentMessagingError {
-  override name = 'StoreUnavailableError';
+  static override readonly kind: string = 'StoreUnavailableError';
   /** The store method that failed, such as `acquireLock`. */
   readonly operation: string;
-
-  static {
-    markKind(StoreUnavailableError, 'StoreUnavailableError');
-  }
 
   constructor(operation: string, message: string, options?: ErrorOptions) {
     super(`Bot store ${operation} failed: ${message}`, options);
     this.operation = operation;
-  }
-
-  /** True for this error, even one thrown by another copy of the package. */
-  static override is(value: unknown): value is StoreUnavailableError {
-    return value instanceof StoreUnavailableError || hasKind(value, 'StoreUnavailableError');
   }
 }

@@ -1,14 +1,7 @@
 // Pure rules of recovery: how the text the service holds compares with the text a reply handed
 // it, when a failed step is worth reading back for, and the error for a message that holds other text.
 import { ConflictError } from '../core/api-error.js';
-import {
-  AgentMessagingError,
-  ConnectionError,
-  hasKind,
-  InvalidResponseError,
-  markKind,
-  TimeoutError,
-} from '../core/errors.js';
+import { AgentMessagingError, ConnectionError, InvalidResponseError, TimeoutError } from '../core/errors.js';
 import { isTransient, retryDelayMs } from '../core/retry.js';
 
 /** The service holds text that no prefix of the reply explains. @internal */
@@ -38,15 +31,11 @@ export function compareApplied(
  * catch (error) { if (ReplyMismatchError.is(error)) console.error(error.expectedLength, error.actualLength); }
  */
 export class ReplyMismatchError extends AgentMessagingError {
-  override name = 'ReplyMismatchError';
+  static override readonly kind: string = 'ReplyMismatchError';
   /** Characters the reply wrote. */
   readonly expectedLength: number;
   /** Characters the message holds. */
   readonly actualLength: number;
-
-  static {
-    markKind(ReplyMismatchError, 'ReplyMismatchError');
-  }
 
   constructor(
     messageId: string,
@@ -60,11 +49,6 @@ export class ReplyMismatchError extends AgentMessagingError {
     );
     this.expectedLength = expectedLength;
     this.actualLength = actualLength;
-  }
-
-  /** True for this error, even one thrown by another copy of the package. */
-  static override is(value: unknown): value is ReplyMismatchError {
-    return value instanceof ReplyMismatchError || hasKind(value, 'ReplyMismatchError');
   }
 }
 

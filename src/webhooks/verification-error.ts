@@ -1,4 +1,4 @@
-import { AgentMessagingError, hasKind, markKind } from '../core/errors.js';
+import { AgentMessagingError } from '../core/errors.js';
 
 /** Why a webhook delivery was refused; one string per failure, stable across versions. */
 export type WebhookVerificationErrorCode =
@@ -33,21 +33,12 @@ export type WebhookVerificationErrorCode =
  * catch (error) { if (WebhookVerificationError.is(error)) console.warn(error.code); }
  */
 export class WebhookVerificationError extends AgentMessagingError {
-  override name = 'WebhookVerificationError';
+  static override readonly kind: string = 'WebhookVerificationError';
   /** Which check failed. */
   readonly code: WebhookVerificationErrorCode;
-
-  static {
-    markKind(WebhookVerificationError, 'WebhookVerificationError');
-  }
 
   constructor(code: WebhookVerificationErrorCode, message: string) {
     super(message);
     this.code = code;
-  }
-
-  /** True for this error, even one thrown by another copy of the package. */
-  static override is(value: unknown): value is WebhookVerificationError {
-    return value instanceof WebhookVerificationError || hasKind(value, 'WebhookVerificationError');
   }
 }
