@@ -20,6 +20,7 @@ const BOT_OPTION_KEYS = new Set([
   'dedupe',
   'store',
   'concurrency',
+  'session',
   'debounceMs',
   'lockTtlMs',
   'maxHandlerMs',
@@ -81,6 +82,14 @@ export function checkOptions(options: BotOptions): FieldIssue[] {
       field: 'store',
       message: 'must be a BotStore (createMemoryStore() or createRedisStore())',
     });
+  }
+  const { session } = options;
+  if (session !== undefined && (typeof session !== 'object' || session === null)) {
+    issues.push({ field: 'session', message: 'must be an object { ttlMs?, initial? }' });
+  } else if (session?.ttlMs !== undefined && !(nonNegative(session.ttlMs) && session.ttlMs > 0)) {
+    issues.push({ field: 'session.ttlMs', message: 'must be a positive number of milliseconds' });
+  } else if (session?.initial !== undefined && typeof session.initial !== 'function') {
+    issues.push({ field: 'session.initial', message: 'must be a function answering an object' });
   }
   if (waitUntil !== undefined && typeof waitUntil !== 'function') {
     issues.push({ field: 'waitUntil', message: 'must be a function' });

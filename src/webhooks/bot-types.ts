@@ -12,6 +12,7 @@ import type { DedupeStore } from './dedupe-store.js';
 import type { WaitUntil } from './delivery.js';
 import type { FileReplyOptions, QuickReply } from './rich-replies.js';
 import type { Middleware } from './router.js';
+import type { BotSession, SessionOptions } from './session.js';
 import type { StopTyping } from './typing.js';
 
 /** Options of `createBot`: the client's options, the webhook secret, and how deliveries are answered. */
@@ -50,6 +51,8 @@ export interface BotOptions extends AgentClientOptions {
    * `ctx.signal` fires, the lock is no longer renewed, and the run counts as failed.
    */
   maxHandlerMs?: number;
+  /** `ctx.session`: how long a conversation's state lives (`ttlMs`) and what it starts as (`initial`). */
+  session?: SessionOptions;
   /** @deprecated Use `store`. When given, webhook ids are deduplicated here instead of in `store`. */
   dedupe?: DedupeStore;
   /** How far `webhook-timestamp` may be from the clock, in seconds; 300 by default. */
@@ -113,6 +116,15 @@ export interface MessageContext extends EventContext<MessageReceivedEvent> {
    * when more arrived while a handler was interrupted), else just `message`.
    */
   messages: readonly Message[];
+  /**
+   * This conversation's state, loaded from the bot store before the handlers and saved after them
+   * when they succeeded (compare-and-set: a concurrent save makes this run fail with a
+   * SessionConflictError, and the service's retry runs it on the newer state). Any JSON object.
+   *
+   * @example
+   * ctx.session.count = Number(ctx.session.count ?? 0) + 1;
+   */
+  session: BotSession;
   /** True when the message names the agent (`invoked_agents`; always so in its own conversation). */
   mentioned: boolean;
   /** True in a group conversation. */

@@ -12,6 +12,7 @@ import { createLanes, type LaneOutcome } from './conversation-lanes.js';
 import { handleDelivery } from './delivery.js';
 import { createRun } from './handler-run.js';
 import { createRouter } from './router.js';
+import { createSessions } from './session.js';
 import { legacyDeduper, storeDeduper } from './store-dedupe.js';
 
 /** How long a delivery waits for its handlers before answering 202, under the service's 10 s timeout. */
@@ -70,6 +71,7 @@ export function createBot(options: BotOptions): Bot {
     dispatch: (ctx) => router.dispatch(ctx),
     addressing: createKindCache(client),
     warn: (message, fields) => logAt(logger, 'warn', message, fields),
+    around: createSessions(store, options.session),
   });
 
   const maxHandlerMs = options.maxHandlerMs ?? DEFAULT_MAX_HANDLER_MS;

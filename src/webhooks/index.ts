@@ -25,6 +25,12 @@ export type { WaitUntil } from './delivery.js';
 export type { WebhookBody, WebhookHeaders } from './raw-input.js';
 export type { FileReplyOptions, QuickReply } from './rich-replies.js';
 export type { Middleware } from './router.js';
+export {
+  type BotSession,
+  DEFAULT_SESSION_TTL_MS,
+  SessionConflictError,
+  type SessionOptions,
+} from './session.js';
 export { generateWebhookSecret, type SignedHeaders, signWebhook } from './signature.js';
 export type { StopTyping } from './typing.js';
 export { WebhookVerificationError, type WebhookVerificationErrorCode } from './verification-error.js';

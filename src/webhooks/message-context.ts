@@ -108,6 +108,8 @@ export function createMessageContext(deps: MessageContextDeps): {
       : {}),
     message,
     messages: deps.batch,
+    // Loaded by the sessions step before the handlers run.
+    session: {},
     text: messageText(event),
     conversationId,
     reply,
