@@ -3,7 +3,7 @@
 // SessionConflictError (nothing is re-run by the SDK; the delivery fails, so the service's retry runs
 // the handler again on the state the first one saved). A run that failed saves nothing.
 
-import { AgentMessagingError, hasKind, markKind } from '../core/errors.js';
+import { AgentMessagingError } from '../core/errors.js';
 import type { BotStore } from '../store/bot-store.js';
 import type { MessageContext } from './bot-types.js';
 
@@ -26,24 +26,15 @@ export const DEFAULT_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
  * saved. The delivery is answered 500, so the service's retry runs the handler on the newer state.
  */
 export class SessionConflictError extends AgentMessagingError {
-  override name = 'SessionConflictError';
+  static override readonly kind: string = 'SessionConflictError';
   /** The conversation whose session changed under the run. */
   readonly conversationId: string;
-
-  static {
-    markKind(SessionConflictError, 'SessionConflictError');
-  }
 
   constructor(conversationId: string) {
     super(
       `The session of conversation ${conversationId} was saved by another run first; this run's changes were not saved.`,
     );
     this.conversationId = conversationId;
-  }
-
-  /** True for this error, even one thrown by another copy of the package. */
-  static override is(value: unknown): value is SessionConflictError {
-    return value instanceof SessionConflictError || hasKind(value, 'SessionConflictError');
   }
 }
 
