@@ -8,6 +8,7 @@ import type { Receipt } from '../schemas/conversations.js';
 import type { Message, ReactionResponse } from '../schemas/messages.js';
 import type { MessageReceivedEvent, WebhookEvent, WebhookEventType } from '../schemas/webhooks.js';
 import type { BotStore } from '../store/bot-store.js';
+import type { ReplyOutcome } from '../streaming/options.js';
 import type { DedupeStore } from './dedupe-store.js';
 import type { WaitUntil } from './delivery.js';
 import type { FileReplyOptions, QuickReply } from './rich-replies.js';
@@ -190,6 +191,8 @@ export interface BotReplyResult {
   status: string;
   /** The text of the reply. */
   text: string;
+  /** How the reply ended: `complete`, `interrupted` (cut short, marked) or `replayed` (an earlier run's). */
+  outcome: ReplyOutcome;
 }
 
 /** The context of an event type: a MessageContext for `message.received`, else an EventContext. */

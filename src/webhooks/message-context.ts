@@ -6,9 +6,10 @@ import { conversationHistory } from '../llm/conversation-history.js';
 import type { Message } from '../schemas/messages.js';
 import type { MessageReceivedEvent } from '../schemas/webhooks.js';
 import type { BotStore } from '../store/bot-store.js';
-import type { BotReplyOptions, BotReplyResult, MessageContext } from './bot-types.js';
+import type { MessageContext } from './bot-types.js';
+import { createContextReply } from './context-reply.js';
 import type { Addressing } from './conversation-kind.js';
-import { quickRepliesBlock, sendFileReply } from './rich-replies.js';
+import { sendFileReply } from './rich-replies.js';
 import { keepTyping, type StopTyping } from './typing.js';
 
 /** What the bot passes in. @internal */
@@ -60,36 +61,18 @@ export function createMessageContext(deps: MessageContextDeps): {
     return idempotencyKeyFor(webhookId, replies === 1 ? 'reply' : `reply-${replies}`);
   };
 
-  const reply = async (
-    input: string | AsyncIterable<string> | Iterable<string>,
-    options: BotReplyOptions = {},
-  ): Promise<BotReplyResult> => {
-    const idempotencyKey = nextReplyKey();
-    const replyTo = options.replyToMessageId === undefined ? message.id : options.replyToMessageId;
-    const fields = {
-      ...(replyTo === null ? {} : { replyToMessageId: replyTo }),
-      ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
-    };
-    const buttons =
-      options.quickReplies === undefined ? [] : [quickRepliesBlock(options.quickReplies, 'ctx.reply')];
-    if (typeof input !== 'string') {
-      // A stream of text goes through the reply writer: Streamable HTTP, or append where it cannot.
-      // Quick replies ride along as a block after the text block the writer fills.
-      const content = buttons.length ? { content: [{ type: 'text' as const, text: '' }, ...buttons] } : {};
-      return client.messages.reply(conversationId, input, {
-        ...fields,
-        ...content,
-        idempotencyKey,
-        signal: deps.signal,
-      });
-    }
-    // A whole text is one plain send: one request, under the same Idempotency-Key rule.
-    const body = buttons.length
-      ? { content: [{ type: 'text' as const, text: input }, ...buttons], fallbackText: input, ...fields }
-      : { text: input, ...fields };
-    const sent = await client.messages.send(conversationId, body, { idempotencyKey });
-    return { message_id: sent.message.id, status: sent.message.status, text: input };
-  };
+  // ctx.reply's body lives in context-reply.ts (issue 11's outcomes for bots).
+  const contextReply = createContextReply({
+    client,
+    conversationId,
+    messageId: message.id,
+    nextReplyKey,
+    signal: deps.signal,
+    store: deps.store,
+    typingRenewMs: deps.typingRenewMs,
+    typingShown: () => typingStops.size > 0,
+    warn: deps.warn,
+  });
 
   const ctx: MessageContext = {
     event,
@@ -112,7 +95,7 @@ export function createMessageContext(deps: MessageContextDeps): {
     session: {},
     text: messageText(event),
     conversationId,
-    reply,
+    reply: contextReply.reply,
     replyWithFile: (data, options) => {
       // Numbered with the text replies, so a redelivery that replies in the same order replays each.
       const idempotencyKey = nextReplyKey();
@@ -154,6 +137,7 @@ export function createMessageContext(deps: MessageContextDeps): {
 
   const finish = async () => {
     await Promise.all([...typingStops].map((stop) => stop()));
+    await contextReply.finish();
   };
   return { ctx, finish };
 }

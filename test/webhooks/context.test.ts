@@ -74,7 +74,12 @@ describe('the message.received context', () => {
     const [reply] = await loop.agentMessages();
     expect(reply?.parts?.[0]?.text).toBe('You said: ping');
     expect(reply?.reply_to?.message_id).toBe(received.id);
-    expect(result).toEqual({ message_id: reply?.id, status: 'sent', text: 'You said: ping' });
+    expect(result).toEqual({
+      message_id: reply?.id,
+      status: 'sent',
+      text: 'You said: ping',
+      outcome: 'complete',
+    });
   });
 
   it('streams an async iterable of text through the reply writer; history holds the exact text', async () => {

@@ -1,0 +1,137 @@
+// `ctx.reply()`: a bot's answer that a redelivery cannot double, a failing model cannot leave empty
+// or silently cut, and a second instance cannot interleave (issue 11, for bots). Invariants:
+// - the n-th reply of a run has the same key on every delivery of the event, so a redelivery of a
+//   finished reply answers it (`replayed`) instead of sending again;
+// - a streamed reply shows typing until its first chunk and makes its message only then; the
+//   typing renewals stop when the reply ends, whatever way;
+// - a failure reaches the handler (so the delivery is answered 500 and retried), and the retry of a
+//   reply cut short writes its answer as a new message: the attempt counter and the writer's lease
+//   live in the bot's store, so a shared store gives the same guarantee across instances.
+import type { AgentClient } from '../client/agent-client.js';
+import type { BotStore } from '../store/bot-store.js';
+import type { ReplyOutcome } from '../streaming/options.js';
+import { replySource } from '../streaming/pipe-reply.js';
+import { type ReplyLedger, storeLedger } from '../streaming/reply-lease.js';
+import type { BotReplyOptions } from './bot-types.js';
+import { quickRepliesBlock } from './rich-replies.js';
+import { keepTyping } from './typing.js';
+
+/** What a bot's reply produced. */
+export interface ContextReplyResult {
+  /** The id of the reply message. */
+  message_id: string;
+  /** `sent` once the reply is complete. */
+  status: string;
+  /** The text of the reply, as the service holds it. */
+  text: string;
+  /** How the reply ended: `complete`, `interrupted` (cut short, marked) or `replayed` (an earlier run's). */
+  outcome: ReplyOutcome;
+}
+
+/** What the message context passes in. @internal */
+export interface ContextReplyDeps {
+  client: AgentClient;
+  conversationId: string;
+  /** The received message: replies answer it unless told otherwise. */
+  messageId: string;
+  /**
+   * The next reply's key: the n-th reply of a run gets the same key on every delivery of the event
+   * (numbered with the run's file replies), so a redelivery replays each reply instead of sending again.
+   */
+  nextReplyKey: () => string;
+  /** Fires when the run should stop: a streaming reply then ends marked, outcome `interrupted`. */
+  signal?: AbortSignal | undefined;
+  /** The bot's store, where reply leases and attempt counters live; this process's memory without one. */
+  store?: BotStore | undefined;
+  typingRenewMs: number | undefined;
+  /** True while the handler shows typing itself (`ctx.typing()`): the reply then starts none of its own. */
+  typingShown?: () => boolean;
+  /** Reports a failure that must not fail the reply (a typing call). */
+  warn(error: unknown): void;
+}
+
+/**
+ * Makes the `reply` of one handler run, and the `finish` that waits for its typing indicators to stop.
+ * @internal
+ */
+export function createContextReply(deps: ContextReplyDeps): {
+  reply: (
+    input: string | AsyncIterable<string> | Iterable<string>,
+    options?: BotReplyOptions,
+  ) => Promise<ContextReplyResult>;
+  finish: () => Promise<void>;
+} {
+  const { client, conversationId } = deps;
+  const ledger: ReplyLedger | undefined = deps.store ? storeLedger(deps.store) : undefined;
+  const stopping = new Set<Promise<void>>();
+
+  const reply = async (
+    input: string | AsyncIterable<string> | Iterable<string>,
+    options: BotReplyOptions = {},
+  ) => {
+    const idempotencyKey = deps.nextReplyKey();
+    const replyTo = options.replyToMessageId === undefined ? deps.messageId : options.replyToMessageId;
+    const fields = {
+      ...(replyTo === null ? {} : { replyToMessageId: replyTo }),
+      ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
+    };
+    const buttons =
+      options.quickReplies === undefined ? [] : [quickRepliesBlock(options.quickReplies, 'ctx.reply')];
+    if (typeof input === 'string') {
+      // A whole text is one plain send: one request, deduplicated by the service under its key.
+      const body = buttons.length
+        ? { content: [{ type: 'text' as const, text: input }, ...buttons], fallbackText: input, ...fields }
+        : { text: input, ...fields };
+      const { data, response } = await client.messages
+        .send(conversationId, body, { idempotencyKey })
+        .withResponse();
+      const replayed = response.headers.get('idempotent-replayed') === 'true';
+      return {
+        message_id: data.message.id,
+        status: data.message.status,
+        text: input,
+        outcome: replayed ? ('replayed' as const) : ('complete' as const),
+      };
+    }
+    const source = replySource(input, 'ctx.reply');
+    const stopTyping = deps.typingShown?.()
+      ? async () => {}
+      : await keepTyping((state) => client.conversations.typing(conversationId, { state }), {
+          ...(deps.typingRenewMs === undefined ? {} : { renewMs: deps.typingRenewMs }),
+          onError: deps.warn,
+        });
+    let stopped: Promise<void> | undefined;
+    const stop = () => {
+      if (stopped === undefined) {
+        stopped = stopTyping();
+        stopping.add(stopped);
+      }
+    };
+    try {
+      // Quick replies ride along as a block after the text block the writer fills.
+      const content = buttons.length ? { content: [{ type: 'text' as const, text: '' }, ...buttons] } : {};
+      return await client.messages.reply(conversationId, typingUntilFirst(source, stop), {
+        ...fields,
+        ...content,
+        idempotencyKey,
+        ...(deps.signal === undefined ? {} : { signal: deps.signal }),
+        ...(ledger === undefined ? {} : { ledger }),
+      });
+    } finally {
+      stop();
+    }
+  };
+
+  const finish = async () => {
+    await Promise.all(stopping);
+  };
+  return { reply, finish };
+}
+
+/** The source's chunks; the first non-empty one (the reply's message appears with it) stops typing. */
+async function* typingUntilFirst(source: AsyncIterable<string>, stop: () => void): AsyncGenerator<string> {
+  for await (const chunk of source) {
+    if (chunk !== '') stop();
+    yield chunk;
+  }
+}
