@@ -8,7 +8,7 @@ import {
   AgentClient,
   createBot,
   idempotencyKeyFor,
-  type MessageReceivedEvent,
+  type MessageContext,
   registerAgent,
 } from 'agent-messaging';
 import { toNodeHandler } from 'agent-messaging/node';
@@ -46,8 +46,8 @@ export interface EmulatorBot {
   finishStreaming: Gate;
   /** Every text the bot received, in order. */
   received: string[];
-  /** The quick-reply clicks the bot received (the webhook body's `postback`), in order. */
-  postbacks: NonNullable<MessageReceivedEvent['postback']>[];
+  /** The quick-reply clicks its `bot.action('yes')` route took (`ctx.action`), in order. */
+  postbacks: NonNullable<MessageContext['action']>[];
   /** Every event type the bot received. */
   events: string[];
   /** Errors its handlers threw. */
@@ -109,11 +109,17 @@ export async function startEmulatorBot(baseUrl: string): Promise<EmulatorBot> {
   bot.on('invite.completed', () => {
     state.events.push('invite.completed');
   });
+  // A click on "Yes, thanks" (PROTOCOL.md section 14) takes this route, not message.received.
+  bot.action('yes', async (ctx) => {
+    if (ctx.action) state.postbacks.push(ctx.action);
+    state.received.push(ctx.text);
+    await ctx.markRead();
+    await ctx.react('👍');
+    await ctx.reply('Glad it helped!');
+  });
   bot.on('message.received', async (ctx) => {
     state.events.push('message.received');
     state.received.push(ctx.text);
-    const { postback } = ctx.event;
-    if (postback) state.postbacks.push(postback);
     if (ctx.text === DELIVERED_ONLY) {
       await ctx.client.conversations.sendReceipt(ctx.conversationId, {
         message_id: ctx.message.id,
@@ -122,10 +128,7 @@ export async function startEmulatorBot(baseUrl: string): Promise<EmulatorBot> {
       return;
     }
     await ctx.markRead();
-    if (postback?.actionId === 'yes') {
-      await ctx.react('👍');
-      await ctx.reply('Glad it helped!');
-    } else if (ctx.text === 'group') {
+    if (ctx.text === 'group') {
       await ctx.client.groups.invite(
         { title: 'Trip planning', user_ids: state.groupUsers, reason: 'Plan the trip together' },
         { idempotencyKey: idempotencyKeyFor(ctx.webhookId, 'invite') },

@@ -114,6 +114,7 @@ describe('the emulator page', () => {
       const picked = message('Yes, thanks').and(page.locator('.from-user'));
       await picked.locator('.reaction', { hasText: '👍' }).waitFor();
       expect(bot.received).toEqual(['hello bot', 'Yes, thanks']);
+      // The bot's bot.action('yes') route took the click, with what the delivery's postback said.
       expect(bot.postbacks).toEqual([{ actionId: 'yes', value: 'pick:yes', messageId: questionId }]);
       const adaConversation = mock
         .snapshot()

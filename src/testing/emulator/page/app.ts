@@ -16,6 +16,8 @@ type Pending = Pick<Changed, 'lists' | 'messages' | 'log'> & { chat: boolean };
 let selected: string | null = decodeURIComponent(location.hash.slice(1)) || null;
 let pending: Pending = { lists: true, chat: true, messages: 'all', log: true };
 let scheduled = false;
+/** A conversation chosen before the live feed brought it: an install answers before its event. */
+let awaited: string | null = null;
 /** Events that arrive while a snapshot is loading wait here, with their seq. */
 let buffer: [event: MessageEvent<string>, seq: number][] | null = null;
 
@@ -39,7 +41,11 @@ function flush() {
   scheduled = false;
   const work = pending;
   pending = { lists: false, chat: false, messages: new Set(), log: false };
-  if (!selected || !store.conversations.has(selected)) {
+  if (selected && selected === awaited) {
+    // Draw it once it is here; until then the pane keeps what it shows.
+    if (store.conversations.has(selected)) awaited = null;
+    else work.chat = false;
+  } else if (!selected || !store.conversations.has(selected)) {
     const newest = conversationsOf(store)[0];
     if (newest || selected) {
       selected = newest ? newest.id : null;
@@ -90,6 +96,7 @@ async function run<T>(button: HTMLButtonElement | null, work: () => Promise<T>):
 const actions: MessageActions = {
   select(conversationId) {
     selected = conversationId;
+    awaited = store.conversations.has(conversationId) ? null : conversationId;
     history.replaceState(null, '', `#${encodeURIComponent(conversationId)}`);
     redrawAll();
     setTimeout(() => byId('composer-text').focus(), 20);
@@ -162,6 +169,7 @@ function setConnection(state: 'live' | 'reconnecting') {
 
 async function load() {
   buffer = [];
+  awaited = null;
   try {
     const snapshot = await api.state();
     applySnapshot(store, snapshot);
