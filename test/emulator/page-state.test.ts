@@ -15,22 +15,6 @@ import {
 
 const NOW = Date.parse('2026-05-01T12:00:00.000Z');
 
-/** Registers an agent through the mock's /v1 (its webhook left unset: nothing is delivered). */
-async function registerAgent(mock: ReturnType<typeof createMockService>): Promise<string> {
-  const response = await mock.fetch('/v1/agents', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      handle: 'helper',
-      display_name: 'Helper',
-      webhook_url: 'https://bot.example/hook',
-      capabilities: ['text'],
-    }),
-  });
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { agent: { id: string } }).agent.id;
-}
-
 /** A page state that has read the snapshot of `mock`, and what the reducer made of each event. */
 function pageState(snapshot: Parameters<typeof applySnapshot>[1]): PageState {
   const state = createState();
@@ -76,14 +60,13 @@ describe('the emulator page state', () => {
   });
 
   it('fed the live feed, holds what a fresh snapshot of the mock holds', async () => {
-    const mock = createMockService();
+    // The bot's webhook answers 200, so the deliveries are in the feed too.
+    const mock = createMockService({ fetch: async () => new Response(null, { status: 200 }) });
     const live = pageState(mock.snapshot());
     const changes: ReturnType<typeof applyEvent>[] = [];
     // This machine's clock as it is: the page reads the mock clock against it.
     const stop = mock.events.subscribe((event) => changes.push(applyEvent(live, event)));
-    const agentId = await registerAgent(mock);
-    const { user } = mock.createUser({ display_name: 'Ada' });
-    const { conversation_id } = mock.installAgent({ user_id: user.id, agent_id: agentId });
+    const { user, conversationId: conversation_id } = await mock.seed();
     mock.postUserMessage(conversation_id, { user_id: user.id, text: 'hello' });
     mock.postUserMessage(conversation_id, { user_id: user.id, text: 'again' });
     mock.clock.advance(3600);
@@ -93,7 +76,11 @@ describe('the emulator page state', () => {
     expect(contents(live)).toEqual(contents(pageState(mock.snapshot())));
     const texts = messagesOf(live.conversations.get(conversation_id)!).map((m) => m.parts?.[0]?.text);
     expect(texts).toEqual(['hello', 'again']);
-    expect(live.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/agents']);
+    expect(live.requests.map((r) => `${r.method} ${r.path}`)).toContain('POST /v1/agents');
+    expect(live.deliveries.map((d) => [d.type, d.status])).toEqual([
+      ['message.received', 200],
+      ['message.received', 200],
+    ]);
     // The clock event moved the page's clock by the hour the mock moved.
     expect(Math.abs(live.offsetMs - 3600_000)).toBeLessThan(10_000);
     expect(changes.some((changed) => changed.clock && changed.messages === 'all')).toBe(true);
