@@ -120,6 +120,12 @@ export interface MockService {
   snapshot(): MockStateSnapshot;
   /** Empties all state and undoes every clock advance (the clock reads real time, or runs from `now`). */
   reset(): void;
-  /** Resolves when every webhook delivery in flight has settled. */
+  /**
+   * Resolves when every webhook delivery attempt in flight has been answered (or timed out),
+   * attempts started meanwhile included. It does not wait for work a bot keeps doing after it
+   * answered (a 202: `ack: 'immediately'`, past `ackTimeoutMs`, or queued behind its conversation),
+   * nor for retries scheduled on the mock clock: `await bot.idle()` for the first, advance the
+   * clock for the second.
+   */
   idle(): Promise<void>;
 }
