@@ -1,4 +1,4 @@
-import { resolveConfig, type TransportConfig } from '../core/client-config.js';
+import { clientOptions, resolveConfig, type TransportConfig } from '../core/client-config.js';
 import type { AgentClientOptions } from '../core/options.js';
 import { Transport } from '../core/transport.js';
 import { Agents } from '../resources/agents.js';
@@ -8,6 +8,7 @@ import { Groups } from '../resources/groups.js';
 import { Messages } from '../resources/messages.js';
 import { describeClient, inspectSymbol } from './inspect.js';
 
+const OPTIONS = clientOptions('apiKey', true);
 /**
  * The client of an agent, authenticated with its API key.
  * A missing or blank `apiKey`, or a missing or malformed `baseUrl`, throws a ValidationError here.
@@ -31,11 +32,7 @@ export class AgentClient {
   readonly _transport: Transport;
 
   constructor(options: AgentClientOptions) {
-    const config: TransportConfig = resolveConfig(
-      options,
-      { name: 'apiKey', value: options?.apiKey, required: true },
-      'AgentClient',
-    );
+    const config: TransportConfig = resolveConfig(options, OPTIONS, 'apiKey', 'AgentClient');
     this._transport = new Transport(config);
     this.agents = new Agents(this._transport);
     this.attachments = new Attachments(this._transport);

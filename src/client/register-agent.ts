@@ -1,8 +1,17 @@
+import * as z from 'zod/mini';
 import { ApiPromise } from '../core/api-promise.js';
-import { resolveConfig } from '../core/client-config.js';
+import { clientOptions, resolveConfig } from '../core/client-config.js';
 import type { ConnectionOptions, RequestOptions } from '../core/options.js';
 import { Transport } from '../core/transport.js';
+import { RequestOptionsSchema } from '../core/validate.js';
 import type { RegisterAgentRequest, RegisterAgentResponse } from '../schemas/agents.js';
+
+// The connection options, an optional token, and the per-call options but maxRetries (never retried).
+const OPTIONS = z.extend(clientOptions('apiKey', false), {
+  idempotencyKey: RequestOptionsSchema.shape.idempotencyKey,
+  signal: RequestOptionsSchema.shape.signal,
+  headers: RequestOptionsSchema.shape.headers,
+});
 
 /** Options of `registerAgent`: where to register, and the per-call options. */
 export interface RegisterAgentOptions extends ConnectionOptions, Omit<RequestOptions, 'maxRetries'> {
@@ -26,12 +35,7 @@ export function registerAgent(
   options: RegisterAgentOptions = {},
 ): ApiPromise<RegisterAgentResponse> {
   try {
-    const config = resolveConfig(
-      options,
-      { name: 'apiKey', value: options?.apiKey, required: false },
-      'registerAgent',
-      ['idempotencyKey', 'signal', 'headers'],
-    );
+    const config = resolveConfig(options, OPTIONS, 'apiKey', 'registerAgent');
     const { idempotencyKey, signal, timeoutMs, headers } = options;
     return new Transport(config).request('agents.register', {
       body,

@@ -1,4 +1,4 @@
-import { resolveConfig } from '../core/client-config.js';
+import { clientOptions, resolveConfig } from '../core/client-config.js';
 import type { UserClientOptions } from '../core/options.js';
 import { Transport } from '../core/transport.js';
 import { UserConversations } from '../resources/conversations.js';
@@ -6,6 +6,7 @@ import { Invites } from '../resources/groups.js';
 import { UserMessages } from '../resources/messages.js';
 import { describeClient, inspectSymbol } from './inspect.js';
 
+const OPTIONS = clientOptions('sessionToken', true);
 /**
  * The client of a user, authenticated with a user session (an agent token is refused by these endpoints).
  *
@@ -24,11 +25,7 @@ export class UserClient {
   readonly _transport: Transport;
 
   constructor(options: UserClientOptions) {
-    const config = resolveConfig(
-      options,
-      { name: 'sessionToken', value: options?.sessionToken, required: true },
-      'UserClient',
-    );
+    const config = resolveConfig(options, OPTIONS, 'sessionToken', 'UserClient');
     this._transport = new Transport(config);
     this.conversations = new UserConversations(this._transport);
     this.invites = new Invites(this._transport);

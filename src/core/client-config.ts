@@ -1,6 +1,7 @@
 // Turns user options into a checked transport configuration, once, at construction.
 
-import type { FieldIssue } from '../schemas/issues.js';
+import * as z from 'zod/mini';
+import { fieldIssues, safeParse } from '../schemas/issues.js';
 import { ValidationError } from './errors.js';
 import {
   type ConnectionOptions,
@@ -10,6 +11,7 @@ import {
   type LogFields,
   type Logger,
 } from './options.js';
+import { count, fn } from './validate.js';
 
 /** A checked configuration for one Transport. @internal */
 export interface TransportConfig {
@@ -35,104 +37,82 @@ function envBaseUrl(): string | undefined {
   }
 }
 
-const CONNECTION_OPTION_KEYS = ['baseUrl', 'timeoutMs', 'maxRetries', 'maxResponseBytes', 'fetch', 'logger'];
-
-function checkBaseUrl(value: unknown, issues: FieldIssue[]): string {
-  const raw = value ?? envBaseUrl();
-  if (raw === undefined || raw === '') {
-    issues.push({ field: 'baseUrl', message: 'is required (pass baseUrl or set the AMS_BASE_URL env var)' });
-    return '';
-  }
-  let url: URL | undefined;
-  if (typeof raw === 'string' && URL.canParse(raw)) url = new URL(raw);
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
-    issues.push({
-      field: 'baseUrl',
-      message: 'must be an absolute http or https URL without query or fragment',
-    });
-    return '';
-  }
-  // Credentials in the URL would be quoted by fetch's errors; the service's auth is the bearer token.
-  if (url.username || url.password) {
-    issues.push({ field: 'baseUrl', message: 'must not contain a user name or password' });
-    return '';
-  }
-  return url.href.replace(/\/+$/, '');
-}
+// Credentials in the URL would be quoted by fetch's errors; the service's auth is the bearer token.
+const BaseUrl = z.string().check(
+  z.refine(
+    (value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol) && !/[?#]/.test(value),
+    { error: 'must be an absolute http or https URL without query or fragment', abort: true },
+  ),
+  z.refine((value) => !new URL(value).username && !new URL(value).password, {
+    error: 'must not contain a user name or password',
+  }),
+);
 
 // The token is checked for presence and header-safety only: its prefix is the service's business.
-function checkToken(
-  value: unknown,
-  name: string,
-  required: boolean,
-  issues: FieldIssue[],
-): string | undefined {
-  if (value === undefined && !required) return undefined;
-  const token = typeof value === 'string' ? value.trim() : '';
-  if (token === '') {
-    issues.push({ field: name, message: 'is required and must be a non-blank string' });
-  } else if (!/^[\x21-\x7e]+$/.test(token)) {
-    issues.push({ field: name, message: 'must be printable ASCII without spaces' });
-  }
-  return token;
-}
+const Token = z
+  .string()
+  .check(
+    z.trim(),
+    z.regex(/\S/, { error: 'must not be blank' }),
+    z.regex(/^[\x21-\x7e]*$/, { error: 'must be printable ASCII without spaces' }),
+  );
 
-function checkCount(value: unknown, name: string, fallback: number, min: number, issues: FieldIssue[]) {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > 2_147_483_647) {
-    issues.push({ field: name, message: `must be an integer of at least ${min}` });
-  }
-  return value as number;
-}
+const LoggerOption = z.custom<Logger>(
+  (value) =>
+    typeof value === 'function' ||
+    (typeof value === 'object' && value !== null && typeof Reflect.get(value, 'debug') === 'function'),
+  { error: 'must be a function or an object with a debug method' },
+);
 
-/** The debug function of a logger option. */
-function toLog(logger: Logger | undefined, issues: FieldIssue[]): TransportConfig['log'] {
-  if (logger === undefined) return undefined;
-  if (typeof logger === 'function') return logger;
-  if (logger !== null && typeof logger === 'object' && typeof logger.debug === 'function') {
-    return (message, fields) => logger.debug(message, fields);
-  }
-  issues.push({ field: 'logger', message: 'must be a function or an object with a debug method' });
-  return undefined;
-}
+/** The options every client takes besides its credential. @internal */
+export const ConnectionOptionsSchema = z.strictObject({
+  baseUrl: z.optional(BaseUrl),
+  timeoutMs: z.optional(count(1)),
+  maxRetries: z.optional(count(0)),
+  maxResponseBytes: z.optional(count(1)),
+  fetch: z.optional(fn<ConnectionOptions['fetch']>()),
+  logger: z.optional(LoggerOption),
+});
 
 /**
- * Checks the options of a client. A missing or blank credential, or a missing or malformed base URL,
- * is a ValidationError naming the option; the credential itself never appears in it.
+ * Checks the options of a client against `schema` (the connection options plus the credential, and
+ * for registerAgent the per-call ones): a misspelt option (`baseURL`) is an error, not ignored. A
+ * missing or blank credential, or a missing or malformed base URL, is a ValidationError naming the
+ * option; the credential itself never appears in it.
  * @internal
  */
 export function resolveConfig(
   options: ConnectionOptions | undefined,
-  credential: { name: string; value: unknown; required: boolean },
+  schema: z.ZodMiniType,
+  credential: string,
   context: string,
-  otherKeys: readonly string[] = [],
 ): TransportConfig {
-  const issues: FieldIssue[] = [];
-  if (options !== undefined && (typeof options !== 'object' || options === null)) {
-    throw new ValidationError([{ field: '', message: 'options must be an object' }], context);
+  // The env var stands in for a missing baseUrl; an empty one is as good as none.
+  const baseUrl = (options as { baseUrl?: unknown } | undefined)?.baseUrl || envBaseUrl();
+  const withUrl = typeof options === 'object' && options !== null ? { ...options, baseUrl } : options;
+  const result = safeParse(schema, withUrl);
+  const issues = result.success ? [] : fieldIssues(result.error);
+  if (baseUrl === undefined) {
+    issues.unshift({
+      field: 'baseUrl',
+      message: 'is required (pass baseUrl or set the AMS_BASE_URL env var)',
+    });
   }
-  const opts = options ?? {};
-  // A misspelt option (`baseURL`, `maxRetry`) would otherwise be ignored without a word.
-  const known = new Set([...CONNECTION_OPTION_KEYS, credential.name, ...otherKeys]);
-  for (const key of Object.keys(opts)) {
-    if (!known.has(key))
-      issues.push({ field: key, message: `is not an option (known: ${[...known].join(', ')})` });
-  }
-  const token = checkToken(credential.value, credential.name, credential.required, issues);
-  const baseUrl = checkBaseUrl(opts.baseUrl, issues);
-  const timeoutMs = checkCount(opts.timeoutMs, 'timeoutMs', DEFAULT_TIMEOUT_MS, 1, issues);
-  const maxRetries = checkCount(opts.maxRetries, 'maxRetries', DEFAULT_MAX_RETRIES, 0, issues);
-  const maxResponseBytes = checkCount(
-    opts.maxResponseBytes,
-    'maxResponseBytes',
-    DEFAULT_MAX_RESPONSE_BYTES,
-    1,
-    issues,
-  );
-  if (opts.fetch !== undefined && typeof opts.fetch !== 'function') {
-    issues.push({ field: 'fetch', message: 'must be a function' });
-  }
-  const log = toLog(opts.logger, issues);
-  if (issues.length > 0) throw new ValidationError(issues, context);
-  return { baseUrl, token, timeoutMs, maxRetries, maxResponseBytes, fetch: opts.fetch, log };
+  if (!result.success || issues.length > 0) throw new ValidationError(issues, context);
+  const opts = result.data as ConnectionOptions & Record<string, unknown>;
+  const { logger } = opts;
+  return {
+    baseUrl: new URL(opts.baseUrl as string).href.replace(/\/+$/, ''),
+    token: opts[credential] as string | undefined,
+    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxRetries: opts.maxRetries ?? DEFAULT_MAX_RETRIES,
+    maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    fetch: opts.fetch,
+    log:
+      typeof logger === 'function' ? logger : logger && ((message, fields) => logger.debug(message, fields)),
+  };
 }
+
+/** The schema of a client's options: the connection options and its credential. @internal */
+export const clientOptions = (credential: string, required: boolean) =>
+  z.extend(ConnectionOptionsSchema, { [credential]: required ? Token : z.optional(Token) });

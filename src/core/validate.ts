@@ -1,8 +1,8 @@
 // Input checks that run before anything is sent: bodies and ids against the shared schemas, and options.
 
-import type * as z from 'zod/mini';
+import * as z from 'zod/mini';
 import { IdempotencyKey } from '../schemas/common.js';
-import { type FieldIssue, fieldIssues, safeParse } from '../schemas/issues.js';
+import { fieldIssues, safeParse } from '../schemas/issues.js';
 import { ValidationError } from './errors.js';
 import type { RequestOptions } from './options.js';
 
@@ -33,13 +33,45 @@ export function pathId(
   return encodeURIComponent(result.data);
 }
 
-const REQUEST_OPTION_KEYS = new Set(['idempotencyKey', 'signal', 'timeoutMs', 'headers', 'maxRetries']);
-
 /** Headers the SDK owns: set through their options, never through `headers`. */
 const OWNED_HEADERS: Record<string, string> = {
   authorization: 'is set from the client credential',
   'idempotency-key': 'is set with the idempotencyKey option',
 };
+
+// Checked here because fetch would otherwise throw a TypeError that quotes the offending value.
+const HeaderMap = z.record(z.string(), z.string()).check(
+  z.superRefine((headers, ctx) => {
+    for (const [name, value] of Object.entries(headers)) {
+      const message =
+        OWNED_HEADERS[name.toLowerCase()] ??
+        (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)
+          ? 'is not a valid header name'
+          : /[\r\n\0]/.test(value)
+            ? 'must be a string without line breaks'
+            : undefined);
+      if (message) ctx.issues.push({ code: 'custom', path: [name], message, input: value });
+    }
+  }),
+);
+
+/** A whole number of at least `min` that fits a timer. @internal */
+export const count = (min: number) => z.int().check(z.minimum(min), z.maximum(2_147_483_647));
+
+/** A value that must be a function. @internal */
+export const fn = <T>() =>
+  z.custom<T>((value) => typeof value === 'function', { error: 'must be a function' });
+
+/** The per-call options; a key it does not know (a misspelt `idempotencyKey`) is an error. @internal */
+export const RequestOptionsSchema = z.strictObject({
+  idempotencyKey: z.optional(IdempotencyKey),
+  signal: z.optional(
+    z.custom<AbortSignal>((value) => value instanceof AbortSignal, { error: 'must be an AbortSignal' }),
+  ),
+  timeoutMs: z.optional(count(1)),
+  headers: z.optional(HeaderMap),
+  maxRetries: z.optional(count(0)),
+});
 
 /**
  * Checks the per-call options (an unknown option name is an error: a misspelt `idempotencyKey` must
@@ -48,54 +80,6 @@ const OWNED_HEADERS: Record<string, string> = {
  */
 export function checkRequestOptions(options: RequestOptions | undefined, context: string): RequestOptions {
   if (options === undefined) return {};
-  const issues: FieldIssue[] = [];
-  if (typeof options !== 'object' || options === null) {
-    throw new ValidationError([{ field: 'options', message: 'must be an object' }], context);
-  }
-  for (const key of Object.keys(options)) {
-    if (!REQUEST_OPTION_KEYS.has(key)) {
-      issues.push({
-        field: key,
-        message: `is not an option (known: ${[...REQUEST_OPTION_KEYS].join(', ')})`,
-      });
-    }
-  }
-  const { idempotencyKey, timeoutMs, maxRetries, signal, headers } = options;
-  if (idempotencyKey !== undefined) {
-    const result = safeParse(IdempotencyKey, idempotencyKey);
-    if (!result.success) {
-      for (const issue of result.error.issues)
-        issues.push({ field: 'idempotencyKey', message: issue.message });
-    }
-  }
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
-    issues.push({ field: 'timeoutMs', message: 'must be a positive integer' });
-  }
-  if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0)) {
-    issues.push({ field: 'maxRetries', message: 'must be a non-negative integer' });
-  }
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    issues.push({ field: 'signal', message: 'must be an AbortSignal' });
-  }
-  if (headers !== undefined) checkHeaders(headers, issues);
-  if (issues.length > 0) throw new ValidationError(issues, context);
+  parseInput(RequestOptionsSchema, options, context);
   return options;
-}
-
-// Checked here because fetch would otherwise throw a TypeError that quotes the offending value.
-function checkHeaders(headers: unknown, issues: FieldIssue[]): void {
-  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) {
-    issues.push({ field: 'headers', message: 'must be an object of header names to strings' });
-    return;
-  }
-  for (const [name, value] of Object.entries(headers)) {
-    const owned = OWNED_HEADERS[name.toLowerCase()];
-    if (owned) {
-      issues.push({ field: `headers.${name}`, message: owned });
-    } else if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
-      issues.push({ field: `headers.${name}`, message: 'is not a valid header name' });
-    } else if (typeof value !== 'string' || /[\r\n\0]/.test(value)) {
-      issues.push({ field: `headers.${name}`, message: 'must be a string without line breaks' });
-    }
-  }
 }
