@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { progress, ROOT } from './lib/child.js';
 import { describeMachine, plainTable, type Row, summaryTable, writeSection } from './lib/report.js';
 import { soakReplies } from './soak/replies.js';
+import { soakModelFailures, soakTwoWriters } from './soak/reply-outcomes.js';
 import { soakSends } from './soak/sends.js';
 import { soakWebhooks } from './soak/webhooks.js';
 
@@ -21,6 +22,14 @@ const parts = [
   {
     title: 'Streamed replies cut at random',
     run: () => soakReplies({ replies: sizes.replies, lanes: 10, seed }),
+  },
+  {
+    title: 'Replies from failing models, then the retry',
+    run: () => soakModelFailures({ replies: sizes.replies, lanes: 10, seed }),
+  },
+  {
+    title: 'Two writers per key at once',
+    run: () => soakTwoWriters({ replies: sizes.replies, lanes: 10, seed }),
   },
   {
     title: 'Webhook redeliveries',

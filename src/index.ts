@@ -138,6 +138,7 @@ export {
   type CoalesceOptions,
   DEFAULT_COALESCE,
   DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_INTERRUPTED_NOTE,
   MessageStream,
   type MessageStreamOptions,
   type ReplyLedger,
