@@ -36,6 +36,7 @@ const MEASUREMENTS: Measurement[] = [
   { title: '5. Bundle size', script: 'bundle-size.mjs', args: ['--outcome'] },
   { title: '6. Memory', script: 'memory.ts', nodeFlags: ['--expose-gc'] },
   { title: '7. Mock scale', script: 'mock-scale.ts' },
+  { title: '8. Conversation order', script: 'bot-concurrency.ts' },
 ];
 
 const only = process.argv.slice(2);
