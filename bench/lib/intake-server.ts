@@ -1,0 +1,71 @@
+// The webhook receivers of measurement 8, in one process (bench/lib/server-child.ts): the SDK's bot
+// under toNodeHandler, grammY's webhookCallback on node:http, and bare node:http with standardwebhooks.
+// Each has one handler that does nothing, so only the intake is measured.
+import { createServer, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Bot, webhookCallback } from 'grammy';
+import { Webhook } from 'standardwebhooks';
+import { createBot } from '../../src/index.js';
+import { toNodeHandler } from '../../src/node.js';
+import { serveCommands } from './server-child.js';
+
+/** What the client needs to sign and address its deliveries. */
+export interface IntakeInfo {
+  ports: { sdk: number; grammy: number; standardwebhooks: number };
+  webhookSecret: string;
+  telegramSecret: string;
+}
+
+const webhookSecret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+const telegramSecret = 'bench-secret-token';
+
+const listen = (listener: RequestListener) =>
+  new Promise<number>((resolve) => {
+    const server = createServer(listener);
+    server.keepAliveTimeout = 60_000;
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+
+const bot = createBot({ apiKey: 'ams_sk_bench', webhookSecret, baseUrl: 'http://127.0.0.1:9' });
+let handled = 0;
+bot.on('message.received', () => {
+  handled += 1;
+});
+
+const telegram = new Bot('1:bench', {
+  botInfo: {
+    id: 1,
+    is_bot: true,
+    first_name: 'Bench',
+    username: 'bench_bot',
+    can_join_groups: false,
+    can_read_all_group_messages: false,
+    supports_inline_queries: false,
+    can_connect_to_business: false,
+    has_main_web_app: false,
+  } as never,
+});
+telegram.on('message', () => {
+  handled += 1;
+});
+
+const standard = new Webhook(webhookSecret);
+
+const ports = {
+  sdk: await listen(toNodeHandler(bot)),
+  grammy: await listen(webhookCallback(telegram, 'http', { secretToken: telegramSecret })),
+  standardwebhooks: await listen((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      try {
+        standard.verify(Buffer.concat(chunks).toString('utf8'), req.headers as Record<string, string>);
+        handled += 1;
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+      } catch {
+        res.writeHead(401).end();
+      }
+    });
+  }),
+};
+serveCommands({ ports, webhookSecret, telegramSecret } satisfies IntakeInfo, { handled: () => handled });

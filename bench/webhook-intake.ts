@@ -1,0 +1,185 @@
+// Measurement 8: webhook intake. The receiver's CPU per delivery at 16 connections (toNodeHandler(bot)
+// against grammY's webhookCallback and bare node:http + standardwebhooks, all in one server process),
+// and verifyWebhook alone against standardwebhooks' verify, in this process.
+import { Webhook } from 'standardwebhooks';
+import { verifyWebhook } from '../src/index.js';
+import { signWebhook } from '../src/testing/index.js';
+import { progress, runAsChild } from './lib/child.js';
+import type { IntakeInfo } from './lib/intake-server.js';
+import { closePools, serverCpuPerCall, type Target } from './lib/load.js';
+import { markdownTable, type Outcome } from './lib/report.js';
+import { startServerChild } from './lib/server-child.js';
+import { fmt, median } from './lib/stats.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
+const IN_FLIGHT = 16;
+const VERIFY_CALLS = 20_000;
+
+/** A `message.received` delivery as the service sends it (PROTOCOL.md section 6). */
+export function deliveryBody(eventId: string): string {
+  const at = new Date().toISOString();
+  return JSON.stringify({
+    schema: 'svc.event.v1',
+    eventId,
+    type: 'message.received',
+    createdAt: at,
+    agentId: 'agt_bench',
+    conversationId: 'cnv_bench',
+    message: {
+      id: `msg_${eventId}`,
+      conversation_id: 'cnv_bench',
+      sequence: 1,
+      sender: { id: 'usr_bench' },
+      parts: [{ part_index: 0, type: 'text', text: 'Hello, what can you do for me today?' }],
+      fallback_text: 'Hello, what can you do for me today?',
+      status: 'sent',
+      created_at: at,
+    },
+  });
+}
+
+/** A Telegram update carrying the same text, for grammY. */
+const telegramUpdate = (id: number) =>
+  JSON.stringify({
+    update_id: id,
+    message: {
+      message_id: id,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: 42, type: 'private', first_name: 'User' },
+      from: { id: 42, is_bot: false, first_name: 'User' },
+      text: 'Hello, what can you do for me today?',
+    },
+  });
+
+let serial = 0;
+
+/** Signed deliveries, made before the round (signing is the sender's work, not the receiver's). */
+async function signedDeliveries(info: IntakeInfo, count: number) {
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const id = `evt_bench_${process.pid}_${++serial}`;
+      const body = deliveryBody(id);
+      const headers = await signWebhook({ id, payload: body, secret: info.webhookSecret });
+      return { body, headers: { 'content-type': 'application/json', ...headers } };
+    }),
+  );
+}
+
+const LABELS: Record<string, string> = {
+  sdk: 'SDK `toNodeHandler(bot)`',
+  grammy: "grammY `webhookCallback(bot, 'http')`",
+  standardwebhooks: 'bare node:http + `standardwebhooks` verify',
+};
+
+/** verifyWebhook and standardwebhooks' verify on the same delivery: µs of CPU per call for each. */
+async function verifyAlone(secret: string): Promise<{ sdk: number; standard: number }> {
+  const id = 'evt_verify';
+  const body = deliveryBody(id);
+  const headers = await signWebhook({ id, payload: body, secret });
+  const standard = new Webhook(secret);
+  const timed = async (run: () => unknown) => {
+    const before = process.cpuUsage();
+    for (let i = 0; i < VERIFY_CALLS; i++) await run();
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / VERIFY_CALLS;
+  };
+  return {
+    sdk: await timed(() => verifyWebhook(body, headers, { secret })),
+    standard: await timed(() => standard.verify(body, headers)),
+  };
+}
+
+export async function measureWebhookIntake(): Promise<Outcome> {
+  const server = await startServerChild<IntakeInfo>('lib/intake-server.ts');
+  try {
+    const { info } = server;
+    const origin = (port: number) => `http://127.0.0.1:${port}`;
+    const targets = async (): Promise<Record<string, Target>> => {
+      const signed = await signedDeliveries(info, CALLS);
+      const firstUpdate = ++serial * CALLS;
+      const delivery = (port: number): Target => ({
+        origin: origin(port),
+        expectStatus: 200,
+        request: (i) => ({ path: '/webhook', method: 'POST', ...signed[i]! }),
+      });
+      return {
+        sdk: delivery(info.ports.sdk),
+        grammy: {
+          origin: origin(info.ports.grammy),
+          expectStatus: 200,
+          request: (i) => ({
+            path: '/webhook',
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              'x-telegram-bot-api-secret-token': info.telegramSecret,
+            },
+            body: telegramUpdate(firstUpdate + i),
+          }),
+        },
+        standardwebhooks: delivery(info.ports.standardwebhooks),
+      };
+    };
+    const names = Object.keys(LABELS);
+    const samples = new Map<string, number[]>(names.map((name) => [name, []]));
+    const verify: { sdk: number[]; standard: number[] } = { sdk: [], standard: [] };
+    // Warm-up: every receiver and the verify loop, not counted.
+    const warm = await targets();
+    for (const name of names) await serverCpuPerCall(server, warm[name]!, CALLS, IN_FLIGHT);
+    await verifyAlone(info.webhookSecret);
+    for (let round = 0; round < ROUNDS; round++) {
+      progress(`webhook-intake: round ${round + 1}/${ROUNDS}`);
+      const round_ = await targets();
+      const order = names.map((_, i) => names[(i + round) % names.length]!);
+      for (const name of order) {
+        samples.get(name)!.push(await serverCpuPerCall(server, round_[name]!, CALLS, IN_FLIGHT));
+      }
+      const alone = await verifyAlone(info.webhookSecret);
+      verify.sdk.push(alone.sdk);
+      verify.standard.push(alone.standard);
+    }
+    const us = (name: string) => median(samples.get(name)!);
+    const paired = (name: string, base: string) =>
+      median(samples.get(name)!.map((value, i) => value / samples.get(base)![i]!));
+    const toGrammy = paired('sdk', 'grammy');
+    const verifyRatio = median(verify.sdk.map((value, i) => value / verify.standard[i]!));
+    const rows: Outcome['rows'] = [
+      {
+        measurement: `8. webhook intake, ${IN_FLIGHT} connections`,
+        result: `${fmt(us('sdk'), 1)} µs CPU/delivery: ${fmt(toGrammy, 2)}x grammY, ${fmt(paired('sdk', 'standardwebhooks'), 2)}x bare node:http + standardwebhooks`,
+        goal: '<= 1.5x grammY',
+        status: toGrammy <= 1.5 ? 'met' : 'NOT MET',
+      },
+      {
+        measurement: '8. `verifyWebhook` alone',
+        result: `${fmt(median(verify.sdk), 1)} µs CPU/call: ${fmt(verifyRatio, 2)}x standardwebhooks (${fmt(median(verify.standard), 1)} µs)`,
+        goal: '<= 2x standardwebhooks',
+        status: verifyRatio <= 2 ? 'met' : 'NOT MET',
+      },
+    ];
+    const details = [
+      `Receiver CPU: median of ${ROUNDS} rounds of ${CALLS} deliveries per receiver over ${IN_FLIGHT} keep-alive ` +
+        'connections (undici Pool in this process); the receivers share one server process, whose CPU ' +
+        "(user + system) is read before and after each receiver's turn; ratios are taken within each round. " +
+        'Each receiver has one handler that does nothing. The SDK and standardwebhooks get the same signed ' +
+        '`message.received` delivery with a fresh webhook-id; grammY gets a Telegram update with the same ' +
+        'text and its secret-token header.',
+      '',
+      markdownTable(
+        ['Receiver', 'µs CPU/delivery', 'vs grammY'],
+        names.map((name) => [LABELS[name]!, fmt(us(name), 1), `${fmt(paired(name, 'grammy'), 2)}x`]),
+      ),
+      '',
+      `\`verifyWebhook\` alone: ${VERIFY_CALLS.toLocaleString('en-US')} verifications of the same delivery per round, ` +
+        `in the bench process; ${fmt(median(verify.sdk), 1)} µs against standardwebhooks' ` +
+        `${fmt(median(verify.standard), 1)} µs (the SDK also checks the event's shape with its schema).`,
+    ];
+    return { rows, details };
+  } finally {
+    await closePools();
+    await server.close();
+  }
+}
+
+runAsChild(import.meta.url, measureWebhookIntake);
