@@ -77,6 +77,9 @@ try {
   if (event.type !== 'webhook.test') throw new Error('verifyWebhook answered ' + JSON.stringify(event));
   const posts = mock.requests.filter((r) => r.method === 'POST' && r.path === '/v1/agents');
   if (posts.length !== 1) throw new Error('the mock logged ' + posts.length + ' registrations');
+  // The emulator page was bundled at build: the package serves it with no esbuild installed.
+  const page = await fetch(baseUrl + '/_mock/ui/app.js');
+  if (page.status !== 200 || !(await page.text()).includes('/_mock/events')) throw new Error('no emulator page: HTTP ' + page.status);
   console.log('ok', agent.handle, 'registered on', process.version);
 } finally {
   await close();
