@@ -11,7 +11,7 @@ import type {
   UnsendResponse,
 } from '../schemas/messages.js';
 import type { MessageStream } from '../streaming/message-stream.js';
-import { openMessageStream } from '../streaming/open-stream.js';
+import { openMessageStream } from '../streaming/message-stream.js';
 import type { ReplyOptions, ReplyResult, StreamOptions } from '../streaming/options.js';
 import { type PipeReplyOptions, pipeReply, type ReplySource } from '../streaming/pipe-reply.js';
 import { startReply } from '../streaming/reply-start.js';

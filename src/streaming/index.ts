@@ -1,7 +1,11 @@
 // Streaming: SSE bodies as typed events, and replies that stream (PROTOCOL.md section 8).
-export { MessageStream, type MessageStreamOptions } from './message-stream.js';
+export {
+  MessageStream,
+  type MessageStreamOptions,
+  messageStreamOf,
+  openMessageStream,
+} from './message-stream.js';
 export { supportsStreamedBodies } from './ndjson-body.js';
-export { messageStreamOf, openMessageStream } from './open-stream.js';
 export {
   DEFAULT_INTERRUPTED_NOTE,
   type ReplyOptions,
