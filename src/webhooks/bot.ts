@@ -91,6 +91,7 @@ export function createBot(options: BotOptions): Bot {
           debounceMs: options.debounceMs ?? DEFAULT_DEBOUNCE_MS,
           runBatch: (items, signal, stopped) => runBatch(batchDeps, items, signal, stopped),
           report: (error) => report(error, undefined, undefined),
+          ...(dedupe.state ? { claimState: dedupe.state } : {}),
         });
 
   // Every handler run the bot started, for bot.idle(): a delivery answered 202 still counts.

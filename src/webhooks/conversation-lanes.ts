@@ -16,7 +16,10 @@ import { holdLock } from './lock-hold.js';
 /** The conversation policies that use the lock. */
 export type LanePolicy = 'queue' | 'interrupt' | 'debounce';
 
-/** A delivery's fate: its batch's outcome, or `'elsewhere'` when another instance took it. */
+/**
+ * A delivery's fate: its batch's outcome (also when another instance ran it, as its dedupe record
+ * says), or `'elsewhere'` when another instance took it and the outcome cannot be known.
+ */
 export type LaneOutcome = BatchOutcome | 'elsewhere';
 
 /** What the lanes need. @internal */
@@ -33,6 +36,8 @@ export interface LaneOptions {
     stopped: () => StopReason | undefined,
   ): Promise<BatchOutcome>;
   report(error: unknown): void;
+  /** Where the dedupe record of a delivery another instance took stands; absent when unknowable. */
+  claimState?(webhookId: string): Promise<'in_flight' | 'done' | undefined>;
 }
 
 // A queued item outlives any wait for the lock: the longest handler plus a lock's expiry.
@@ -160,14 +165,22 @@ export function createLanes(options: LaneOptions) {
         const held = await drain(conversationId);
         if (outcome !== undefined) return outcome;
         // We held the lock and emptied the queue without meeting our item: another instance took it.
-        if (held) return 'elsewhere';
+        // Its dedupe record tells how that went: done (200), released (500: the retry runs it), or
+        // still running there (keep waiting, so the service gets the real answer if time allows).
+        if (held) {
+          const state = await options.claimState?.(item.webhookId);
+          if (state === 'done') return 'ok';
+          if (state === undefined) return options.claimState ? 'failed' : 'elsewhere';
+        }
         if (!unsubscribe) {
           const wakeCurrent = () => next?.wake();
           unsubscribe = await store.subscribe(`released:${conversationId}`, wakeCurrent);
-          next.cancel();
-          continue; // the holder may have released before we listened: try once more at once
+          if (!held) {
+            next.cancel();
+            continue; // the holder may have released before we listened: try once more at once
+          }
         }
-        if (policy === 'interrupt' && !interrupted) {
+        if (!held && policy === 'interrupt' && !interrupted) {
           interrupted = true;
           await store.publish(`interrupt:${conversationId}`, String(sequenceOf(item)));
         }

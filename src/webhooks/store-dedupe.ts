@@ -15,6 +15,11 @@ export interface Deduper {
   claim(id: string): Promise<ClaimResult>;
   complete(id: string): Promise<void>;
   release(id: string): Promise<void>;
+  /**
+   * Where another holder left the id: `'done'`, `'in_flight'`, or `undefined` (released, or never
+   * claimed). Absent for the deprecated `dedupe` option, which cannot tell.
+   */
+  state?(id: string): Promise<'in_flight' | 'done' | undefined>;
 }
 
 const key = (id: string) => `dedupe:${id}`;
@@ -36,6 +41,10 @@ export function storeDeduper(store: BotStore, inFlightMs: number): Deduper {
     async release(id) {
       // Only an in-flight claim is forgotten: a 'done' written by another holder stays done.
       await store.compareAndSet(key(id), 'in_flight', undefined);
+    },
+    async state(id) {
+      const value = await store.get(key(id));
+      return value === 'done' || value === 'in_flight' ? value : undefined;
     },
   };
 }

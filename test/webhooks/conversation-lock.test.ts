@@ -64,6 +64,60 @@ describe('the conversation lock', () => {
     expect((await loop.agentMessages()).map((m) => m.fallback_text)).toEqual(texts.map((t) => `re: ${t}`));
     expect(most).toBe(1);
     expect(byInstance.a + byInstance.b).toBe(8);
+    // Each delivery got the real answer, also when the other instance ran its message.
+    expect(statuses(loop)).toEqual(texts.map(() => 200));
+  });
+
+  it('answers 500 for a delivery whose message failed on the other instance, so the service retries it', async () => {
+    const inner = createMemoryStore();
+    const secondQueued = gate();
+    let queued = 0;
+    // The test waits until m2 is in the conversation's queue (behind a's lock) before m1 ends.
+    const store: BotStore = {
+      ...inner,
+      enqueue: async (...args) => {
+        await inner.enqueue(...args);
+        queued += 1;
+        if (queued === 2) secondQueued.open();
+      },
+    };
+    const loop = await createLoop({ store });
+    const other = createBot({ apiKey: loop.apiKey, webhookSecret: loop.secret, ...loop.connection, store });
+    const first = gate();
+    const started = gate();
+    let failures = 0;
+    const ran: string[] = [];
+    const handler = (name: string) => async (ctx: MessageContext) => {
+      ran.push(`${name}:${ctx.text}`);
+      if (ctx.text === 'm1') {
+        started.open();
+        await first.opened;
+      }
+      if (ctx.text === 'm2' && failures === 0) {
+        failures += 1;
+        throw new Error('model down');
+      }
+    };
+    loop.bot.on('message.received', handler('a')).onError(() => undefined);
+    other.on('message.received', handler('b')).onError(() => undefined);
+    let turn = 0;
+    loop.route((request) => {
+      turn += 1;
+      return (turn % 2 ? loop.bot : other).fetch(request);
+    });
+    loop.mock.postUserMessage(loop.conversationId, { user_id: loop.user.id, text: 'm1' });
+    await started.opened;
+    // m2 reaches instance b while a holds the conversation; a runs it after m1, and it fails there.
+    loop.mock.postUserMessage(loop.conversationId, { user_id: loop.user.id, text: 'm2' });
+    await secondQueued.opened;
+    first.open();
+    await loop.mock.idle();
+    expect(ran.slice(0, 2)).toEqual(['a:m1', 'a:m2']);
+    expect(statuses(loop)).toEqual([200, 500]);
+    await loop.mock.clock.advance(5);
+    await loop.mock.idle();
+    expect(statuses(loop)).toEqual([200, 500, 200]);
+    expect(ran).toHaveLength(3);
   });
 
   it('fires ctx.signal when the lock is lost, and the delivery fails so the service retries it', async () => {
