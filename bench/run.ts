@@ -37,6 +37,7 @@ const MEASUREMENTS: Measurement[] = [
   { title: '6. Memory', script: 'memory.ts', nodeFlags: ['--expose-gc'] },
   { title: '7. Mock scale', script: 'mock-scale.ts' },
   { title: '8. Conversation order', script: 'bot-concurrency.ts' },
+  { title: '9. Bot store on Redis', script: 'store-redis.ts' },
 ];
 
 const only = process.argv.slice(2);

@@ -1,0 +1,78 @@
+// One bot process of `npm run soak:cluster`: createBot with the Redis store, served by toNodeHandler
+// on a loopback port it prints as `ready PORT`. Each handler streams a reply of known text (see
+// replyText) and logs its start and end to a Redis list, so the parent can prove that no two handlers
+// of one conversation ever ran at once, across processes. The parent SIGKILLs it at random.
+import { createServer } from 'node:http';
+import { createClient } from 'redis';
+import { createBot } from '../src/index.js';
+import { toNodeHandler } from '../src/node.js';
+import { createRedisStore } from '../src/redis/index.js';
+
+/** The full text of the reply to the user message `text`, in the chunks a handler streams. */
+export function replyChunks(text: string): string[] {
+  return [`re ${text}:`, ...Array.from({ length: 7 }, (_, i) => ` w${i}`)];
+}
+
+const env = (name: string) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`soak-cluster-bot: ${name} is not set`);
+  return value;
+};
+
+async function main() {
+  const prefix = env('SOAK_PREFIX');
+  const logKey = `${prefix}soak:log`;
+  const client = createClient({ url: env('REDIS_URL') });
+  client.on('error', () => {}); // the soak cuts nothing on the Redis side; reconnects are node-redis's
+  await client.connect();
+  const bot = createBot({
+    apiKey: env('SOAK_API_KEY'),
+    webhookSecret: env('SOAK_WEBHOOK_SECRET'),
+    baseUrl: env('SOAK_BASE_URL'),
+    store: createRedisStore({ client, prefix }),
+    concurrency: 'queue',
+    // A killed holder's conversation moves on after two seconds, not the default thirty.
+    lockTtlMs: Number(process.env.SOAK_LOCK_TTL_MS ?? 2000),
+    maxHandlerMs: 20_000,
+    logger: (message, fields) => {
+      if (process.env.SOAK_VERBOSE) console.error(`[bot ${process.pid}] ${message}`, fields);
+    },
+  });
+  let runs = 0;
+  const log = (event: string, run: number, conversationId: string, text: string) =>
+    client.rPush(
+      logKey,
+      JSON.stringify({ event, run, conversationId, text, pid: process.pid, at: Date.now() }),
+    );
+
+  bot.on('message.received', async (ctx) => {
+    const run = ++runs;
+    await log('start', run, ctx.conversationId, ctx.text);
+    const chunks = replyChunks(ctx.text);
+    async function* stream() {
+      for (const chunk of chunks) {
+        await new Promise((resolve) => setTimeout(resolve, 8));
+        yield chunk;
+      }
+    }
+    try {
+      await ctx.reply(stream());
+    } finally {
+      // A handler that threw has ended too (its delivery is retried): only a kill leaves a run open.
+      await log('end', run, ctx.conversationId, ctx.text);
+    }
+  });
+
+  const server = createServer(toNodeHandler(bot));
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    if (typeof address === 'object' && address) process.stdout.write(`ready ${address.port}\n`);
+  });
+}
+
+if (process.argv[1]?.endsWith('soak-cluster-bot.ts')) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

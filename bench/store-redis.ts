@@ -1,0 +1,222 @@
+// Measurement: the bot store on Redis against the memory store, through bot.fetch with the 'queue'
+// policy. Deliveries per CPU-second of the bot's process (redis-server's own CPU not counted), the
+// store commands one delivery sends on the fast path (each awaited in turn: one round trip each), and
+// the time a lock hand-off adds between two queued messages of one conversation (the second
+// delivery taken by a second instance on the same Redis, woken by the release).
+import { createClient } from 'redis';
+import { type BotStore, createBot, createMemoryStore } from '../src/index.js';
+import { createRedisStore, type RedisStoreClient } from '../src/redis/index.js';
+import { startRedis } from '../test/store/redis-server.js';
+import { progress, runAsChild } from './lib/child.js';
+import { markdownTable, type Outcome } from './lib/report.js';
+import { fmt, median, percentile } from './lib/stats.js';
+import { startWorld, type World } from './lib/world.js';
+
+const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 400);
+const HANDOFFS = Number(process.env.BENCH_HANDOFFS ?? 30);
+const silent = () => {};
+
+/** Signed `message.received` deliveries, captured from the mock (each its own event, one per message). */
+async function captureDeliveries(count: number, conversations: number) {
+  const captured: Request[] = [];
+  let capturing = false;
+  const world = await startWorld({
+    users: conversations,
+    mock: {
+      fetch: async (request) => {
+        if (capturing) captured.push(request);
+        return new Response(null, { status: 204 });
+      },
+    },
+  });
+  capturing = true;
+  for (let i = 0; i < count; i++) {
+    const c = i % conversations;
+    world.mock.postUserMessage(world.conversations[c]!, { user_id: world.userIds[c]!, text: `m${i}` });
+  }
+  await world.mock.idle();
+  return { world, captured };
+}
+
+/** A client that counts the commands the store sends. */
+function counting(client: RedisStoreClient) {
+  const counter = { commands: 0 };
+  const wrapped: RedisStoreClient = {
+    get isOpen() {
+      return client.isOpen;
+    },
+    sendCommand: (args, options) => {
+      counter.commands++;
+      return client.sendCommand(args, options);
+    },
+    duplicate: () => client.duplicate(),
+  };
+  return { wrapped, counter };
+}
+
+/** Deliveries per CPU-second through bot.fetch, one delivery at a time (the fast path: no contention). */
+async function throughput(world: World, requests: Request[], store: BotStore) {
+  const bot = createBot({
+    apiKey: world.apiKey,
+    webhookSecret: world.webhookSecret,
+    baseUrl: world.baseUrl,
+    store,
+    logger: silent,
+  });
+  bot.on('message.received', () => {});
+  const warm = requests.slice(0, 50);
+  for (const request of warm) await bot.fetch(request.clone());
+  const measured = requests.slice(50);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  for (const request of measured) {
+    const response = await bot.fetch(request.clone());
+    if (response.status !== 200) throw new Error(`bot.fetch answered ${response.status}`);
+  }
+  const used = process.cpuUsage(cpu);
+  const cpuSeconds = (used.user + used.system) / 1e6;
+  return {
+    perCpuSecond: measured.length / cpuSeconds,
+    perSecond: measured.length / ((performance.now() - started) / 1000),
+    count: measured.length,
+  };
+}
+
+/** Milliseconds from the end of one handler to the start of the next queued one in its conversation. */
+async function handoff(world: World, requests: Request[], stores: [BotStore, BotStore]) {
+  const bots = stores.map((store) =>
+    createBot({
+      apiKey: world.apiKey,
+      webhookSecret: world.webhookSecret,
+      baseUrl: world.baseUrl,
+      store,
+      logger: silent,
+    }),
+  );
+  const gaps: number[] = [];
+  let endedAt = 0;
+  let calls = 0;
+  let gate: (() => void) | undefined;
+  let second: ((at: number) => void) | undefined;
+  for (const bot of bots) {
+    bot.on('message.received', async () => {
+      if (++calls === 2) return second?.(performance.now());
+      await new Promise<void>((resolve) => {
+        gate = resolve;
+      });
+      endedAt = performance.now();
+    });
+  }
+  // Pairs of deliveries in one conversation: the first holds the lock, the second waits on the other bot.
+  for (let i = 0; i + 1 < requests.length && gaps.length < HANDOFFS; i += 2) {
+    calls = 0;
+    gate = undefined;
+    const started = new Promise<number>((resolve) => {
+      second = resolve;
+    });
+    const first = bots[0]!.fetch(requests[i]!.clone());
+    while (gate === undefined) await new Promise((resolve) => setTimeout(resolve, 1));
+    const waiting = bots[1]!.fetch(requests[i + 1]!.clone());
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the second is queued and listening
+    (gate as () => void)();
+    gaps.push((await started) - endedAt);
+    await Promise.all([first, waiting, bots[0]!.idle(), bots[1]!.idle()]);
+  }
+  return gaps;
+}
+
+async function measure(): Promise<Outcome> {
+  const redis = await startRedis();
+  const clients = [createClient({ url: redis.url }), createClient({ url: redis.url })];
+  for (const client of clients) {
+    client.on('error', silent);
+    await client.connect();
+  }
+  try {
+    progress('store-redis: capturing deliveries');
+    const many = await captureDeliveries(DELIVERIES + 50, 20);
+    const memory = await throughput(many.world, many.captured, createMemoryStore());
+    const { wrapped, counter } = counting(clients[0]!);
+    const prefix = `bench:${process.pid}:`;
+    const again = await captureDeliveries(DELIVERIES + 50, 20);
+    const before = counter.commands;
+    const onRedis = await throughput(
+      again.world,
+      again.captured,
+      createRedisStore({ client: wrapped, prefix }),
+    );
+    const commandsPerDelivery = (counter.commands - before) / (onRedis.count + 50);
+
+    progress('store-redis: lock hand-offs');
+    const pairs = await captureDeliveries(HANDOFFS * 2, 1); // one conversation: every pair queues
+    const redisGaps = await handoff(pairs.world, pairs.captured, [
+      createRedisStore({ client: clients[0]!, prefix: `${prefix}h:` }),
+      createRedisStore({ client: clients[1]!, prefix: `${prefix}h:` }),
+    ]);
+    const memoryPairs = await captureDeliveries(HANDOFFS * 2, 1);
+    const shared = createMemoryStore();
+    const memoryGaps = await handoff(memoryPairs.world, memoryPairs.captured, [shared, shared]);
+    for (const world of [many.world, again.world, pairs.world, memoryPairs.world]) await world.close();
+
+    const ratio = memory.perCpuSecond / onRedis.perCpuSecond;
+    return {
+      rows: [
+        {
+          measurement: 'bot.fetch deliveries per CPU-second, Redis store vs memory store',
+          result: `${fmt(onRedis.perCpuSecond)} vs ${fmt(memory.perCpuSecond)} (memory ${fmt(ratio, 2)}x)`,
+          goal: '',
+          status: 'info',
+        },
+        {
+          measurement: 'Redis store: commands (round trips) per delivery, fast path',
+          result: fmt(commandsPerDelivery, 1),
+          goal: '<= 2',
+          status: commandsPerDelivery <= 2 ? 'met' : 'NOT MET',
+        },
+        {
+          measurement: 'lock hand-off between two queued messages (median / p95)',
+          result: `Redis ${fmt(median(redisGaps), 2)} / ${fmt(percentile(redisGaps, 95), 2)} ms; memory ${fmt(median(memoryGaps), 2)} / ${fmt(percentile(memoryGaps, 95), 2)} ms`,
+          goal: '',
+          status: 'info',
+        },
+      ],
+      details: [
+        `${fmt(onRedis.count)} \`message.received\` deliveries (20 conversations, signed by the mock) into ` +
+          "`bot.fetch` one at a time, 'queue' policy, a handler that does nothing: the runtime and its store " +
+          "alone. CPU is the bot process's (`process.cpuUsage`); redis-server runs in its own process on the same machine and is not counted.",
+        '',
+        markdownTable(
+          [
+            'Store',
+            'Deliveries per CPU-second',
+            'Deliveries per second (wall)',
+            'Store commands per delivery',
+          ],
+          [
+            ['memory', fmt(memory.perCpuSecond), fmt(memory.perSecond), '-'],
+            [
+              'Redis (node-redis 5, loopback)',
+              fmt(onRedis.perCpuSecond),
+              fmt(onRedis.perSecond),
+              fmt(commandsPerDelivery, 1),
+            ],
+          ],
+        ),
+        '',
+        'Each store command of a delivery is awaited before the next (claim, enqueue, lock, take, take again, ' +
+          'release, publish, mark done), so commands per delivery is its round trips to Redis. The goal of 2 ' +
+          'needs the runtime to fuse those steps (one script for claim + enqueue + lock + take, one for ' +
+          'complete + release); the store interface has no such call yet.',
+        '',
+        `Lock hand-off: ${HANDOFFS} pairs of messages in one conversation; the first is held by bot A until ` +
+          'released; the second was delivered to bot B (a second store instance on its own connection) and ' +
+          'waits. Measured from the end of the first handler to the start of the second, whichever instance runs it.',
+      ],
+    };
+  } finally {
+    for (const client of clients) client.destroy();
+    await redis.stop();
+  }
+}
+
+runAsChild(import.meta.url, measure);
