@@ -1,10 +1,10 @@
 // The emulator page: loads a snapshot, follows the live feed, redraws what changed, and turns clicks
 // and forms into calls to /_mock and /v1.
-import { MAX_ADVANCE_SECONDS } from '../../../schemas/mock-limits.js';
 import { drawActivity } from './activity.js';
 import { api } from './api.js';
 import { actingUser, drawChat, drawTyping } from './chat.js';
 import { byId, duration, fill, fullTime } from './dom.js';
+import { bindForms, messageOf, run, toast } from './forms.js';
 import type { MessageActions } from './message.js';
 import { drawSidebar } from './sidebar.js';
 import { applyEvent, applySnapshot, type Changed, conversationsOf, EVENT_TYPES, mockNow } from './state.js';
@@ -65,33 +65,6 @@ function drawClock() {
     Math.abs(ahead) >= 1 ? `${ahead > 0 ? '+' : '−'}${duration(ahead)} from real time` : 'real time';
 }
 
-let toastTimer: ReturnType<typeof setTimeout> | undefined;
-function toast(message: string) {
-  const el = byId('toast');
-  el.textContent = message;
-  el.className = 'toast error';
-  el.hidden = false;
-  clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => {
-    el.hidden = true;
-  }, 6000);
-}
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-/** Runs an action with its button disabled; a failure shows in the toast. */
-async function run<T>(button: HTMLButtonElement | null, work: () => Promise<T>): Promise<T | undefined> {
-  if (button) button.disabled = true;
-  try {
-    return await work();
-  } catch (error) {
-    toast(messageOf(error));
-    return undefined;
-  } finally {
-    if (button) button.disabled = false;
-  }
-}
-
 /** What the drawn parts of the page can do. */
 const actions: MessageActions = {
   select(conversationId) {
@@ -113,53 +86,6 @@ const actions: MessageActions = {
     void run(null, () => api.accept(inviteId, user.session_token));
   },
 };
-
-/** Listens to a form's submit, with the button that sent it. */
-function onSubmit(id: string, handle: (submitter: HTMLButtonElement | null) => unknown) {
-  byId(id).addEventListener('submit', (event) => {
-    event.preventDefault();
-    handle((event as SubmitEvent).submitter as HTMLButtonElement | null);
-  });
-}
-
-function bindForms() {
-  const input = (id: string) => byId<HTMLInputElement>(id);
-  onSubmit('create-user', async (button) => {
-    const name = input('create-user-name').value.trim();
-    if (name && (await run(button, () => api.createUser(name)))) input('create-user-name').value = '';
-  });
-  onSubmit('install', async (button) => {
-    const userId = byId<HTMLSelectElement>('install-user').value;
-    const agentId = byId<HTMLSelectElement>('install-agent').value;
-    const done = await run(button, () => api.install(userId, agentId));
-    if (done) actions.select(done.conversation_id);
-  });
-  onSubmit('composer', async () => {
-    const text = input('composer-text');
-    const conversation = selected ? store.conversations.get(selected) : undefined;
-    const user = conversation && actingUser(conversation);
-    if (!conversation || !user || !text.value.trim()) return;
-    const value = text.value;
-    if (await run(byId<HTMLButtonElement>('composer-send'), () => api.post(conversation.id, user.id, value)))
-      text.value = '';
-    text.focus();
-  });
-  for (const button of document.querySelectorAll<HTMLButtonElement>('[data-advance]')) {
-    button.addEventListener('click', () => run(button, () => api.advance(Number(button.dataset.advance))));
-  }
-  onSubmit('advance-form', (button) => {
-    const seconds = Number(input('advance-seconds').value);
-    // The mock's own cap on one advance; it answers 400 beyond it anyway.
-    if (!(seconds >= 0 && seconds <= MAX_ADVANCE_SECONDS)) {
-      return toast(`Seconds: a number from 0 to ${MAX_ADVANCE_SECONDS} (ten years).`);
-    }
-    return run(button, () => api.advance(seconds));
-  });
-  byId('reset').addEventListener('click', () => {
-    if (confirm('Empty the mock: every agent, user, conversation and log?'))
-      run(byId<HTMLButtonElement>('reset'), api.reset);
-  });
-}
 
 function setConnection(state: 'live' | 'reconnecting') {
   const el = byId('connection');
@@ -203,7 +129,7 @@ function connect() {
   for (const type of EVENT_TYPES) source.addEventListener(type, onEvent);
 }
 
-bindForms();
+bindForms(actions.select, () => (selected ? store.conversations.get(selected) : undefined));
 bindTabs();
 connect();
 // The clock runs on, and typing ends when its time is up.
