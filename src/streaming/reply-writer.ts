@@ -1,5 +1,6 @@
 // The ReplyWriter: buffered writes into a streaming message, through whichever sink works, recovery
 // from history when a connection breaks or stalls (PROTOCOL.md section 8), and a result it verified.
+import { ConflictError } from '../core/api-error.js';
 import { AgentMessagingError, ValidationError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import { abortedError, sleep } from '../core/retry.js';
@@ -92,6 +93,16 @@ export class ReplyWriter {
       const { status, revision = 0, text } = init.finished;
       this.#finished = { message_id: init.messageId, status, revision, text, outcome: 'replayed' };
     }
+    // Another writer may take the key once this one's lease is lost: stop before text can interleave.
+    init.held.onLost(() =>
+      this.#fail(
+        new ConflictError({
+          status: 409,
+          code: 'reply_lease_lost',
+          message: `reply ${this.messageId} lost its writer's lease (not renewed in time); it was left as it is`,
+        }),
+      ),
+    );
     const signal = init.request.signal;
     if (signal !== undefined) {
       this.#onAbort = () => this.#fail(abortedError(signal));
