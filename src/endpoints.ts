@@ -10,7 +10,7 @@ import {
   SetWebhookResponse,
 } from './schemas/agents.js';
 import { Attachment, CreateAttachmentRequest } from './schemas/attachments.js';
-import { AgentId, BlockId, ConversationId, InviteId, MessageId } from './schemas/common.js';
+import { AgentId, BlockId, ConversationId, InviteId, MessageId, type Wire } from './schemas/common.js';
 import {
   CreateDirectRequest,
   CreateDirectResponse,
@@ -229,5 +229,5 @@ type Table = typeof endpoints;
 
 /** The parsed 2xx answer of an endpoint. */
 export type ResponseOf<K extends EndpointKey> = Table[K] extends { response: infer S extends z.ZodMiniType }
-  ? z.output<S>
+  ? Wire<S>
   : never;

@@ -60,7 +60,7 @@ function partsOf(message: Message, fileUrl: FileUrlResolver | undefined): TurnPa
       // A quick-reply click is a text part holding the label the user tapped: kept as it is.
       parts.push({ type: 'text', text: part.text });
     } else if ((part.type === 'file' || part.type === 'image') && part.attachment_id) {
-      const type = part.type;
+      const type = part.type as 'file' | 'image';
       const resolved = fileUrl?.({ attachmentId: part.attachment_id, type, messageId: message.id });
       const url = resolved?.toString() ?? str(fields.download_url) ?? str(fields.url);
       const filename = str(fields.name) ?? str(fields.filename);

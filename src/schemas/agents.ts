@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { Capabilities, Capability, HttpUrl, openEnum } from './common.js';
+import { Capabilities, Capability, HttpUrl, openEnum, type Wire } from './common.js';
 
 /** `POST /v1/agents` request (PROTOCOL.md section 5). */
 export const RegisterAgentRequest = z.strictObject({
@@ -10,6 +10,7 @@ export const RegisterAgentRequest = z.strictObject({
   webhook_url: HttpUrl,
   capabilities: Capabilities,
 });
+/** `POST /v1/agents` request (PROTOCOL.md section 5). */
 export type RegisterAgentRequest = z.input<typeof RegisterAgentRequest>;
 
 /** `status` of an agent. */
@@ -27,7 +28,8 @@ export const Agent = z.looseObject({
   capabilities: z.optional(z.array(z.union([Capability, z.string()]))),
   webhook_status: z.optional(WebhookStatus),
 });
-export type Agent = z.output<typeof Agent>;
+/** The agent object. */
+export type Agent = Wire<typeof Agent>;
 
 /** `POST /v1/agents` response: the credentials are shown once. */
 export const RegisterAgentResponse = z.looseObject({
@@ -35,13 +37,15 @@ export const RegisterAgentResponse = z.looseObject({
   api_key: z.string(),
   webhook_secret: z.string(),
 });
-export type RegisterAgentResponse = z.output<typeof RegisterAgentResponse>;
+/** `POST /v1/agents` response: the credentials are shown once. */
+export type RegisterAgentResponse = Wire<typeof RegisterAgentResponse>;
 
 /** `PATCH /v1/agents/{agent_id}/webhook` request. */
 export const SetWebhookRequest = z.strictObject({
   webhook_url: HttpUrl,
   capabilities: z.optional(Capabilities),
 });
+/** `PATCH /v1/agents/{agent_id}/webhook` request. */
 export type SetWebhookRequest = z.input<typeof SetWebhookRequest>;
 
 /** `PATCH /v1/agents/{agent_id}/webhook` response. */
@@ -50,4 +54,5 @@ export const SetWebhookResponse = z.looseObject({
   webhook_url: z.string(),
   webhook_status: WebhookStatus,
 });
-export type SetWebhookResponse = z.output<typeof SetWebhookResponse>;
+/** `PATCH /v1/agents/{agent_id}/webhook` response. */
+export type SetWebhookResponse = Wire<typeof SetWebhookResponse>;

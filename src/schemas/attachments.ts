@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { Timestamp } from './common.js';
+import { Timestamp, type Wire } from './common.js';
 
 /** Largest attachment the service takes: 100 MiB (PROTOCOL.md section 9). */
 export const MAX_ATTACHMENT_BYTES = 100 * 1024 * 1024;
@@ -16,6 +16,7 @@ export const CreateAttachmentRequest = z.strictObject({
   ),
   size_bytes: z.int().check(z.minimum(1), z.maximum(MAX_ATTACHMENT_BYTES)),
 });
+/** `POST /v1/attachments` request. */
 export type CreateAttachmentRequest = z.input<typeof CreateAttachmentRequest>;
 
 /** The upload handle. */
@@ -25,4 +26,5 @@ export const Attachment = z.looseObject({
   download_url: z.string(),
   expires_at: Timestamp,
 });
-export type Attachment = z.output<typeof Attachment>;
+/** The upload handle. */
+export type Attachment = Wire<typeof Attachment>;

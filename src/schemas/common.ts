@@ -8,6 +8,31 @@ export function openEnum<const T extends readonly [string, ...string[]]>(_known:
   return z.string() as unknown as z.ZodMiniType<T[number] | (string & {}), string>;
 }
 
+/** The known block and part types (PROTOCOL.md section 5); any other is passed through. */
+export const CONTENT_TYPES = ['text', 'actions', 'file', 'image'] as const;
+/** The `type` of a content block or part: `'text' | 'actions' | 'file' | 'image'`, or one added later. */
+export const ContentType = openEnum(CONTENT_TYPES);
+
+/**
+ * The known fields of a wire object, recursively: the `[k: string]: unknown` that a loose schema adds
+ * is dropped from the type, so `message.convesation_id` does not compile, while unknown fields still
+ * pass through at run time (read them with a cast). An object that only has an index signature, such
+ * as an action's free-form fields, keeps it.
+ */
+export type Known<T> = T extends string | number | boolean | bigint | null | undefined
+  ? T
+  : T extends readonly (infer U)[]
+    ? Known<U>[]
+    : T extends object
+      ? [KnownKey<T>] extends [never]
+        ? T
+        : { [K in keyof T as string extends K ? never : K]: Known<T[K]> }
+      : T;
+type KnownKey<T> = keyof { [K in keyof T as string extends K ? never : K]: true };
+
+/** The TypeScript type of what a wire schema answers, without the index signature (see {@link Known}). */
+export type Wire<S extends z.ZodMiniType> = Known<z.output<S>>;
+
 /** An identifier with the given prefix, such as `usr_`. */
 export const prefixedId = (prefix: string) =>
   z.string().check(z.regex(new RegExp(`^${prefix}`), { error: `must start with "${prefix}"` }));

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { MessageId, openEnum, Timestamp, UserId } from './common.js';
+import { MessageId, openEnum, Timestamp, UserId, type Wire } from './common.js';
 import { Message } from './messages.js';
 
 /** The other user of a conversation. */
@@ -19,11 +19,13 @@ export const AgentConversation = z.looseObject({
   last_message_at: z.nullish(Timestamp),
   created_at: Timestamp,
 });
-export type AgentConversation = z.output<typeof AgentConversation>;
+/** `GET /v1/conversations/{id}`: the agent read shape. */
+export type AgentConversation = Wire<typeof AgentConversation>;
 
 /** `GET /v1/conversations/{id}` response. */
 export const RetrieveConversationResponse = z.looseObject({ conversation: AgentConversation });
-export type RetrieveConversationResponse = z.output<typeof RetrieveConversationResponse>;
+/** `GET /v1/conversations/{id}` response. */
+export type RetrieveConversationResponse = Wire<typeof RetrieveConversationResponse>;
 
 /** `kind` of a conversation. */
 export const ConversationKind = openEnum(['direct', 'agent', 'group']);
@@ -35,7 +37,8 @@ export const Participant = z.looseObject({
   display_name: z.string(),
   active: z.boolean(),
 });
-export type Participant = z.output<typeof Participant>;
+/** A participant of a conversation. */
+export type Participant = Wire<typeof Participant>;
 
 /** The direct-conversation shape. */
 export const Conversation = z.looseObject({
@@ -54,29 +57,35 @@ export const Conversation = z.looseObject({
   unread: z.int(),
   messages: z.array(Message),
 });
-export type Conversation = z.output<typeof Conversation>;
+/** The direct-conversation shape. */
+export type Conversation = Wire<typeof Conversation>;
 
 /** `POST /v1/conversations/direct` request. */
 export const CreateDirectRequest = z.strictObject({ user_id: UserId });
+/** `POST /v1/conversations/direct` request. */
 export type CreateDirectRequest = z.input<typeof CreateDirectRequest>;
 
 /** `POST /v1/conversations/direct` response. */
 export const CreateDirectResponse = z.looseObject({ conversation: Conversation });
-export type CreateDirectResponse = z.output<typeof CreateDirectResponse>;
+/** `POST /v1/conversations/direct` response. */
+export type CreateDirectResponse = Wire<typeof CreateDirectResponse>;
 
 /** Query of `GET /v1/conversations/{id}/messages`. */
 export const ListMessagesQuery = z.strictObject({
   limit: z.optional(z.int().check(z.minimum(1), z.maximum(100))),
   before_sequence: z.optional(z.int().check(z.minimum(1))),
 });
+/** Query of `GET /v1/conversations/{id}/messages`. */
 export type ListMessagesQuery = z.input<typeof ListMessagesQuery>;
 
 /** `GET /v1/conversations/{id}/messages` response: newest first. */
 export const ListMessagesResponse = z.looseObject({ messages: z.array(Message) });
-export type ListMessagesResponse = z.output<typeof ListMessagesResponse>;
+/** `GET /v1/conversations/{id}/messages` response: newest first. */
+export type ListMessagesResponse = Wire<typeof ListMessagesResponse>;
 
 /** `POST /v1/conversations/{id}/typing` request. */
 export const TypingRequest = z.strictObject({ state: z.enum(['start', 'stop']) });
+/** `POST /v1/conversations/{id}/typing` request. */
 export type TypingRequest = z.input<typeof TypingRequest>;
 
 /** `POST /v1/conversations/{id}/typing` response. */
@@ -85,17 +94,20 @@ export const TypingResponse = z.looseObject({
   state: z.string(),
   expires_at: Timestamp,
 });
-export type TypingResponse = z.output<typeof TypingResponse>;
+/** `POST /v1/conversations/{id}/typing` response. */
+export type TypingResponse = Wire<typeof TypingResponse>;
 
 /** `POST /v1/conversations/{id}/receipts` request. */
 export const ReceiptRequest = z.strictObject({
   message_id: MessageId,
   type: z.enum(['delivered', 'read']),
 });
+/** `POST /v1/conversations/{id}/receipts` request. */
 export type ReceiptRequest = z.input<typeof ReceiptRequest>;
 
 /** `POST /v1/conversations/{id}/read` request. */
 export const ReadRequest = z.strictObject({ message_id: MessageId });
+/** `POST /v1/conversations/{id}/read` request. */
 export type ReadRequest = z.input<typeof ReadRequest>;
 
 /** The answer of receipts and read. */
@@ -104,4 +116,5 @@ export const Receipt = z.looseObject({
   type: openEnum(['delivered', 'read']),
   at: Timestamp,
 });
-export type Receipt = z.output<typeof Receipt>;
+/** The answer of receipts and read. */
+export type Receipt = Wire<typeof Receipt>;

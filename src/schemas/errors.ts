@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { openEnum } from './common.js';
+import { openEnum, type Wire } from './common.js';
 
 /** Error codes of PROTOCOL.md section 2; any other code is passed through. */
 export const ERROR_CODES = [
@@ -23,10 +23,12 @@ export const ERROR_CODES = [
 ] as const;
 /** An error code, known or not. */
 export const ErrorCode = openEnum(ERROR_CODES);
-export type ErrorCode = z.output<typeof ErrorCode>;
+/** An error code, known or not. */
+export type ErrorCode = Wire<typeof ErrorCode>;
 
 /** `{ error: { code, message } }`, the body of every failing call. */
 export const ErrorBody = z.looseObject({
   error: z.looseObject({ code: ErrorCode, message: z.string() }),
 });
-export type ErrorBody = z.output<typeof ErrorBody>;
+/** `{ error: { code, message } }`, the body of every failing call. */
+export type ErrorBody = Wire<typeof ErrorBody>;

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ConversationId, nonBlank, openEnum, Timestamp, UserId } from './common.js';
+import { ConversationId, nonBlank, openEnum, Timestamp, UserId, type Wire } from './common.js';
 
 /** The lifetime of an invite in seconds: the service clamps `ttl_seconds` to min..max. */
 export const INVITE_TTL = { min: 600, max: 604_800, default: 86_400 } as const;
@@ -16,6 +16,7 @@ export const CreateInviteRequest = z.strictObject({
   conversation_id: z.optional(ConversationId),
   ttl_seconds: z.optional(z.int().check(z.minimum(1))),
 });
+/** `POST /v1/groups/invites` request. */
 export type CreateInviteRequest = z.input<typeof CreateInviteRequest>;
 
 /** A member of an invite. */
@@ -36,15 +37,18 @@ export const GroupInvite = z.looseObject({
   conversation_id: z.nullish(z.string()),
   status: z.optional(openEnum(['pending', 'completed', 'expired'])),
 });
-export type GroupInvite = z.output<typeof GroupInvite>;
+/** The group invite. */
+export type GroupInvite = Wire<typeof GroupInvite>;
 
 /** `POST /v1/groups/invites` response. */
 export const CreateInviteResponse = z.looseObject({ invite: GroupInvite });
-export type CreateInviteResponse = z.output<typeof CreateInviteResponse>;
+/** `POST /v1/groups/invites` response. */
+export type CreateInviteResponse = Wire<typeof CreateInviteResponse>;
 
 /** `POST /v1/groups/invites/{id}/accept` response; `conversation_id` is null until completed. */
 export const AcceptInviteResponse = z.looseObject({
   invite: GroupInvite,
   conversation_id: z.nullable(z.string()),
 });
-export type AcceptInviteResponse = z.output<typeof AcceptInviteResponse>;
+/** `POST /v1/groups/invites/{id}/accept` response; `conversation_id` is null until completed. */
+export type AcceptInviteResponse = Wire<typeof AcceptInviteResponse>;

@@ -1,5 +1,14 @@
 import * as z from 'zod/mini';
-import { AGENT_SEND_SCHEMA, AttachmentId, BlockId, MessageId, openEnum, Timestamp } from './common.js';
+import {
+  AGENT_SEND_SCHEMA,
+  AttachmentId,
+  BlockId,
+  ContentType,
+  MessageId,
+  openEnum,
+  Timestamp,
+  type Wire,
+} from './common.js';
 
 /** Most text one message may hold, summed over its blocks (PROTOCOL.md section 7). */
 export const MAX_MESSAGE_TEXT = 32_000;
@@ -29,6 +38,7 @@ export const Action = z.strictObject({
   label: z.string().check(z.minLength(1), z.maxLength(100)),
   behavior: PostbackBehavior,
 });
+/** One action of an actions block. */
 export type Action = z.input<typeof Action>;
 
 /** An actions block (quick replies) of the send shape. */
@@ -55,6 +65,7 @@ export const ImageBlock = z.strictObject({
 
 /** A content block of the send shape. */
 export const SendBlock = z.discriminatedUnion('type', [TextBlock, ActionsBlock, FileBlock, ImageBlock]);
+/** A content block of the send shape. */
 export type SendBlock = z.input<typeof SendBlock>;
 
 const withinTextLimit = (content: readonly SendBlock[]) =>
@@ -75,6 +86,7 @@ export const SendMessageRequest = z.strictObject({
   metadata: z.optional(z.record(z.string(), z.unknown())),
   stream: z.optional(z.literal(true)),
 });
+/** The send shape of `POST /v1/conversations/{id}/messages` (both forms). */
 export type SendMessageRequest = z.input<typeof SendMessageRequest>;
 
 /** `status` of a message. */
@@ -83,10 +95,11 @@ export const MessageStatus = openEnum(['sent', 'streaming', 'deleted']);
 /** A content block as the service answers it: always with its `id`. */
 export const ResponseBlock = z.looseObject({
   id: z.string(),
-  type: z.string(),
+  type: ContentType,
   text: z.optional(z.string()),
 });
-export type ResponseBlock = z.output<typeof ResponseBlock>;
+/** A content block as the service answers it: always with its `id`. */
+export type ResponseBlock = Wire<typeof ResponseBlock>;
 
 /** `{ message: { id, conversationId, status, content } }`, the send response. */
 export const SendMessageResponse = z.looseObject({
@@ -97,19 +110,21 @@ export const SendMessageResponse = z.looseObject({
     content: z.array(ResponseBlock),
   }),
 });
-export type SendMessageResponse = z.output<typeof SendMessageResponse>;
+/** `{ message: { id, conversationId, status, content } }`, the send response. */
+export type SendMessageResponse = Wire<typeof SendMessageResponse>;
 
 // ---- The history shape (snake_case, loose) ----
 
 /** A part of a message in history: text, an attachment, or actions. */
 export const MessagePart = z.looseObject({
   part_index: z.int(),
-  type: z.string(),
+  type: ContentType,
   text: z.optional(z.string()),
   attachment_id: z.optional(z.string()),
   actions: z.optional(z.array(z.looseObject({}))),
 });
-export type MessagePart = z.output<typeof MessagePart>;
+/** A part of a message in history: text, an attachment, or actions. */
+export type MessagePart = Wire<typeof MessagePart>;
 
 /** Who sent a message. */
 export const Sender = z.looseObject({ id: z.string() });
@@ -145,7 +160,8 @@ export const Message = z.looseObject({
   ),
   revision: z.optional(z.int()),
 });
-export type Message = z.output<typeof Message>;
+/** A message in history, in a conversation, and in `message.received`. */
+export type Message = Wire<typeof Message>;
 
 /** `DELETE /v1/messages/{id}` response: the tombstone. */
 export const UnsendResponse = z.looseObject({
@@ -158,7 +174,8 @@ export const UnsendResponse = z.looseObject({
     created_at: Timestamp,
   }),
 });
-export type UnsendResponse = z.output<typeof UnsendResponse>;
+/** `DELETE /v1/messages/{id}` response: the tombstone. */
+export type UnsendResponse = Wire<typeof UnsendResponse>;
 
 // ---- Append, complete, reactions ----
 
@@ -167,6 +184,7 @@ export const AppendRequest = z.strictObject({
   path: z.literal('/text'),
   value: z.string().check(z.maxLength(MAX_MESSAGE_TEXT)),
 });
+/** `POST /v1/messages/{id}/blocks/{blk}/append` request. */
 export type AppendRequest = z.input<typeof AppendRequest>;
 
 /** `POST /v1/messages/{id}/blocks/{blk}/append` response. */
@@ -175,13 +193,15 @@ export const AppendResponse = z.looseObject({
   block_id: z.string(),
   revision: z.int(),
 });
-export type AppendResponse = z.output<typeof AppendResponse>;
+/** `POST /v1/messages/{id}/blocks/{blk}/append` response. */
+export type AppendResponse = Wire<typeof AppendResponse>;
 
 /** `POST /v1/messages/{id}/complete` request. */
 export const CompleteRequest = z.strictObject({
   status: z.literal('sent'),
   fallbackText: z.optional(z.string().check(z.maxLength(MAX_MESSAGE_TEXT))),
 });
+/** `POST /v1/messages/{id}/complete` request. */
 export type CompleteRequest = z.input<typeof CompleteRequest>;
 
 /** `POST /v1/messages/{id}/complete` response. */
@@ -190,13 +210,15 @@ export const CompleteResponse = z.looseObject({
   status: MessageStatus,
   revision: z.int(),
 });
-export type CompleteResponse = z.output<typeof CompleteResponse>;
+/** `POST /v1/messages/{id}/complete` response. */
+export type CompleteResponse = Wire<typeof CompleteResponse>;
 
 /** `POST /v1/messages/{id}/reactions` request. */
 export const ReactionRequest = z.strictObject({
   emoji: z.string().check(z.minLength(1), z.maxLength(16)),
   action: z.enum(['add', 'remove']),
 });
+/** `POST /v1/messages/{id}/reactions` request. */
 export type ReactionRequest = z.input<typeof ReactionRequest>;
 
 /** `POST /v1/messages/{id}/reactions` response. */
@@ -206,4 +228,5 @@ export const ReactionResponse = z.looseObject({
   action: z.string(),
   at: Timestamp,
 });
-export type ReactionResponse = z.output<typeof ReactionResponse>;
+/** `POST /v1/messages/{id}/reactions` response. */
+export type ReactionResponse = Wire<typeof ReactionResponse>;

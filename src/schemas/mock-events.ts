@@ -10,6 +10,7 @@ import { Delivery, RequestLogEntry } from './mock-control.js';
 
 /** An agent as the mock holds it, without its api key or webhook secret. */
 export const MockAgent = z.extend(Agent, { created_at: Timestamp });
+/** An agent as the mock holds it, without its api key or webhook secret. */
 export type MockAgent = z.output<typeof MockAgent>;
 
 /** A user of the mock, with its session token (the mock is a local test tool). */
@@ -21,6 +22,7 @@ export const MockUser = z.looseObject({
   /** Ids of the agents this user installed. */
   installs: z.array(z.string()),
 });
+/** A user of the mock, with its session token (the mock is a local test tool). */
 export type MockUser = z.output<typeof MockUser>;
 
 /** A participant of a conversation, with its display name. */
@@ -40,6 +42,7 @@ export const MockConversation = z.looseObject({
   participants: z.array(MockParticipant),
   created_at: Timestamp,
 });
+/** A conversation of any kind (`direct`, `agent`, `group`), without its messages. */
 export type MockConversation = z.output<typeof MockConversation>;
 
 /** A group invite with who it is from and who accepted it so far. */
@@ -47,6 +50,7 @@ export const MockInvite = z.extend(GroupInvite, {
   agent_id: z.string(),
   accepted_user_ids: z.array(z.string()),
 });
+/** A group invite with who it is from and who accepted it so far. */
 export type MockInvite = z.output<typeof MockInvite>;
 
 /** An upload handle: what it holds, and whether its bytes arrived (then `/_mock/files/{id}` serves them). */
@@ -58,6 +62,7 @@ export const MockAttachment = z.looseObject({
   size_bytes: z.int(),
   uploaded: z.boolean(),
 });
+/** An upload handle: what it holds, and whether its bytes arrived (then `/_mock/files/{id}` serves them). */
 export type MockAttachment = z.output<typeof MockAttachment>;
 
 const conversationMessage = { conversation_id: z.string(), message: Message };
@@ -85,6 +90,7 @@ export const MockEvent = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('clock'), now: Timestamp }),
   z.looseObject({ type: z.literal('reset') }),
 ]);
+/** One event of the mock's live feed. */
 export type MockEvent = z.output<typeof MockEvent>;
 /** The `type` of a mock event. */
 export type MockEventType = MockEvent['type'];
@@ -108,6 +114,7 @@ export const MockStateSnapshot = z.looseObject({
   /** The most recent `/v1` requests, oldest first (at most {@link SNAPSHOT_REQUESTS}). */
   requests: z.array(RequestLogEntry),
 });
+/** `GET /_mock/state`: everything the emulator page needs for its first paint. */
 export type MockStateSnapshot = z.output<typeof MockStateSnapshot>;
 
 /** How many of the latest requests the snapshot carries. */

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { BlockId, EVENT_SCHEMA } from './common.js';
+import { BlockId, EVENT_SCHEMA, type Wire } from './common.js';
 import { MAX_MESSAGE_TEXT, ResponseBlock } from './messages.js';
 import { parseByType } from './open-union.js';
 
@@ -18,7 +18,8 @@ export const MessageStartedEvent = z.extend(StreamEventBase, {
   type: z.literal('message.started'),
   message: z.looseObject({ id: z.string(), content: z.array(ResponseBlock) }),
 });
-export type MessageStartedEvent = z.output<typeof MessageStartedEvent>;
+/** `message.started`: the streamed message exists, every block with its id. */
+export type MessageStartedEvent = Wire<typeof MessageStartedEvent>;
 
 /** The patch of a `message.patch` event. */
 export const TextPatch = z.looseObject({
@@ -27,7 +28,8 @@ export const TextPatch = z.looseObject({
   path: z.string(),
   value: z.string(),
 });
-export type TextPatch = z.output<typeof TextPatch>;
+/** The patch of a `message.patch` event. */
+export type TextPatch = Wire<typeof TextPatch>;
 
 /** `message.patch`: text appended to a block. */
 export const MessagePatchEvent = z.extend(StreamEventBase, {
@@ -35,14 +37,16 @@ export const MessagePatchEvent = z.extend(StreamEventBase, {
   messageId: z.string(),
   patch: TextPatch,
 });
-export type MessagePatchEvent = z.output<typeof MessagePatchEvent>;
+/** `message.patch`: text appended to a block. */
+export type MessagePatchEvent = Wire<typeof MessagePatchEvent>;
 
 /** `message.completed`: the message is complete; the stream ends. */
 export const MessageCompletedEvent = z.extend(StreamEventBase, {
   type: z.literal('message.completed'),
   messageId: z.string(),
 });
-export type MessageCompletedEvent = z.output<typeof MessageCompletedEvent>;
+/** `message.completed`: the message is complete; the stream ends. */
+export type MessageCompletedEvent = Wire<typeof MessageCompletedEvent>;
 
 /**
  * An event of the stream. An event of a type this version does not know is passed through as it
@@ -74,6 +78,7 @@ export const PatchLine = z.strictObject({
     value: z.string().check(z.maxLength(MAX_MESSAGE_TEXT)),
   }),
 });
+/** A `message.patch` line of the streamed request body. */
 export type PatchLine = z.input<typeof PatchLine>;
 
 /** The `message.completed` line that ends the streamed request body. */
@@ -81,8 +86,10 @@ export const CompletedLine = z.strictObject({
   type: z.literal('message.completed'),
   fallbackText: z.optional(z.string().check(z.maxLength(MAX_MESSAGE_TEXT))),
 });
+/** The `message.completed` line that ends the streamed request body. */
 export type CompletedLine = z.input<typeof CompletedLine>;
 
 /** A line of the streamed body after the first. */
 export const StreamBodyLine = z.discriminatedUnion('type', [PatchLine, CompletedLine]);
+/** A line of the streamed body after the first. */
 export type StreamBodyLine = z.input<typeof StreamBodyLine>;

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { Wire } from './common.js';
 import { GroupInvite } from './invites.js';
 import { Message } from './messages.js';
 import { parseByType } from './open-union.js';
@@ -15,11 +16,13 @@ const WebhookEventBase = z.looseObject({
 
 /** `webhook.test`: sent when the webhook URL is set; a 2xx answer verifies it. */
 export const WebhookTestEvent = z.extend(WebhookEventBase, { type: z.literal('webhook.test') });
-export type WebhookTestEvent = z.output<typeof WebhookTestEvent>;
+/** `webhook.test`: sent when the webhook URL is set; a 2xx answer verifies it. */
+export type WebhookTestEvent = Wire<typeof WebhookTestEvent>;
 
 /** The quick reply a user clicked (PROTOCOL.md section 14): only in the body of a click's delivery. */
 export const Postback = z.looseObject({ actionId: z.string(), value: z.string(), messageId: z.string() });
-export type Postback = z.output<typeof Postback>;
+/** The quick reply a user clicked (PROTOCOL.md section 14): only in the body of a click's delivery. */
+export type Postback = Wire<typeof Postback>;
 
 /** `message.received`: a user posted in a conversation where the agent is active. */
 export const MessageReceivedEvent = z.extend(WebhookEventBase, {
@@ -28,7 +31,8 @@ export const MessageReceivedEvent = z.extend(WebhookEventBase, {
   message: Message,
   postback: z.optional(Postback),
 });
-export type MessageReceivedEvent = z.output<typeof MessageReceivedEvent>;
+/** `message.received`: a user posted in a conversation where the agent is active. */
+export type MessageReceivedEvent = Wire<typeof MessageReceivedEvent>;
 
 /** `invite.completed`: every target accepted; the group exists. */
 export const InviteCompletedEvent = z.extend(WebhookEventBase, {
@@ -36,14 +40,16 @@ export const InviteCompletedEvent = z.extend(WebhookEventBase, {
   invite: GroupInvite,
   conversationId: z.string(),
 });
-export type InviteCompletedEvent = z.output<typeof InviteCompletedEvent>;
+/** `invite.completed`: every target accepted; the group exists. */
+export type InviteCompletedEvent = Wire<typeof InviteCompletedEvent>;
 
 /** `invite.expired`: the invite's lifetime elapsed. */
 export const InviteExpiredEvent = z.extend(WebhookEventBase, {
   type: z.literal('invite.expired'),
   invite: GroupInvite,
 });
-export type InviteExpiredEvent = z.output<typeof InviteExpiredEvent>;
+/** `invite.expired`: the invite's lifetime elapsed. */
+export type InviteExpiredEvent = Wire<typeof InviteExpiredEvent>;
 
 /**
  * A webhook event. Receivers must accept types they do not know: such an event is passed through

@@ -26,12 +26,9 @@ export function createKindCache(client: AgentClient) {
     if (kind === undefined) {
       const { conversation } = await client.conversations.retrieve(event.conversationId);
       // The agent's read shape has a counterpart user in a one-to-one conversation, none in a group.
-      kind =
-        typeof conversation.kind === 'string'
-          ? conversation.kind
-          : conversation.counterpart_user
-            ? 'agent'
-            : 'group';
+      // `kind` is not in SPEC's agent read shape: read it if a service sends it anyway.
+      const shown = (conversation as { kind?: unknown }).kind;
+      kind = typeof shown === 'string' ? shown : conversation.counterpart_user ? 'agent' : 'group';
       if (kinds.size >= MAX_REMEMBERED) kinds.delete(kinds.keys().next().value ?? '');
       kinds.set(event.conversationId, kind);
     }
