@@ -53,12 +53,16 @@ export function openAiGenerator(openai: OpenAI, model = 'gpt-4o-mini'): TextGene
   };
 }
 
-// With the AI SDK (`ai` package), `streamText` already gives an AsyncIterable<string>:
+// Model streams go to `ctx.reply()` as they are (see examples/openai-bot.ts, ai-sdk-bot.ts and
+// anthropic-bot.ts). With the AI SDK, pass the `streamText` result itself: its full stream is read,
+// so a failed call (a 401) is an error, where its `textStream` would just end empty. `openai(...)`
+// of `@ai-sdk/openai` calls the Responses API; for a server that only has chat completions use
+// `openai.chat(...)`:
 //
 //   import { streamText } from 'ai';
 //   import { openai } from '@ai-sdk/openai';
 //   bot.on('message.received', (ctx) =>
-//     ctx.reply(streamText({ model: openai('gpt-4o-mini'), prompt: ctx.text }).textStream));
+//     ctx.reply(streamText({ model: openai.chat('gpt-4o-mini'), prompt: ctx.text })));
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const agent = await credentialsFromEnv('streamer');

@@ -4,11 +4,13 @@ import type { AgentClient } from '../client/agent-client.js';
 import type { AgentClientOptions, Logger } from '../core/options.js';
 import type { HistoryOptions } from '../llm/conversation-history.js';
 import type { ModelMessageFormat, ModelMessageFormats } from '../llm/model-formats.js';
+import type { ToolCallInfo } from '../llm/stream-pieces.js';
 import type { Receipt } from '../schemas/conversations.js';
 import type { Message, ReactionResponse } from '../schemas/messages.js';
 import type { MessageReceivedEvent, WebhookEvent, WebhookEventType } from '../schemas/webhooks.js';
 import type { BotStore } from '../store/bot-store.js';
 import type { ReplyOutcome } from '../streaming/options.js';
+import type { ReplySource } from '../streaming/pipe-reply.js';
 import type { DedupeStore } from './dedupe-store.js';
 import type { WaitUntil } from './delivery.js';
 import type { FileReplyOptions, QuickReply } from './rich-replies.js';
@@ -96,6 +98,12 @@ export interface BotReplyOptions {
    * @example quickReplies: [{ actionId: 'yes', label: 'Yes', value: 'pick:yes' }]
    */
   quickReplies?: readonly QuickReply[];
+  /**
+   * Called when the model starts a tool call (a model stream's reply); the typing indicator stays
+   * on while it runs, and its text never reaches the reply. A place for a short status line.
+   * @example onToolCall: (call) => console.log(`Looking up ${call.name}…`)
+   */
+  onToolCall?: (call: ToolCallInfo) => unknown;
 }
 
 /** What `ctx.replyWithFile` produced. */
@@ -144,13 +152,11 @@ export interface MessageContext extends EventContext<MessageReceivedEvent> {
   conversationId: string;
   /**
    * Replies in the conversation, to the received message. A string is sent at once; an async iterable
-   * of text is streamed as it comes. A redelivered event never replies twice: each reply's
+   * of text, or a model stream (OpenAI, AI SDK `streamText`, Anthropic: see toTextStream), is
+   * streamed as it comes. A redelivered event never replies twice: each reply's
    * Idempotency-Key derives from the webhook id and the reply's position in the handler.
    */
-  reply(
-    text: string | AsyncIterable<string> | Iterable<string>,
-    options?: BotReplyOptions,
-  ): Promise<BotReplyResult>;
+  reply(text: string | ReplySource, options?: BotReplyOptions): Promise<BotReplyResult>;
   /**
    * Uploads a file and replies with it (an image block for an `image/*` type, else a file block),
    * with an optional caption. A redelivery neither uploads again nor posts twice.

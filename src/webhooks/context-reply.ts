@@ -2,19 +2,21 @@
 // or silently cut, and a second instance cannot interleave (issue 11, for bots). Invariants:
 // - the n-th reply of a run has the same key on every delivery of the event, so a redelivery of a
 //   finished reply answers it (`replayed`) instead of sending again;
-// - a streamed reply shows typing until its first chunk and makes its message only then; the
-//   typing renewals stop when the reply ends, whatever way;
+// - a streamed reply shows typing until its first chunk and makes its message only then (and again
+//   while a model's tool call runs, until its next text); the typing renewals stop when the reply
+//   ends, whatever way;
 // - a failure reaches the handler (so the delivery is answered 500 and retried), and the retry of a
 //   reply cut short writes its answer as a new message: the attempt counter and the writer's lease
 //   live in the bot's store, so a shared store gives the same guarantee across instances.
 import type { AgentClient } from '../client/agent-client.js';
+import type { ToolCallInfo } from '../llm/stream-pieces.js';
 import type { BotStore } from '../store/bot-store.js';
 import type { ReplyOutcome } from '../streaming/options.js';
-import { replySource } from '../streaming/pipe-reply.js';
+import { type ReplySource, replySource } from '../streaming/pipe-reply.js';
 import { type ReplyLedger, storeLedger } from '../streaming/reply-lease.js';
 import type { BotReplyOptions } from './bot-types.js';
 import { quickRepliesBlock } from './rich-replies.js';
-import { keepTyping } from './typing.js';
+import { keepTyping, type StopTyping } from './typing.js';
 
 /** What a bot's reply produced. */
 export interface ContextReplyResult {
@@ -55,20 +57,14 @@ export interface ContextReplyDeps {
  * @internal
  */
 export function createContextReply(deps: ContextReplyDeps): {
-  reply: (
-    input: string | AsyncIterable<string> | Iterable<string>,
-    options?: BotReplyOptions,
-  ) => Promise<ContextReplyResult>;
+  reply: (input: string | ReplySource, options?: BotReplyOptions) => Promise<ContextReplyResult>;
   finish: () => Promise<void>;
 } {
   const { client, conversationId } = deps;
   const ledger: ReplyLedger | undefined = deps.store ? storeLedger(deps.store) : undefined;
   const stopping = new Set<Promise<void>>();
 
-  const reply = async (
-    input: string | AsyncIterable<string> | Iterable<string>,
-    options: BotReplyOptions = {},
-  ) => {
+  const reply = async (input: string | ReplySource, options: BotReplyOptions = {}) => {
     const idempotencyKey = deps.nextReplyKey();
     const replyTo = options.replyToMessageId === undefined ? deps.messageId : options.replyToMessageId;
     const fields = {
@@ -93,14 +89,26 @@ export function createContextReply(deps: ContextReplyDeps): {
         outcome: replayed ? ('replayed' as const) : ('complete' as const),
       };
     }
-    const source = replySource(input, 'ctx.reply');
-    const stopTyping = deps.typingShown?.()
-      ? async () => {}
-      : await keepTyping((state) => client.conversations.typing(conversationId, { state }), {
-          ...(deps.typingRenewMs === undefined ? {} : { renewMs: deps.typingRenewMs }),
-          onError: deps.warn,
-        });
+    // A tool call after text shows typing again until the next text: the model is still working.
+    let stopTyping: StopTyping = async () => {};
     let stopped: Promise<void> | undefined;
+    const onToolCall = async (call: ToolCallInfo) => {
+      if (stopped !== undefined) {
+        await stopped;
+        stopTyping = await showTyping();
+        stopped = undefined;
+      }
+      await options.onToolCall?.(call);
+    };
+    const source = replySource(input, 'ctx.reply', onToolCall);
+    const showTyping = async (): Promise<StopTyping> =>
+      deps.typingShown?.()
+        ? async () => {}
+        : keepTyping((state) => client.conversations.typing(conversationId, { state }), {
+            ...(deps.typingRenewMs === undefined ? {} : { renewMs: deps.typingRenewMs }),
+            onError: deps.warn,
+          });
+    stopTyping = await showTyping();
     const stop = () => {
       if (stopped === undefined) {
         stopped = stopTyping();

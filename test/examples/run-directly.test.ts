@@ -21,6 +21,7 @@ function start(name: string, baseUrl: string, args: string[] = []) {
     'AMS_CONVERSATION_ID',
     'AMS_USER_IDS',
     'OPENAI_API_KEY',
+    'ANTHROPIC_API_KEY',
   ]) {
     delete env[key];
   }
@@ -70,6 +71,9 @@ describe('running each example directly against the mock', () => {
     ['hono-bot', 'Bot: You said: Hello, Hono!'],
     ['workers-bot', 'Bot: You said: Hello, Worker!'],
     ['streaming-bot', 'Bot: You asked: "Tell me a story.". A model would think here'],
+    ['openai-bot', 'Bot: I checked: sunny and 21 °C in Oslo.'],
+    ['ai-sdk-bot', 'Bot: I checked: sunny and 21 °C in Lisbon.'],
+    ['anthropic-bot', 'Bot: I checked: sunny and 21 °C in Kyoto.'],
   ])(
     '%s registers a throwaway agent, verifies its webhook and answers the first message',
     async (name, answer) => {
