@@ -20,6 +20,7 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     'testing/index': 'src/testing/index.ts',
+    'testing/msw': 'src/testing/msw.ts',
     node: 'src/node.ts',
     'redis/index': 'src/redis/index.ts',
     cli: 'src/cli.ts',
@@ -32,6 +33,7 @@ export default defineConfig({
     entry: {
       index: 'src/index.ts',
       'testing/index': 'src/testing/index.ts',
+      'testing/msw': 'src/testing/msw.ts',
       node: 'src/node.ts',
       'redis/index': 'src/redis/index.ts',
       'chat-sdk/index': 'src/chat-sdk/index.ts',

@@ -7,6 +7,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^agent-messaging\/testing$/, replacement: src('testing/index.ts') },
+      { find: /^agent-messaging\/testing\/msw$/, replacement: src('testing/msw.ts') },
       { find: /^agent-messaging\/node$/, replacement: src('node.ts') },
       { find: /^agent-messaging\/redis$/, replacement: src('redis/index.ts') },
       { find: /^agent-messaging\/chat-sdk$/, replacement: src('chat-sdk/index.ts') },

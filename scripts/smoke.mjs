@@ -4,7 +4,7 @@
 // require() (Node's require(esm): the package is ESM-only) and the bin on each; then a type-check of
 // consumer files under moduleResolution nodenext (an ESM and a CommonJS file) and bundler, with the
 // package's own .d.ts files checked too (no skipLibCheck).
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { binOf, CheckFailed, createWorkspace, devVersion, fail, run, step } from './runtimes/workspace.mjs';
 
@@ -50,6 +50,7 @@ try {
       throw new CheckFailed(`agent-messaging demo did not end with the exact reply:\n${demo}`);
   }
   typeCheckConsumers(app);
+  typeCheckWithoutPeers();
   step(TAG, 'passed');
 } catch (error) {
   fail(TAG, error);
@@ -119,7 +120,12 @@ import { createMockService } from 'agent-messaging/testing';
 `;
   writeFileSync(
     join(app, 'consumer.mts'),
-    `${esm}import { toNodeHandler } from 'agent-messaging/node';\n${body}export const handler = toNodeHandler(bot);\n`,
+    `${esm}import { toNodeHandler } from 'agent-messaging/node';
+import { mswHandlers } from 'agent-messaging/testing/msw';
+import { setupServer } from 'msw/node';
+${body}export const handler = toNodeHandler(bot);
+export const server = setupServer(...mswHandlers(mock));
+`,
   );
   writeFileSync(
     join(app, 'consumer.cts'),
@@ -154,5 +160,49 @@ ${body}export const handler = node.toNodeHandler(bot);
     writeFileSync(join(app, tsconfig), JSON.stringify({ compilerOptions, files }));
     step(TAG, `type-check ${files.join(' and ')} with moduleResolution ${name}`);
     run(process.execPath, [join(app, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], app);
+  }
+}
+
+/**
+ * A project that installs the tarball and TypeScript only: no msw (an optional peer), no @types/node.
+ * A consumer of the main entry and `agent-messaging/testing` type-checks strictly with the package's
+ * own .d.ts files checked (no skipLibCheck), so neither entry's types reach for msw or Node.
+ */
+function typeCheckWithoutPeers() {
+  const tag = `${TAG}-bare`;
+  const bare = createWorkspace(tag, { packages: [`typescript@${devVersion('typescript')}`] });
+  try {
+    if (existsSync(join(bare.app, 'node_modules/msw'))) throw new CheckFailed('msw was installed as a peer');
+    writeFileSync(
+      join(bare.app, 'consumer.mts'),
+      `import { AgentClient, type Message } from 'agent-messaging';
+import { createMockService, type Seed } from 'agent-messaging/testing';
+const mock = createMockService();
+export const seeded: Promise<Seed> = mock.seed({ handle: 'bare' });
+export const client = new AgentClient({ apiKey: 'ams_sk_x', baseUrl: mock.baseUrl, fetch: mock.fetch });
+export const text = (message: Message): string => message.fallback_text ?? '';
+`,
+    );
+    const compilerOptions = {
+      strict: true,
+      noEmit: true,
+      target: 'es2023',
+      lib: ['es2023', 'dom'],
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      types: [],
+    };
+    writeFileSync(
+      join(bare.app, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions, files: ['consumer.mts'] }),
+    );
+    step(tag, 'type-check consumer.mts without msw or @types/node, without skipLibCheck');
+    run(
+      process.execPath,
+      [join(bare.app, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
+      bare.app,
+    );
+  } finally {
+    bare.cleanup();
   }
 }

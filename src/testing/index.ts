@@ -1,4 +1,5 @@
-// `agent-messaging/testing`: the whole service in memory, with msw handlers or a real port.
+// `agent-messaging/testing`: the whole service in memory, in process or on a real port; its msw
+// handlers are in `agent-messaging/testing/msw`, so nothing here needs msw (an optional peer).
 
 export type {
   ClickActionRequest,

@@ -1,12 +1,10 @@
 // createMockService: one world (state, clock, streams, webhooks) behind a Web-standard fetch, with
 // the in-process control surface and two doors, msw handlers and a loopback HTTP server.
-import type { HttpHandler } from 'msw';
 import type { FaultSpec } from '../schemas/mock-control.js';
 import { MockClock } from './clock.js';
 import { advanceClock, controlRoutes, resetWorld } from './control.js';
 import { MockEventBus } from './event-bus.js';
 import { clearFaults, injectFault } from './faults.js';
-import { createMswHandlers } from './msw-door.js';
 import { clickAction } from './postbacks.js';
 import { snapshotRequests } from './request-log.js';
 import { serviceRoutes } from './routes.js';
@@ -27,7 +25,7 @@ const DEFAULT_BASE_URL = 'http://ams.test';
  *
  * @example
  * const mock = createMockService();
- * const server = setupServer(...mock.handlers);           // msw, in-process
+ * const server = setupServer(...mswHandlers(mock));       // msw, from agent-messaging/testing/msw
  * const { baseUrl, close } = await mock.listen({ port: 0 }); // or real HTTP on 127.0.0.1
  */
 export function createMockService(options: MockServiceOptions = {}): MockService {
@@ -56,15 +54,10 @@ export function createMockService(options: MockServiceOptions = {}): MockService
         : new Request(new URL(String(input), `${baseUrl}/`), init);
     return serviceFetch(request);
   };
-  let handlers: HttpHandler[] | undefined;
 
   return {
     baseUrl,
     fetch,
-    get handlers() {
-      handlers ??= createMswHandlers(baseUrl, serviceFetch);
-      return handlers;
-    },
     async listen({ port = 0 } = {}): Promise<MockServer> {
       // node:http is loaded only when a server is asked for, so the rest runs on any runtime; the
       // emulator page is served on this door only.

@@ -1,5 +1,4 @@
 // The public types of `agent-messaging/testing`.
-import type { HttpHandler } from 'msw';
 import type {
   ClickActionRequest,
   ClickActionResponse,
@@ -64,8 +63,6 @@ export interface MockService {
   readonly baseUrl: string;
   /** Answers any request of the service, `/_mock` and the file URLs included; usable as a fetch. */
   fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
-  /** msw request handlers for `baseUrl` (msw is loaded on first access). */
-  readonly handlers: HttpHandler[];
   /** Serves the mock on 127.0.0.1 (`port` 0 picks a free one). */
   listen(options?: { port?: number }): Promise<MockServer>;
   /** Creates a user; `verified` defaults to true. */

@@ -3,6 +3,7 @@
 
 import { AgentClient, type LogFields, UserClient } from 'agent-messaging';
 import { createMockService, type MockService, type RequestLogEntry } from 'agent-messaging/testing';
+import { mswHandlers } from 'agent-messaging/testing/msw';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 
@@ -52,7 +53,7 @@ export function useWorld(door: Door): World {
 
   beforeAll(async () => {
     if (door === 'msw') {
-      world.server = setupServer(...mock.handlers);
+      world.server = setupServer(...mswHandlers(mock));
       world.server.listen({ onUnhandledFrame: 'error' });
       world.baseUrl = mock.baseUrl;
     } else {

@@ -1,8 +1,9 @@
+import { createMockService } from 'agent-messaging/testing';
+import { mswHandlers } from 'agent-messaging/testing/msw';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { ListMessagesResponse } from '../../src/schemas/conversations.js';
 import type { MessageStartedEvent } from '../../src/schemas/stream.js';
-import { createMockService } from '../../src/testing/index.js';
 import { newKey, setupScenario } from './helpers.js';
 import { useMockOverMsw } from './msw-setup.js';
 import { EventReader, streamingSend } from './stream-helpers.js';
@@ -38,7 +39,7 @@ describe('the msw door', () => {
     const hooks: string[] = [];
     const viaGlobal = createMockService({ baseUrl: 'http://second.test' });
     server.use(
-      ...viaGlobal.handlers,
+      ...mswHandlers(viaGlobal),
       http.post('https://hooks.example/in', async ({ request }) => {
         hooks.push(((await request.json()) as { type: string }).type);
         return new HttpResponse(null, { status: 204 });

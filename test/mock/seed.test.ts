@@ -9,7 +9,10 @@ import {
   ValidationError,
 } from 'agent-messaging';
 import { createMockService } from 'agent-messaging/testing';
-import { describe, expect, it } from 'vitest';
+import { mswHandlers } from 'agent-messaging/testing/msw';
+import { http } from 'msw';
+import { setupServer } from 'msw/node';
+import { describe, expect, it, onTestFinished } from 'vitest';
 
 describe('mock.seed', () => {
   it('makes an active agent, a user who installed it and their conversation, without a delivery', async () => {
@@ -131,5 +134,31 @@ describe('mock.seed', () => {
     await mock.seed({ handle: 'taken' });
     await expect(mock.seed({ handle: 'taken' })).rejects.toBeInstanceOf(ConflictError);
     expect(mock.snapshot().users).toHaveLength(1);
+  });
+
+  it('under msw, reaches a bot whose webhook URL has an msw handler forwarding to bot.fetch', async () => {
+    // README's "Testing your bot with the mock" under msw: webhooks leave through the global fetch.
+    const mock = createMockService();
+    const server = setupServer(
+      ...mswHandlers(mock),
+      http.post('http://bot.test/webhook', ({ request }) => bot.fetch(request)),
+    );
+    server.listen({ onUnhandledFrame: 'error' });
+    onTestFinished(() => server.close());
+    const seed = await mock.seed({ webhookUrl: 'http://bot.test/webhook' });
+    const bot = createBot({ apiKey: seed.apiKey, webhookSecret: seed.webhookSecret, baseUrl: mock.baseUrl });
+    bot.on('message.received', (ctx) => ctx.reply(`You said: ${ctx.text}`));
+
+    mock.postUserMessage(seed.conversationId, { user_id: seed.user.id, text: 'over msw' });
+    await mock.idle();
+
+    expect(mock.deliveries.map((delivery) => [delivery.type, delivery.status])).toEqual([
+      ['message.received', 200],
+    ]);
+    const { messages } = await bot.client.conversations.listMessages(seed.conversationId);
+    expect(messages[0]?.fallback_text).toBe('You said: over msw');
+    expect(
+      mock.requests.filter((entry) => entry.method === 'POST' && entry.path.endsWith('/messages')),
+    ).toHaveLength(1);
   });
 });

@@ -1,5 +1,6 @@
 import { AgentClient } from 'agent-messaging';
 import { createMockService, type MockService, type RequestLogEntry } from 'agent-messaging/testing';
+import { mswHandlers } from 'agent-messaging/testing/msw';
 import { setupServer } from 'msw/node';
 
 /** An active agent with a user's conversation, on the mock behind one door. */
@@ -43,7 +44,7 @@ export async function startWorld(door: Door = 'loopback'): Promise<World> {
 }
 
 function mswServer(mock: MockService) {
-  const server = setupServer(...mock.handlers);
+  const server = setupServer(...mswHandlers(mock));
   server.listen({ onUnhandledFrame: 'error' });
   return { baseUrl: mock.baseUrl, close: async () => server.close() };
 }

@@ -1,32 +1,25 @@
-// The msw door: request handlers that answer through mock.fetch. This is the only module that
-// touches msw, an optional peer dependency. It is loaded with require() on first use of
-// `mock.handlers` (Node 22.12+ can require ES modules), so importing `agent-messaging/testing`
-// and using the loopback server work without msw installed.
-import { createRequire } from 'node:module';
-import type { HttpHandler } from 'msw';
+// `agent-messaging/testing/msw`: the mock service as msw request handlers. msw is an optional peer
+// dependency, so it is imported here only: `agent-messaging/testing` (and its types) never touches
+// it, and a project without msw type-checks and runs the loopback door.
+import { type HttpHandler, http } from 'msw';
+import type { MockService } from './types.js';
 
-type Msw = typeof import('msw');
-
-function loadMsw(): Msw {
-  try {
-    return createRequire(import.meta.url)('msw') as Msw;
-  } catch (error) {
-    throw new Error(
-      'mock.handlers needs the msw package (npm install --save-dev msw@3); mock.listen() works without it',
-      {
-        cause: error,
-      },
-    );
-  }
-}
-
-/** msw handlers for every path under `baseUrl`, answered by the mock. */
-export function createMswHandlers(
-  baseUrl: string,
-  fetch: (request: Request) => Promise<Response>,
-): HttpHandler[] {
-  const { http } = loadMsw();
-  return [http.all(`${baseUrl}/*`, async ({ request }) => breakAfterDelivery(await fetch(request)))];
+/**
+ * msw handlers for every path under `mock.baseUrl`, answered by the mock.
+ *
+ * @example
+ * import { setupServer } from 'msw/node';
+ * import { createMockService } from 'agent-messaging/testing';
+ * import { mswHandlers } from 'agent-messaging/testing/msw';
+ *
+ * const mock = createMockService();
+ * const server = setupServer(...mswHandlers(mock));
+ * server.listen({ onUnhandledFrame: 'error' });
+ */
+export function mswHandlers(mock: Pick<MockService, 'baseUrl' | 'fetch'>): HttpHandler[] {
+  return [
+    http.all(`${mock.baseUrl}/*`, async ({ request }) => breakAfterDelivery(await mock.fetch(request))),
+  ];
 }
 
 /**
