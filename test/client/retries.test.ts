@@ -39,13 +39,19 @@ describe.each(['msw', 'loopback'] as const)('retries over %s', (door) => {
   });
 
   test('waits the Retry-After of a 429 before retrying', async () => {
-    w.mock.faults.inject({ method: 'POST', path: SEND_PATH, fault: 'status', status: 429, retry_after: 1 });
+    w.mock.faults.inject({
+      method: 'POST',
+      path: SEND_PATH,
+      fault: 'status',
+      status: 429,
+      retry_after: 0.05,
+    });
 
     await w.client.messages.send(w.conversationId, { text: 'hello' });
 
     expect(w.requests()).toHaveLength(2);
     expect(retryLines(w).map((line) => line.fields)).toEqual([
-      expect.objectContaining({ attempt: 2, delayMs: 1000, reason: 'RateLimitError' }),
+      expect.objectContaining({ attempt: 2, delayMs: 50, reason: 'RateLimitError' }),
     ]);
   });
 
