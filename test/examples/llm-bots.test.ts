@@ -11,14 +11,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { createAiSdkBot } from '../../examples/ai-sdk-bot.js';
 import { createAnthropicBot } from '../../examples/anthropic-bot.js';
 import { createOpenAIBot } from '../../examples/openai-bot.js';
-import {
-  agentMessages,
-  newAgent,
-  requestsTo,
-  serveFetch,
-  startMock,
-  verifyWebhook,
-} from './setup.js';
+import { agentMessages, newAgent, requestsTo, serveFetch, startMock, verifyWebhook } from './setup.js';
 
 type Make = (options: BotOptions, model: FakeModelServer) => Bot;
 const examples: [string, Make][] = [
