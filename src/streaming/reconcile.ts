@@ -24,6 +24,31 @@ export function compareApplied(
 }
 
 /**
+ * The text the service is missing of `expected`, from what it holds (`state`). Text beyond
+ * `expected`, or text no prefix explains, is a ReplyMismatchError; text missing from a message
+ * already completed can no longer be added, and is an error too.
+ * @internal
+ */
+export function missingText(
+  expected: string,
+  state: { text: string; status: string; revision: number | undefined },
+  messageId: string,
+  revision: number,
+  operation: string,
+): string {
+  const compared = compareApplied(expected, state.text);
+  if (compared === DIVERGED || compared.surplus !== '') {
+    throw new ReplyMismatchError(messageId, expected.length, state.text.length, revision, state.revision);
+  }
+  if (compared.missing !== '' && state.status !== 'streaming') {
+    throw new AgentMessagingError(
+      `${operation}: message ${messageId} was completed before all of the reply's text was applied.`,
+    );
+  }
+  return compared.missing;
+}
+
+/**
  * The message holds text (or a revision) other than what the reply wrote: another writer, or a
  * line the service applied late. The reply is not reported as a success.
  *

@@ -4,6 +4,7 @@
 import type * as z from 'zod/mini';
 import { AgentMessagingError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
+import { sleep } from '../core/retry.js';
 import type { Transport } from '../core/transport.js';
 import type { Conversations } from '../resources/conversations.js';
 import type { Messages } from '../resources/messages.js';
@@ -123,4 +124,28 @@ export async function readBack(
   throw new AgentMessagingError(
     `message ${target.messageId} is not among the conversation's newest ${READ_BACK_LIMIT} messages, so the reply cannot be resumed.`,
   );
+}
+
+// How often the message is read again while lines sent before a cut may still land.
+const SETTLE_POLL_MS = 50;
+
+/**
+ * Reads the message back until its revision reaches `revision` (every change sent has landed) or
+ * `settleMs` passed: lines in flight when a connection was cut may still be applied, and text sent
+ * again before they land would be doubled.
+ * @internal
+ */
+export async function settledReadBack(
+  read: () => Promise<AppliedState>,
+  revision: number,
+  settleMs: number,
+  signal: AbortSignal | undefined,
+): Promise<AppliedState> {
+  const until = performance.now() + settleMs;
+  let state = await read();
+  while ((state.revision ?? 0) < revision && performance.now() < until) {
+    await sleep(SETTLE_POLL_MS, signal);
+    state = await read();
+  }
+  return state;
 }

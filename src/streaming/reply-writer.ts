@@ -6,9 +6,16 @@ import type { RequestOptions } from '../core/options.js';
 import { abortedError, sleep } from '../core/retry.js';
 import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
 import type { ReplyOutcome, ReplyResult, ReplyTransport } from './options.js';
-import { compareApplied, DIVERGED, ReplyMismatchError, recoveryDelayMs } from './reconcile.js';
+import { missingText, ReplyMismatchError, recoveryDelayMs } from './reconcile.js';
 import type { HeldReply } from './reply-lease.js';
-import { AppendSink, type AppliedState, type ReplyApi, type ReplySink, readBack } from './reply-sinks.js';
+import {
+  AppendSink,
+  type AppliedState,
+  type ReplyApi,
+  type ReplySink,
+  readBack,
+  settledReadBack,
+} from './reply-sinks.js';
 import { WriteBuffer } from './write-buffer.js';
 
 /** Everything a writer is made from, once its message exists. @internal */
@@ -40,8 +47,6 @@ export interface ReplyWriterInit {
 
 /** Tries a failed step gets before its error is thrown, beyond the first. */
 const MAX_RECOVERIES = 3;
-// How often the message is read again while lines sent before a cut may still land.
-const SETTLE_POLL_MS = 50;
 
 /**
  * A reply being written into a streaming message. Writes are buffered and sent in batches (the
@@ -257,7 +262,7 @@ export class ReplyWriter {
       const inDoubt = await this.#useAppend(error);
       if (delayMs > 0) await sleep(delayMs, this.#init.request.signal);
       try {
-        const state = await this.#settledState(inDoubt);
+        const state = await this.#readBack(inDoubt);
         const missing = this.#reconcile(state);
         if (state.status !== 'streaming') return { status: state.status, revision: state.revision ?? 0 };
         if (missing !== '') {
@@ -272,43 +277,17 @@ export class ReplyWriter {
     throw error;
   }
 
-  /**
-   * The message once lines sent before a cut can no longer land: when some were in doubt, it is
-   * read again until its revision says every change arrived, or `settleMs` passed.
-   */
-  async #settledState(inDoubt: number): Promise<AppliedState> {
-    let state = await this.#readBack();
-    const until = performance.now() + (inDoubt > 0 ? this.#init.settleMs : 0);
-    while ((state.revision ?? 0) < this.#revision && performance.now() < until) {
-      await sleep(SETTLE_POLL_MS, this.#init.request.signal);
-      state = await this.#readBack();
-    }
-    return state;
+  /** The message as the service holds it; after a cut with lines in doubt, once they landed or `settleMs` passed. */
+  #readBack(inDoubt = 0): Promise<AppliedState> {
+    const { api, conversationId, blockIndex, request, settleMs } = this.#init;
+    const read = () => readBack(api, conversationId, { messageId: this.messageId, blockIndex }, request);
+    return inDoubt > 0 ? settledReadBack(read, this.#revision, settleMs, request.signal) : read();
   }
 
-  #readBack(): Promise<AppliedState> {
-    const { api, conversationId, blockIndex, request } = this.#init;
-    return readBack(api, conversationId, { messageId: this.messageId, blockIndex }, request);
-  }
-
-  /** Compares what the service holds with what was handed; answers the text it is missing. */
+  /** The text the service is missing of what was handed; a typed error when it holds other text. */
   #reconcile(state: AppliedState): string {
-    const compared = compareApplied(this.#init.initialText + this.#handed, state.text);
-    if (compared === DIVERGED || compared.surplus !== '') {
-      throw new ReplyMismatchError(
-        this.messageId,
-        (this.#init.initialText + this.#handed).length,
-        state.text.length,
-        this.#revision,
-        state.revision,
-      );
-    }
-    if (compared.missing !== '' && state.status !== 'streaming') {
-      throw new AgentMessagingError(
-        `${this.#init.operation}: message ${this.messageId} was completed before all of the reply's text was applied.`,
-      );
-    }
-    return compared.missing;
+    const expected = this.#init.initialText + this.#handed;
+    return missingText(expected, state, this.messageId, this.#revision, this.#init.operation);
   }
 
   /** Stops the stream sink (answering how many of its lines are in doubt) and uses append from now on. */

@@ -1,0 +1,195 @@
+// Opening a reply's message: the streaming send in either form, read up to `message.started`,
+// and the sink that feeds it (patch lines on the open request, or the append endpoint).
+import { ApiError } from '../core/api-error.js';
+import { AgentMessagingError, ConnectionError, InvalidResponseError } from '../core/errors.js';
+import type { RequestOptions } from '../core/options.js';
+import { isTransient } from '../core/retry.js';
+import type { SendMessageRequest } from '../schemas/messages.js';
+import type { StreamEvent } from '../schemas/stream.js';
+import { isEventStream, messageStreamOf } from './message-stream.js';
+import { NdjsonBody } from './ndjson-body.js';
+import type { ReplyOptions } from './options.js';
+import { AppendSink, type ReplyApi, type ReplySink } from './reply-sinks.js';
+import { StreamSink } from './stream-sink.js';
+
+// Unacknowledged text allowed on a Streamable HTTP reply, in batches.
+const WINDOW_BATCHES = 4;
+
+/**
+ * Starts the message in the chosen transport: the Streamable HTTP start when it can (a refusal or a
+ * broken start falls back to the JSON start with the same key, which replays a committed message),
+ * else the JSON start, whose sink is the append endpoint.
+ */
+export async function openMessage(
+  ctx: StartContext,
+  transport: ReplyOptions['transport'],
+  streamedBodies: boolean,
+  chars: number,
+  progressMs: number,
+): Promise<{ started: StartedReply; sink: ReplySink }> {
+  if (transport !== 'append' && streamedBodies) {
+    try {
+      const result = await startStreamed(ctx);
+      if ('refused' in result) {
+        if (transport === 'stream') throw result.refused;
+      } else if (!result.started.replayed) {
+        const { started, body } = result;
+        return {
+          started,
+          sink: new StreamSink(
+            started,
+            body,
+            started.events,
+            chars * WINDOW_BATCHES,
+            progressMs,
+            started.cancel,
+          ),
+        };
+      } else {
+        // A replay does not read this request's lines: go on through the append endpoint.
+        result.body.abort(new AgentMessagingError('replayed start'));
+        result.started.cancel();
+        return { started: result.started, sink: new AppendSink(ctx.api, result.started, ctx.request) };
+      }
+    } catch (error) {
+      // The start may have been committed before the connection broke: the JSON start below
+      // carries the same key, so the service replays that message instead of making another.
+      if (!isTransient(error)) throw error;
+    }
+  }
+  const started = await startPlain(ctx);
+  // The ids are all the append transport needs from the stream: close it.
+  started.cancel();
+  return { started, sink: new AppendSink(ctx.api, started, ctx.request) };
+}
+
+/** What the start needs. @internal */
+export interface StartContext {
+  api: ReplyApi;
+  /** Conversation id, already checked and encoded. */
+  conversationId: string;
+  /** The checked send shape, `stream: true`. */
+  shape: SendMessageRequest;
+  request: RequestOptions & { idempotencyKey: string };
+  idleTimeoutMs: number | undefined;
+  operation: string;
+}
+
+/** The message a reply writes to, as `message.started` described it. @internal */
+export interface StartedReply {
+  messageId: string;
+  /** The first text block: the one the reply appends to. */
+  blockId: string;
+  /** Its position, which is its `part_index` in history. */
+  blockIndex: number;
+  /** Its text when the stream started (more than the send's text when the start was a replay). */
+  appliedText: string;
+  /** The rest of the answer's events, still open. */
+  events: AsyncIterator<StreamEvent>;
+  /** True when the service replayed an earlier start with the same key. */
+  replayed: boolean;
+  /** Drops the start's connection (both halves). */
+  cancel(): void;
+}
+
+/** A start the service refused as a streamed body; the caller falls back to append. */
+interface Refused {
+  refused: unknown;
+}
+
+/**
+ * The JSON streaming send, read up to `message.started`. The transport retries the request itself;
+ * an answer whose stream broke before `message.started` is not the transport's to retry, so it is
+ * repeated here once, with the same `Idempotency-Key`: the service replays the same message.
+ */
+async function startPlain(ctx: StartContext): Promise<StartedReply> {
+  try {
+    return (await startOnce(ctx, ctx.shape, undefined)) as StartedReply;
+  } catch (error) {
+    if (!isTransient(error)) throw error;
+    return (await startOnce(ctx, ctx.shape, undefined)) as StartedReply;
+  }
+}
+
+/**
+ * The Streamable HTTP start: an NDJSON body whose first line is the send shape, kept open for patch
+ * lines. A 415, a 400 or an answer that is not an event stream is a refusal (nothing was created).
+ */
+async function startStreamed(
+  ctx: StartContext,
+): Promise<{ started: StartedReply; body: NdjsonBody } | Refused> {
+  const body = new NdjsonBody();
+  body.line(ctx.shape);
+  try {
+    const started = await startOnce(ctx, body.stream, body);
+    if ('refused' in started) body.abort(started.refused);
+    return 'refused' in started ? started : { started, body };
+  } catch (error) {
+    body.abort(error);
+    if (isRefusal(error)) return { refused: error };
+    throw error;
+  }
+}
+
+const isRefusal = (error: unknown) => ApiError.is(error) && (error.status === 415 || error.status === 400);
+
+async function startOnce(
+  ctx: StartContext,
+  body: SendMessageRequest | ReadableStream<Uint8Array>,
+  ndjson: NdjsonBody | undefined,
+): Promise<StartedReply | Refused> {
+  // The connection's own abort, so a writer can drop it while a read of its answer is pending.
+  const connection = new AbortController();
+  const user = ctx.request.signal;
+  const signal = user === undefined ? connection.signal : AbortSignal.any([user, connection.signal]);
+  const response = await ctx.api.transport.raw('messages.send', {
+    params: { conversation_id: ctx.conversationId },
+    query: { stream: true },
+    body,
+    contentType: ndjson ? 'application/x-ndjson' : 'application/json',
+    accept: 'text/event-stream',
+    operation: ctx.operation,
+    options: { ...ctx.request, signal },
+  });
+  const replayed = response.headers.get('idempotent-replayed') === 'true';
+  if (ndjson && !isEventStream(response)) {
+    await response.body?.cancel().catch(() => {});
+    return {
+      refused: new InvalidResponseError(
+        `${ctx.operation}: the streamed start was not answered with an event stream.`,
+      ),
+    };
+  }
+  const stream = messageStreamOf(response, ctx.operation, { idleTimeoutMs: ctx.idleTimeoutMs, signal });
+  const events = stream[Symbol.asyncIterator]();
+  let first: IteratorResult<StreamEvent>;
+  try {
+    first = await events.next();
+  } catch (error) {
+    await events.return?.();
+    throw error;
+  }
+  const event = first.done ? undefined : first.value;
+  if (event?.type !== 'message.started') {
+    await events.return?.();
+    throw new ConnectionError(`${ctx.operation}: the event stream did not begin with message.started.`);
+  }
+  const blockIndex = event.message.content.findIndex((block) => block.type === 'text');
+  const block = event.message.content[blockIndex];
+  if (block === undefined) {
+    await events.return?.();
+    throw new InvalidResponseError(`${ctx.operation}: message.started holds no text block to write to.`, {
+      status: response.status,
+      requestId: response.headers.get('request-id') ?? undefined,
+    });
+  }
+  return {
+    messageId: event.message.id,
+    blockId: block.id,
+    blockIndex,
+    appliedText: block.text ?? '',
+    events,
+    replayed,
+    cancel: () => connection.abort(new AgentMessagingError('the reply no longer reads this stream')),
+  };
+}
