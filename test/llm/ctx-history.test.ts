@@ -165,3 +165,42 @@ describe('ctx.history', () => {
     expect(historyRequests(mock)).toEqual([]);
   });
 });
+
+describe('ctx.history in a debounced run', () => {
+  it('stops before the first message of the batch, which the handler has in ctx.messages', async () => {
+    let bot: Bot | undefined;
+    const mock = createMockService({ fetch: (request) => (bot as Bot).fetch(request) });
+    const seed = await mock.seed({ handle: 'debounce_bot' });
+    bot = createBot({
+      apiKey: seed.apiKey,
+      webhookSecret: seed.webhookSecret,
+      baseUrl: mock.baseUrl,
+      fetch: mock.fetch,
+      concurrency: 'debounce',
+      debounceMs: 50,
+    });
+    const runs: { batch: string[]; history: unknown[] }[] = [];
+    bot.on('message.received', async (ctx) => {
+      runs.push({
+        batch: ctx.messages.map((m) => m.parts?.[0]?.text ?? ''),
+        history: await ctx.history({ format: 'openai' }),
+      });
+      await ctx.reply(`ok ${runs.length}`);
+    });
+    const say = (text: string) => mock.postUserMessage(seed.conversationId, { user_id: seed.user.id, text });
+
+    say('one');
+    await mock.idle();
+    await bot.idle();
+    say('two');
+    say('three');
+    await mock.idle();
+    await bot.idle();
+
+    expect(runs.map((run) => run.batch)).toEqual([['one'], ['two', 'three']]);
+    expect(runs[1]?.history).toEqual([
+      { role: 'user', content: 'one', name: seed.user.id },
+      { role: 'assistant', content: 'ok 1' },
+    ]);
+  });
+});
