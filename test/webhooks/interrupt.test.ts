@@ -1,6 +1,6 @@
 // 'interrupt': a newer message aborts the running handler; its streaming reply ends marked
 // interrupted, then the newer message is handled; no two replies stream at once.
-import type { MessageContext } from 'agent-messaging';
+import { createBot, createMemoryStore, type MessageContext } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
 import { createLoop, gate } from './harness.js';
 
@@ -60,5 +60,49 @@ describe("concurrency: 'interrupt'", () => {
     // Interrupted deliveries are done, not failures: every delivery answered 2xx, none retried.
     const answers = loop.mock.deliveries.filter((d) => d.type === 'message.received').map((d) => d.status);
     expect(answers.every((status) => status !== null && status >= 200 && status < 300)).toBe(true);
+  });
+});
+
+describe("concurrency: 'interrupt' across instances", () => {
+  it('interrupts a handler on another instance sharing the store, through its publish/subscribe', async () => {
+    const store = createMemoryStore();
+    const loop = await createLoop({ store, concurrency: 'interrupt' });
+    const other = createBot({
+      apiKey: loop.apiKey,
+      webhookSecret: loop.secret,
+      ...loop.connection,
+      store,
+      concurrency: 'interrupt',
+    });
+    const firstStreaming = gate();
+    const ran: string[] = [];
+    const handler = (name: string) => (ctx: MessageContext) => {
+      ran.push(`${name}:${ctx.text}`);
+      async function* answer() {
+        yield `Answer to ${ctx.text}`;
+        if (ctx.text !== 'first') return;
+        firstStreaming.open();
+        await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+      }
+      return ctx.reply(answer());
+    };
+    loop.bot.on('message.received', handler('a'));
+    other.on('message.received', handler('b'));
+    let turn = 0;
+    loop.route((request) => {
+      turn += 1;
+      return (turn % 2 ? loop.bot : other).fetch(request);
+    });
+    loop.mock.postUserMessage(loop.conversationId, { user_id: loop.user.id, text: 'first' });
+    await firstStreaming.opened;
+    // Delivered to instance b, which does not hold the conversation: it signals a through the store.
+    loop.mock.postUserMessage(loop.conversationId, { user_id: loop.user.id, text: 'second' });
+    await loop.mock.idle();
+    await Promise.all([loop.bot.idle(), other.idle()]);
+    expect(ran[0]).toBe('a:first');
+    expect((await loop.agentMessages()).map((m) => m.fallback_text)).toEqual([
+      'Answer to first … [interrupted]',
+      'Answer to second',
+    ]);
   });
 });
