@@ -65,6 +65,8 @@ export interface Endpoint {
   response?: z.ZodMiniType;
 }
 
+type Schemas = Pick<Endpoint, 'request' | 'query' | 'response'>;
+
 /** The schema of each path parameter, by its name in the path templates. */
 export const PATH_PARAMS: Readonly<Record<string, z.ZodMiniType<string>>> = {
   agent_id: AgentId,
@@ -74,152 +76,82 @@ export const PATH_PARAMS: Readonly<Record<string, z.ZodMiniType<string>>> = {
   invite_id: InviteId,
 };
 
+/** `METHOD /path`, caller and retry class, and the schemas of an endpoint, as one entry. */
+function define<const S extends Schemas>(route: string, caller: CallerKind, retry: RetryClass, schemas: S) {
+  const [method, path] = route.split(' ') as [HttpMethod, string];
+  return { method, path, caller, retry, ...schemas };
+}
+
 /** The endpoints of SPEC.md (and the mock's file URLs, which SPEC leaves to the service), by key. */
 export const endpoints = {
-  'agents.register': {
-    method: 'POST',
-    path: '/v1/agents',
-    caller: 'none',
-    // Not deduplicated: a repeat after a lost answer meets handle_taken and loses the credentials.
-    retry: 'never',
+  // Not deduplicated: a repeat after a lost answer meets handle_taken and loses the credentials.
+  'agents.register': define('POST /v1/agents', 'none', 'never', {
     request: RegisterAgentRequest,
     response: RegisterAgentResponse,
-  },
-  'agents.setWebhook': {
-    method: 'PATCH',
-    path: '/v1/agents/:agent_id/webhook',
-    caller: 'agent',
-    retry: 'never',
+  }),
+  'agents.setWebhook': define('PATCH /v1/agents/:agent_id/webhook', 'agent', 'never', {
     request: SetWebhookRequest,
     response: SetWebhookResponse,
-  },
-  'attachments.create': {
-    method: 'POST',
-    path: '/v1/attachments',
-    caller: 'agent',
-    retry: 'never',
+  }),
+  'attachments.create': define('POST /v1/attachments', 'agent', 'never', {
     request: CreateAttachmentRequest,
     response: Attachment,
-  },
-  'conversations.createDirect': {
-    method: 'POST',
-    path: '/v1/conversations/direct',
-    caller: 'user',
-    retry: 'keyed',
+  }),
+  'conversations.createDirect': define('POST /v1/conversations/direct', 'user', 'keyed', {
     request: CreateDirectRequest,
     response: CreateDirectResponse,
-  },
-  'conversations.retrieve': {
-    method: 'GET',
-    path: '/v1/conversations/:conversation_id',
-    caller: 'agent',
-    retry: 'safe',
+  }),
+  'conversations.retrieve': define('GET /v1/conversations/:conversation_id', 'agent', 'safe', {
     response: RetrieveConversationResponse,
-  },
-  'conversations.listMessages': {
-    method: 'GET',
-    path: '/v1/conversations/:conversation_id/messages',
-    caller: 'agent',
-    retry: 'safe',
+  }),
+  'conversations.listMessages': define('GET /v1/conversations/:conversation_id/messages', 'agent', 'safe', {
     query: ListMessagesQuery,
     response: ListMessagesResponse,
-  },
-  'conversations.typing': {
-    method: 'POST',
-    path: '/v1/conversations/:conversation_id/typing',
-    caller: 'agent',
-    retry: 'safe',
+  }),
+  'conversations.typing': define('POST /v1/conversations/:conversation_id/typing', 'agent', 'safe', {
     request: TypingRequest,
     response: TypingResponse,
-  },
-  'conversations.sendReceipt': {
-    method: 'POST',
-    path: '/v1/conversations/:conversation_id/receipts',
-    caller: 'agent',
-    retry: 'safe',
+  }),
+  'conversations.sendReceipt': define('POST /v1/conversations/:conversation_id/receipts', 'agent', 'safe', {
     request: ReceiptRequest,
     response: Receipt,
-  },
-  'conversations.markRead': {
-    method: 'POST',
-    path: '/v1/conversations/:conversation_id/read',
-    caller: 'agent',
-    retry: 'safe',
+  }),
+  'conversations.markRead': define('POST /v1/conversations/:conversation_id/read', 'agent', 'safe', {
     request: ReadRequest,
     response: Receipt,
-  },
+  }),
   /** Both forms: `?stream=true` answers an event stream (read through `Transport.raw`). */
-  'messages.send': {
-    method: 'POST',
-    path: '/v1/conversations/:conversation_id/messages',
-    caller: 'agent',
-    retry: 'keyed',
+  'messages.send': define('POST /v1/conversations/:conversation_id/messages', 'agent', 'keyed', {
     request: SendMessageRequest,
     response: SendMessageResponse,
-  },
-  'messages.append': {
-    method: 'POST',
-    path: '/v1/messages/:message_id/blocks/:block_id/append',
-    caller: 'agent',
-    // A key on an append is not deduplicated by the service: a repeat would double the text.
-    retry: 'never',
+  }),
+  // A key on an append is not deduplicated by the service: a repeat would double the text.
+  'messages.append': define('POST /v1/messages/:message_id/blocks/:block_id/append', 'agent', 'never', {
     request: AppendRequest,
     response: AppendResponse,
-  },
-  'messages.complete': {
-    method: 'POST',
-    path: '/v1/messages/:message_id/complete',
-    caller: 'agent',
-    retry: 'never',
+  }),
+  'messages.complete': define('POST /v1/messages/:message_id/complete', 'agent', 'never', {
     request: CompleteRequest,
     response: CompleteResponse,
-  },
-  'messages.react': {
-    method: 'POST',
-    path: '/v1/messages/:message_id/reactions',
-    caller: 'agent',
-    retry: 'safe',
+  }),
+  'messages.react': define('POST /v1/messages/:message_id/reactions', 'agent', 'safe', {
     request: ReactionRequest,
     response: ReactionResponse,
-  },
+  }),
   /** A second unsend answers the tombstone, so a repeat is safe. */
-  'messages.unsend': {
-    method: 'DELETE',
-    path: '/v1/messages/:message_id',
-    caller: 'any',
-    retry: 'safe',
-    response: UnsendResponse,
-  },
-  'groups.invite': {
-    method: 'POST',
-    path: '/v1/groups/invites',
-    caller: 'agent',
-    retry: 'keyed',
+  'messages.unsend': define('DELETE /v1/messages/:message_id', 'any', 'safe', { response: UnsendResponse }),
+  'groups.invite': define('POST /v1/groups/invites', 'agent', 'keyed', {
     request: CreateInviteRequest,
     response: CreateInviteResponse,
-  },
+  }),
   /** A repeated acceptance is a no-op (PROTOCOL.md section 12). */
-  'invites.accept': {
-    method: 'POST',
-    path: '/v1/groups/invites/:invite_id/accept',
-    caller: 'user',
-    retry: 'safe',
+  'invites.accept': define('POST /v1/groups/invites/:invite_id/accept', 'user', 'safe', {
     response: AcceptInviteResponse,
-  },
+  }),
   /** The `upload_url` of a handle: raw bytes, no Authorization header (the URL is the grant). */
-  'files.upload': {
-    method: 'PUT',
-    path: '/_files/upload/:attachment_id/:token',
-    caller: 'none',
-    retry: 'safe',
-  },
+  'files.upload': define('PUT /_files/upload/:attachment_id/:token', 'none', 'safe', {}),
   /** The `download_url` of a handle. */
-  'files.download': {
-    method: 'GET',
-    path: '/_files/download/:attachment_id/:token',
-    caller: 'none',
-    retry: 'safe',
-  },
+  'files.download': define('GET /_files/download/:attachment_id/:token', 'none', 'safe', {}),
 } as const satisfies Record<string, Endpoint>;
 
 /** The key of an endpoint, such as `messages.send`. */
