@@ -1,14 +1,14 @@
-import { clientOptions, resolveConfig, type TransportConfig } from '../core/client-config.js';
+import { clientOptions } from '../core/client-config.js';
 import type { AgentClientOptions } from '../core/options.js';
-import { Transport } from '../core/transport.js';
 import { Agents } from '../resources/agents.js';
 import { Attachments } from '../resources/attachments.js';
 import { Conversations } from '../resources/conversations.js';
 import { Groups } from '../resources/groups.js';
 import { Messages } from '../resources/messages.js';
-import { describeClient, inspectSymbol } from './inspect.js';
+import { ClientBase } from './client-base.js';
 
 const OPTIONS = clientOptions('apiKey', true);
+
 /**
  * The client of an agent, authenticated with its API key.
  * A missing or blank `apiKey`, or a missing or malformed `baseUrl`, throws a ValidationError here.
@@ -17,7 +17,7 @@ const OPTIONS = clientOptions('apiKey', true);
  * const client = new AgentClient({ apiKey: process.env.AMS_API_KEY!, baseUrl: 'https://ams.example.com' });
  * await client.messages.send('cnv_...', { text: 'Hello' });
  */
-export class AgentClient {
+export class AgentClient extends ClientBase {
   /** The webhook setting. */
   readonly agents: Agents;
   /** Upload handles and uploads. */
@@ -28,31 +28,13 @@ export class AgentClient {
   readonly conversations: Conversations;
   /** Group invites. */
   readonly groups: Groups;
-  /** The transport, for the SDK's other modules. @internal */
-  readonly _transport: Transport;
 
   constructor(options: AgentClientOptions) {
-    const config: TransportConfig = resolveConfig(options, OPTIONS, 'apiKey', 'AgentClient');
-    this._transport = new Transport(config);
+    super(options, OPTIONS, 'apiKey', 'AgentClient');
     this.agents = new Agents(this._transport);
     this.attachments = new Attachments(this._transport);
     this.messages = new Messages(this._transport);
     this.conversations = new Conversations(this._transport);
     this.groups = new Groups(this._transport);
-  }
-
-  /** The base URL the client talks to. */
-  get baseUrl(): string {
-    return this._transport.baseUrl;
-  }
-
-  /** A summary without the API key. */
-  toJSON(): Record<string, string> {
-    return describeClient(this.baseUrl, 'apiKey');
-  }
-
-  /** `console.log(client)` shows the summary, never the API key. */
-  [inspectSymbol](): string {
-    return `AgentClient ${JSON.stringify(this.toJSON())}`;
   }
 }
