@@ -1,6 +1,6 @@
 // Issue 11 against a service that misbehaves on purpose (outcomes 4, 5 and 6): the reply settles,
 // falls back to append, never sends a line twice, and refuses events it cannot trust.
-import { AgentClient, InvalidResponseError, TimeoutError } from 'agent-messaging';
+import { AgentClient, InvalidResponseError, ReplyMismatchError, TimeoutError } from 'agent-messaging';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CONVERSATION, type Script, startScriptedServer } from './scripted-server.js';
 
@@ -63,6 +63,28 @@ describe('a reply whose lines the service applies after the connection was cut',
     expect(result).toMatchObject({ text, revision: server.message.revision, outcome: 'complete' });
     // Nothing was appended through the endpoint: every line landed, late.
     expect(server.requests.filter((entry) => entry.path.endsWith('/append'))).toEqual([]);
+  });
+});
+
+describe('a recovered reply whose message the service changed', () => {
+  it('is verified once completed: text it never wrote is a ReplyMismatchError naming both lengths', async () => {
+    const { client, server } = await clientOf({ echo: false, keepAliveMs: 20, onComplete: ' junk!' });
+    const error = await writeReply(client).catch((thrown: unknown) => thrown);
+    expect(ReplyMismatchError.is(error)).toBe(true);
+    expect(error).toMatchObject({ expectedLength: 360, actualLength: 366 });
+    expect((error as Error).message).toMatch(/holds 366 characters .* where the reply wrote 360/);
+    expect(server.message.text).toBe(`${text} junk!`);
+  });
+
+  it('checks the revision each append answers: an append applied twice is a ReplyMismatchError, not a success', async () => {
+    const { client } = await clientOf({ doubleAppends: true });
+    const reply = await client.messages.startReply(CONVERSATION, {}, { transport: 'append' });
+    const error = await (async () => {
+      for (const piece of written) await reply.write(piece);
+      return reply.complete();
+    })().catch((thrown: unknown) => thrown);
+    expect(ReplyMismatchError.is(error)).toBe(true);
+    expect((error as Error).message).toMatch(/holds 20 characters .* where the reply wrote 10/);
   });
 });
 

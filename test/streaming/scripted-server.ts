@@ -17,6 +17,10 @@ export interface Script {
   keepAliveMs?: number;
   /** Raw SSE text written right after `message.started`. */
   afterStarted?: string;
+  /** Applies this text too when the complete endpoint is called (a change the writer never made). */
+  onComplete?: string;
+  /** Applies each append through the endpoint twice. */
+  doubleAppends?: boolean;
 }
 
 /** One request the server received. */
@@ -119,11 +123,14 @@ export async function startScriptedServer(script: Script = {}) {
     const body = await bodyOf(req);
     if (req.method === 'POST' && url.pathname === `/v1/messages/${MESSAGE}/blocks/${BLOCK}/append`) {
       if (message.status !== 'streaming') return notStreaming(res);
-      apply((JSON.parse(body) as { value: string }).value);
+      const { value } = JSON.parse(body) as { value: string };
+      apply(value);
+      if (script.doubleAppends) apply(value);
       return json(res, 200, { message_id: MESSAGE, block_id: BLOCK, revision: message.revision });
     }
     if (req.method === 'POST' && url.pathname === `/v1/messages/${MESSAGE}/complete`) {
       if (message.status !== 'streaming') return notStreaming(res);
+      if (script.onComplete) apply(script.onComplete);
       message.status = 'sent';
       return json(res, 200, { message_id: MESSAGE, status: 'sent', revision: message.revision });
     }
