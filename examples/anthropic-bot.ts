@@ -2,15 +2,15 @@
 // With ANTHROPIC_API_KEY set it talks to Anthropic; without it, to a fake model on a loopback port.
 //
 // An LLM bot on `@anthropic-ai/sdk`. `ctx.history()` gives the conversation as Anthropic messages
-// (roles alternating, as the API requires); each round's `MessageStream` goes into the reply as it
-// comes, and when the model asks for the tool the bot runs it and streams the next round into the
-// same message.
+// (roles alternating, as the API requires); the events of each round's `MessageStream` go into the
+// reply as they come, and when the model asks for the tool the bot runs it and streams the next
+// round into the same message.
 
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import Anthropic from '@anthropic-ai/sdk';
-import { type Bot, type BotOptions, createBot, toTextStream } from 'agent-messaging';
+import { type Bot, type BotOptions, createBot } from 'agent-messaging';
 import { toNodeHandler } from 'agent-messaging/node';
 import { startFakeModel } from './support/fake-model.js';
 import { chatOnMock, credentialsFromEnv, webhookUrl } from './support/try-on-mock.js';
@@ -34,21 +34,17 @@ export function createAnthropicBot(
   return createBot(options).on('message.received', async (ctx) => {
     const messages: Anthropic.MessageParam[] = await ctx.history({ limit: 20, format: 'anthropic' });
     messages.push({ role: 'user', content: ctx.text });
-    // Rounds of the model, one reply: text streams as it comes; a tool call runs between rounds.
-    async function* answer() {
-      let gap = ''; // a new paragraph for a round that follows one with text
+    // Rounds of the model as one stream of events: ctx.reply writes their text into one message (a
+    // blank line after a tool call), keeps the tool call out of it, and shows typing while it runs.
+    async function* rounds() {
       for (let round = 0; round < 3; round++) {
         const stream = anthropic.messages.stream(
           { model, max_tokens: 1024, tools, messages },
           { signal: ctx.signal },
         );
-        for await (const text of toTextStream(stream)) {
-          yield gap + text;
-          gap = '';
-        }
+        yield* stream;
         const { content, stop_reason } = await stream.finalMessage();
         if (stop_reason !== 'tool_use') return;
-        if (content.some((block) => block.type === 'text' && block.text !== '')) gap = '\n\n';
         messages.push({ role: 'assistant', content });
         const results = content.flatMap((block) =>
           block.type === 'tool_use'
@@ -58,7 +54,7 @@ export function createAnthropicBot(
         messages.push({ role: 'user', content: results });
       }
     }
-    await ctx.reply(answer());
+    await ctx.reply(rounds());
   });
 }
 

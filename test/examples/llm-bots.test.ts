@@ -70,20 +70,24 @@ function turnsOf(body: Record<string, unknown>): [string, string][] {
 
 describe.each(examples)('examples/%s.ts', (_name, make) => {
   it('runs the tool and streams the answer into one message over one Streamable HTTP request', async () => {
-    const { model, ask, replies, streamedPosts } = await running(make);
+    const { model, mock, ask, replies, streamedPosts } = await running(make);
     model.push(
-      { toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      { text: 'Let me check.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] },
       { text: 'Sunny in Oslo 🌞, 21 °C.' },
     );
 
     await ask("What's the weather in Oslo?");
 
-    expect(await replies()).toEqual(['Sunny in Oslo 🌞, 21 °C.']);
+    // The step after the tool is a new paragraph; the call's arguments never reach the user.
+    expect(await replies()).toEqual(['Let me check.\n\nSunny in Oslo 🌞, 21 °C.']);
     expect(streamedPosts().map((entry) => [entry.query.stream, entry.headers['content-type']])).toEqual([
       ['true', 'application/x-ndjson'],
     ]);
-    // The tool ran and its result went back to the model; the call's arguments never reached the user.
+    // The tool ran and its result went back to the model.
     expect(JSON.stringify(model.requests[1]?.body)).toContain('sunny and 21 °C in Oslo');
+    // Typing until the first text, and again while the tool ran, until the answer went on.
+    const typing = requestsTo(mock, 'POST', /\/typing$/).map((entry) => JSON.parse(entry.body ?? '{}').state);
+    expect(typing).toEqual(['start', 'stop', 'start', 'stop']);
   });
 
   it('remembers the conversation: the next request carries the earlier turns, oldest first', async () => {
