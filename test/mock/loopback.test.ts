@@ -44,9 +44,15 @@ describe('the loopback server', () => {
       }),
     );
     await events.waitFor(1);
+    expect(mock.openStreams).toBe(1);
     await server.close();
-    // The stream is over, one way or the other, and nothing listens any more.
-    expect(await events.done).toBeDefined();
+    // The stream is over (cut: the client's read fails), the mock holds it no more, and nothing listens.
+    const ended = await events.done;
+    expect(ended).toBeInstanceOf(Error);
+    expect(mock.openStreams).toBe(0);
+    expect(mock.snapshot().conversations.flatMap((c) => c.messages.map((m) => m.status))).toEqual([
+      'streaming',
+    ]);
     await expect(fetch(`${server.baseUrl}/v1/agents`)).rejects.toThrow();
   });
 });
