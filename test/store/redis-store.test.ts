@@ -1,12 +1,11 @@
 // The Redis store beyond the shared contract: its checks at construction, the key layout and TTLs
 // docs/bot.md documents, scripts a restarted server no longer knows, and a Redis that goes away.
 
-import { once } from 'node:events';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { StoreUnavailableError, ValidationError } from 'agent-messaging';
 import { createRedisStore, type RedisStoreClient } from 'agent-messaging/redis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cuttableProxy } from './cuttable-proxy.js';
 import { connectClient, startRedis, type TestRedis, uniquePrefix } from './redis-server.js';
 
 let redis: TestRedis;
@@ -122,39 +121,6 @@ describe('key layout and TTLs', () => {
     expect(await store.releaseLock(lock)).toBe(true);
   });
 });
-
-/** A loopback TCP door in front of the real server that a test can shut, as a network cut or a crash would. */
-async function cuttableProxy(target: URL) {
-  const sockets = new Set<Socket>();
-  let server: Server | undefined;
-  let port = 0;
-  const open = async () => {
-    server = createServer((inbound) => {
-      const outbound = connect(Number(target.port), target.hostname);
-      sockets.add(inbound).add(outbound);
-      inbound.pipe(outbound).pipe(inbound);
-      for (const socket of [inbound, outbound]) socket.on('error', () => socket.destroy());
-      inbound.on('close', () => outbound.destroy());
-      outbound.on('close', () => inbound.destroy());
-    });
-    server.listen(port, '127.0.0.1');
-    await once(server, 'listening');
-    const address = server.address();
-    if (typeof address === 'object' && address) port = address.port;
-  };
-  await open();
-  return {
-    url: () => `redis://127.0.0.1:${port}`,
-    async cut() {
-      const closed = server ? once(server, 'close') : Promise.resolve();
-      server?.close();
-      for (const socket of sockets) socket.destroy();
-      sockets.clear();
-      await closed;
-    },
-    open,
-  };
-}
 
 describe('a Redis that goes away', () => {
   it('every method rejects with StoreUnavailableError within timeoutMs; it works again once Redis is back', async () => {
