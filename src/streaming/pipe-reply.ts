@@ -109,7 +109,13 @@ export async function pipeReply(
     throw error;
   }
   stopped.dispose();
-  return writer.complete({ fallbackText });
+  try {
+    return await writer.complete({ fallbackText });
+  } catch (error) {
+    // The last text or the completion failed for good: the reply is still ended marked, if it can be.
+    await writer.interrupt().catch(() => {});
+    throw error;
+  }
 }
 
 /** A promise that rejects with a marker when `signal` fires, so a pending `next()` can be left. */

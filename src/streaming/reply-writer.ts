@@ -85,6 +85,8 @@ export class ReplyWriter {
   readonly #finished: ReplyResult | undefined;
   #completion: Promise<ReplyResult> | undefined;
   #onAbort: (() => void) | undefined;
+  /** The best-effort marking of a cut after the writer failed (see `interrupt()`). */
+  #marking: Promise<void> | undefined;
 
   /** Made by `startReply()`. @internal */
   constructor(init: ReplyWriterInit) {
@@ -166,17 +168,49 @@ export class ReplyWriter {
    * its answer as a new message. Answers outcome `interrupted`.
    */
   interrupt(): Promise<ReplyResult> {
+    const room = this.#init.room - this.#written.length;
+    const note = this.#init.interruptedNote.slice(0, Math.max(0, room));
+    if (this.#failure !== undefined && this.#finished === undefined) {
+      // The writer already failed (its completion too): the cut is marked all the same.
+      this.#marking ??= this.#markCut(note);
+      return this.#marking.then(() => this.complete());
+    }
     if (this.#completion === undefined && this.#finished === undefined) {
-      const room = this.#init.room - this.#written.length;
-      const note = this.#init.interruptedNote.slice(0, Math.max(0, room));
       this.#written += note;
       // Given up first, so a retry that takes the key once this writer lets go writes a new message.
       this.#completion = this.#init.held
         .giveUp()
         .then(() => this.#buffer.write(note))
-        .then(() => this.#finish(undefined, 'interrupted'));
+        .then(() => this.#finish(undefined, 'interrupted'))
+        .catch(async (error: unknown) => {
+          this.#marking ??= this.#markCut(note);
+          await this.#marking;
+          throw error;
+        });
     }
     return this.complete();
+  }
+
+  /**
+   * The writer failed before it could end the reply: the cut is still marked, straight through the
+   * append endpoint and best effort, so the message is not left to the service's silent auto-complete.
+   * A writer that lost its lease leaves the message to the writer that holds it now.
+   */
+  async #markCut(note: string): Promise<void> {
+    const error = this.#failure?.error;
+    if (ConflictError.is(error) && error.code === 'reply_lease_lost') return;
+    const { signal: _, ...request } = this.#init.request;
+    const sink = new AppendSink(
+      this.#init.api,
+      { messageId: this.messageId, blockId: this.blockId },
+      request,
+    );
+    try {
+      if (note !== '') await sink.append(note);
+      await sink.complete(note.trim());
+    } catch {
+      // The service is unreachable, or the message already ended: nothing more can be done here.
+    }
   }
 
   async #finish(fallbackText: string | undefined, outcome: ReplyOutcome = 'complete'): Promise<ReplyResult> {

@@ -57,6 +57,22 @@ describe.each<Door>(['loopback', 'msw'])('a reply from a text source (%s door)',
     expect([whole!.id, whole!.status, textOf(whole!)]).toEqual([retry.message_id, 'sent', words.join('')]);
   });
 
+  it('whose writer fails for good still ends the message marked, and throws the failure', async () => {
+    world.mock.faults.inject({
+      method: 'POST',
+      path: '/v1/messages/*/blocks/*/append',
+      fault: 'status',
+      status: 422,
+      times: 1,
+    });
+    const error = await world.client.messages
+      .reply(world.conversationId, model(['Before ', 'the failure']), { transport: 'append' })
+      .catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ status: 422 });
+    const message = (await agentMessages(world)).at(-1)!;
+    expect([message.status, textOf(message)]).toEqual(['sent', NOTE]);
+  });
+
   it("with interruptedNote '' ends the cut message without a note", async () => {
     await world.client.messages
       .reply(world.conversationId, model(['Half ', 'done'], 1), { interruptedNote: '' })
