@@ -220,11 +220,14 @@ export class Transport {
           });
         },
       ),
-      hooks: {
-        beforeRequest: [begin],
-        beforeRetry: [begin],
-        afterResponse: [({ response }) => void logAttempt(response)],
-      },
+      // Only with a logger: ky hands each afterResponse hook a clone of the answer (a tee of its body).
+      hooks: log
+        ? {
+            beforeRequest: [begin],
+            beforeRetry: [begin],
+            afterResponse: [({ response }) => void logAttempt(response)],
+          }
+        : {},
       ...(call.onUploadProgress ? { onUploadProgress: call.onUploadProgress } : {}),
     };
     try {
