@@ -44,8 +44,11 @@ export interface FakeModelRequest {
 /** How the fake model answers: a fixed turn, or one computed from the request. */
 export type FakeModelReply = FakeModelTurn | ((request: FakeModelRequest) => FakeModelTurn);
 
-/** Options of {@link createFakeModelServer}. */
-export interface FakeModelServerOptions {
+/**
+ * Options of {@link createFakeModelServer}. The fields of a turn (`text`, `toolCalls`, `cutAfter`,
+ * `fail`...) given here are its answer to every request nothing was queued for, as `reply` is.
+ */
+export interface FakeModelServerOptions extends FakeModelTurn {
   /** The port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
   /** The answer when none is queued; by default `You said: <the last user text>`. */
@@ -81,9 +84,12 @@ const ROUTES: Record<string, FakeModelApi> = {
  * const model = await createFakeModelServer();
  * model.push({ toolCalls: [{ name: 'weather', arguments: { city: 'Oslo' } }] }, { text: 'Sunny, 21 °C.' });
  * model.push({ text: 'Hello', cutAfter: 1 }, { fail: 401 });
+ * const broken = await createFakeModelServer({ fail: 401 }); // every request
  */
 export async function createFakeModelServer(options: FakeModelServerOptions = {}): Promise<FakeModelServer> {
   const { createServer } = await import('node:http');
+  const { port, reply, ...turn } = options;
+  const fallback: FakeModelReply = reply ?? (Object.keys(turn).length > 0 ? turn : echo);
   const queue: FakeModelReply[] = [];
   const requests: FakeModelRequest[] = [];
   let calls = 0;
@@ -106,7 +112,7 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
     }
     const request = { api, body };
     requests.push(request);
-    const next = queue.shift() ?? options.reply ?? echo;
+    const next = queue.shift() ?? fallback;
     const turn = typeof next === 'function' ? next(request) : next;
     if (turn.fail !== undefined) {
       const { status, message = 'Incorrect API key provided' } =
@@ -124,7 +130,7 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
     await stream(res, build(wire, callId), turn.cutAfter);
   }
 
-  server.listen(options.port ?? 0, '127.0.0.1');
+  server.listen(port ?? 0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

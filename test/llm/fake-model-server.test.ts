@@ -52,7 +52,7 @@ describe('createFakeModelServer', () => {
   });
 
   it('fails with each API own error body, and refuses what it does not serve', async () => {
-    const model = await started({ reply: { fail: 401 } });
+    const model = await started({ fail: 401 });
     const openai = await post(`${model.openaiBaseUrl}/chat/completions`, { stream: true });
     expect(openai.status).toBe(401);
     expect(await openai.json()).toMatchObject({ error: { code: 'invalid_api_key' } });
