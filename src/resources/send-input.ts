@@ -28,11 +28,11 @@ export type SendInput = SendTextInput | SendContentInput;
 export type SendBody = z.output<typeof SendMessageRequest>;
 
 /**
- * Checks a send input and builds the wire body; `stream: true` makes the streaming form's body.
- * Throws a ValidationError naming the field before anything is sent.
+ * Builds the wire body from a send input (the transport then checks it against the endpoint's
+ * schema). Throws a ValidationError naming the field before anything is sent.
  * @internal
  */
-export function buildSendBody(input: unknown, context: string, stream?: true): SendBody {
+export function buildSendBody(input: unknown, context: string): unknown {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new ValidationError([{ field: '', message: 'must be an object with text or content' }], context);
   }
@@ -40,12 +40,7 @@ export function buildSendBody(input: unknown, context: string, stream?: true): S
     const message = 'is set by the SDK: use messages.stream or messages.startReply to stream';
     throw new ValidationError([{ field: 'stream', message }], context);
   }
-  if (!('text' in input)) {
-    const body = stream
-      ? { schema: AGENT_SEND_SCHEMA, ...input, stream }
-      : { schema: AGENT_SEND_SCHEMA, ...input };
-    return parseInput(SendMessageRequest, body, context);
-  }
+  if (!('text' in input)) return { schema: AGENT_SEND_SCHEMA, ...input };
   if ('content' in input) {
     throw new ValidationError(
       [{ field: 'content', message: 'give either text or content, not both' }],
@@ -53,13 +48,12 @@ export function buildSendBody(input: unknown, context: string, stream?: true): S
     );
   }
   const { text, fallbackText, replyToMessageId, metadata } = parseInput(SendTextInput, input, context);
-  const body: SendBody = {
+  const content = [{ type: 'text', text }];
+  return {
     schema: AGENT_SEND_SCHEMA,
-    content: [{ type: 'text', text }],
+    content,
     fallbackText: fallbackText ?? text,
+    replyToMessageId,
+    metadata,
   };
-  if (replyToMessageId !== undefined) body.replyToMessageId = replyToMessageId;
-  if (metadata !== undefined) body.metadata = metadata;
-  if (stream) body.stream = true;
-  return body;
 }
