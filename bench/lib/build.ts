@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type Options } from 'tsup';
-import config from '../../tsup.config.js';
+import { javascript } from '../../tsup.config.js';
 import { ROOT } from './child.js';
 
 // One folder per checkout: node_modules may be shared by several worktrees of the repository.
@@ -17,8 +17,7 @@ export const BUILD_DIR = join(ROOT, `node_modules/.cache/agent-messaging-bench-$
 
 /** Builds the package into BUILD_DIR and answers the path of its main entry. */
 export async function buildPackage(): Promise<string> {
-  const options = config as Options;
-  await build({ ...options, outDir: BUILD_DIR, dts: false, silent: true, clean: true });
+  await build({ ...javascript, outDir: BUILD_DIR, dts: false, silent: true, clean: true });
   const entry = join(BUILD_DIR, 'index.js');
   if (!existsSync(entry)) throw new Error(`the build wrote no ${entry}`);
   // The package.json of the real package, so `sideEffects: false` applies to the built files too.
