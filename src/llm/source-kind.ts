@@ -45,6 +45,8 @@ function guessKind(fields: Record<string, unknown>): ModelSourceKind {
 export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
+  // A response body's bytes, say `toTextStreamResponse().body`: text, but not yet decoded.
+  if (ArrayBuffer.isView(value)) return 'bytes (decode them, e.g. with TextDecoderStream)';
   if (typeof value !== 'object') return `a ${typeof value}`;
   const type = (value as Record<string, unknown>).type;
   if (typeof type === 'string') return `an object of type '${type.slice(0, 40)}'`;

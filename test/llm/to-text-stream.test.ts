@@ -134,6 +134,11 @@ describe('toTextStream refuses bad input with a ValidationError naming it', () =
     expect(error.message).not.toContain('secret user text');
   });
 
+  it('bytes instead of text', async () => {
+    const error = await reject(() => readAll(toTextStream(asyncOf([new TextEncoder().encode('hi')]))));
+    expect(error.message).toContain('yielded bytes (decode them');
+  });
+
   it('a non-string after strings, naming its index', async () => {
     const error = await reject(() => readAll(toTextStream(asyncOf<unknown>(['a', 'b', 7]))));
     expect(error).toBeInstanceOf(ValidationError);
