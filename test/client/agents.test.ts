@@ -1,7 +1,11 @@
+import {
+  AgentClient,
+  ConflictError,
+  PermissionDeniedError,
+  registerAgent,
+  UnprocessableEntityError,
+} from 'agent-messaging';
 import { describe, expect, test } from 'vitest';
-import { AgentClient } from '../../src/client/agent-client.js';
-import { registerAgent } from '../../src/client/register-agent.js';
-import { ConflictError, PermissionDeniedError, UnprocessableEntityError } from '../../src/core/api-error.js';
 import { bodyOf, rejectionOf, useWorld } from './world.js';
 
 const w = useWorld('msw');

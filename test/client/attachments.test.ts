@@ -1,6 +1,5 @@
+import { type UploadProgress, ValidationError } from 'agent-messaging';
 import { describe, expect, test } from 'vitest';
-import { ValidationError } from '../../src/core/errors.js';
-import type { UploadProgress } from '../../src/resources/attachments.js';
 import { bodyOf, rejectionOf, useWorld } from './world.js';
 
 const bytes = (size: number) => Uint8Array.from({ length: size }, (_, i) => i % 251);

@@ -1,9 +1,6 @@
 import { inspect } from 'node:util';
+import { AgentClient, ConnectionError, registerAgent, UserClient, ValidationError } from 'agent-messaging';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { AgentClient } from '../../src/client/agent-client.js';
-import { registerAgent } from '../../src/client/register-agent.js';
-import { UserClient } from '../../src/client/user-client.js';
-import { ConnectionError, ValidationError } from '../../src/core/errors.js';
 import { rejectionOf } from './world.js';
 
 const TOKEN = 'ams_sk_construction_secret_0123456789abcd';

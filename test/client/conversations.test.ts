@@ -1,5 +1,5 @@
+import { NotFoundError } from 'agent-messaging';
 import { describe, expect, test } from 'vitest';
-import { NotFoundError } from '../../src/core/api-error.js';
 import { bodyOf, rejectionOf, useWorld, type World } from './world.js';
 
 const w = useWorld('loopback');

@@ -1,27 +1,27 @@
-import { HttpResponse, http } from 'msw';
-import { describe, expect, test } from 'vitest';
-import type * as apiErrors from '../../src/core/api-error.js';
 import {
+  AgentMessagingError,
   ApiError,
   AuthenticationError,
   BadRequestError,
   ConflictError,
-  createApiError,
+  ConnectionError,
   GoneError,
   InternalServerError,
+  InvalidResponseError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
-  UnprocessableEntityError,
-} from '../../src/core/api-error.js';
-import {
-  AgentMessagingError,
-  ConnectionError,
-  InvalidResponseError,
   TimeoutError,
+  UnprocessableEntityError,
   ValidationError,
-} from '../../src/core/errors.js';
-import { WebhookVerificationError } from '../../src/webhooks/verification-error.js';
+  WebhookVerificationError,
+} from 'agent-messaging';
+import { HttpResponse, http } from 'msw';
+import { describe, expect, test } from 'vitest';
+// Private: createApiError is the SDK's status-to-class factory, tested here directly; the module is
+// also loaded a second time to stand for a duplicate copy of the package.
+import type * as apiErrors from '../../src/core/api-error.js';
+import { createApiError } from '../../src/core/api-error.js';
 import { rejectionOf, useWorld } from './world.js';
 
 describe('answers the client cannot read', () => {

@@ -1,12 +1,12 @@
-import { describe, expect, test } from 'vitest';
-import { AgentClient } from '../../src/client/agent-client.js';
-import { UserClient } from '../../src/client/user-client.js';
 import {
+  AgentClient,
   AuthenticationError,
   GoneError,
   PermissionDeniedError,
   UnprocessableEntityError,
-} from '../../src/core/api-error.js';
+  UserClient,
+} from 'agent-messaging';
+import { describe, expect, test } from 'vitest';
 import { bodyOf, rejectionOf, useWorld, type World } from './world.js';
 
 const w = useWorld('loopback');

@@ -1,6 +1,5 @@
+import { idempotencyKeyFor, schemas } from 'agent-messaging';
 import { describe, expect, test } from 'vitest';
-import { idempotencyKeyFor } from '../../src/core/idempotency.js';
-import { IdempotencyKey } from '../../src/schemas/common.js';
 import { useWorld } from './world.js';
 
 describe('idempotencyKeyFor', () => {
@@ -27,7 +26,7 @@ describe('idempotencyKeyFor', () => {
     (eventId) => {
       const key = idempotencyKeyFor(eventId, 'reply to user');
 
-      expect(IdempotencyKey.safeParse(key).success).toBe(true);
+      expect(schemas.IdempotencyKey.safeParse(key).success).toBe(true);
       expect(key.length).toBeLessThanOrEqual(255);
     },
   );

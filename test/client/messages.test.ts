@@ -1,5 +1,5 @@
+import { ConflictError, NotFoundError, PermissionDeniedError } from 'agent-messaging';
 import { describe, expect, test } from 'vitest';
-import { ConflictError, NotFoundError, PermissionDeniedError } from '../../src/core/api-error.js';
 import { bodyOf, rejectionOf, useWorld, type World } from './world.js';
 
 const w = useWorld('msw');

@@ -1,7 +1,12 @@
+import {
+  AgentClient,
+  ConflictError,
+  InternalServerError,
+  RateLimitError,
+  RequestAbortedError,
+  TimeoutError,
+} from 'agent-messaging';
 import { describe, expect, test } from 'vitest';
-import { AgentClient } from '../../src/client/agent-client.js';
-import { ConflictError, InternalServerError, RateLimitError } from '../../src/core/api-error.js';
-import { RequestAbortedError, TimeoutError } from '../../src/core/errors.js';
 import { rejectionOf, useWorld, type World } from './world.js';
 
 const SEND_PATH = '/v1/conversations/*/messages';

@@ -1,12 +1,18 @@
 // What keeps a call from doing harm: no blind retry of a call the service does not deduplicate, no
 // option that silently does nothing, no header that fights the SDK's own, no endless paging.
+import {
+  AgentClient,
+  ConflictError,
+  ConnectionError,
+  InvalidResponseError,
+  RateLimitError,
+  type RequestOptions,
+  registerAgent,
+  ValidationError,
+} from 'agent-messaging';
 import { HttpResponse, http } from 'msw';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { AgentClient } from '../../src/client/agent-client.js';
-import { registerAgent } from '../../src/client/register-agent.js';
-import { ConflictError, RateLimitError } from '../../src/core/api-error.js';
-import { ConnectionError, InvalidResponseError, ValidationError } from '../../src/core/errors.js';
-import type { RequestOptions } from '../../src/core/options.js';
+// Private: unit tests of the retry policy's own pieces (Retry-After parsing, the delay it picks).
 import { parseRetryAfter, retryDelayMs } from '../../src/core/retry.js';
 import { rejectionOf, useWorld } from './world.js';
 

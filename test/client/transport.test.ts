@@ -1,7 +1,5 @@
+import { AgentClient, InternalServerError, NotFoundError, RequestAbortedError } from 'agent-messaging';
 import { describe, expect, test } from 'vitest';
-import { AgentClient } from '../../src/client/agent-client.js';
-import { InternalServerError, NotFoundError } from '../../src/core/api-error.js';
-import { RequestAbortedError } from '../../src/core/errors.js';
 import { rejectionOf, useWorld, type World } from './world.js';
 
 const sendPath = (world: World) => `/v1/conversations/${world.conversationId}/messages`;

@@ -1,9 +1,9 @@
 // The words of validation errors: the schemas are zod/mini, which has no messages of its own, so the
 // SDK words every rule itself. These pin the wording users read, in the SDK, the mock and on answers.
+import { InvalidResponseError, ValidationError } from 'agent-messaging';
 import { HttpResponse, http } from 'msw';
 import { afterEach, describe, expect, test } from 'vitest';
 import * as z from 'zod/mini';
-import { InvalidResponseError, ValidationError } from '../../src/core/errors.js';
 import { rejectionOf, useWorld, type World } from './world.js';
 
 const w = useWorld('msw');

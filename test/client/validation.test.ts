@@ -1,5 +1,5 @@
+import { ValidationError } from 'agent-messaging';
 import { afterEach, describe, expect, test } from 'vitest';
-import { ValidationError } from '../../src/core/errors.js';
 import { rejectionOf, useWorld, type World } from './world.js';
 
 const w = useWorld('msw');
