@@ -63,6 +63,13 @@ export function statusResponse(status: number, code?: string, retryAfter?: numbe
 /** The same answer with `Request-Id` (and any extra headers) set; a network error stays as it is. */
 export function withHeaders(response: Response, headers: Record<string, string>): Response {
   if (response.type === 'error') return response;
+  try {
+    // The mock's own answers have mutable headers: set them in place, no second Response.
+    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+    return response;
+  } catch {
+    // Immutable headers (an answer from fetch): copy below.
+  }
   const merged = new Headers(response.headers);
   for (const [name, value] of Object.entries(headers)) merged.set(name, value);
   return new Response(response.body, {

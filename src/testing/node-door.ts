@@ -80,7 +80,14 @@ async function bridge(
   });
   let request: Request;
   try {
-    request = toRequest(req, origin, await bodyOf(req, res), aborted.signal);
+    // The request carries the signal only where the mock may answer with a stream that follows it
+    // (undici's abort wiring costs a few µs and a finalizer per request); a streamed answer is
+    // cancelled by writeResponse all the same when the client goes away.
+    const mayStream =
+      req.method === 'GET' ||
+      NDJSON.test(req.headers['content-type'] ?? '') ||
+      /[?&]stream=/.test(req.url ?? '');
+    request = toRequest(req, origin, await bodyOf(req, res), mayStream ? aborted.signal : undefined);
   } catch (error) {
     if (!(error instanceof UnbridgeableRequest)) throw error;
     const code = error.status === 405 ? 'method_not_allowed' : 'invalid_request';

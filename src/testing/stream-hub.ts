@@ -3,9 +3,8 @@
 import { EVENT_SCHEMA } from '../schemas/common.js';
 import { newId } from './ids.js';
 import { sendBlock } from './message-view.js';
+import { SseWriter } from './sse-writer.js';
 import type { MessageRecord } from './state.js';
-
-const encoder = new TextEncoder();
 
 /** How one stream ends early: cut after N events (a fault) and what to stop when it does. */
 export interface StreamOptions {
@@ -43,52 +42,23 @@ export class StreamHub {
     options: StreamOptions,
   ): { body: ReadableStream<Uint8Array>; cut: () => void } {
     let seq = 0;
-    let events = 0;
-    let done = false;
-    let keepAlive: ReturnType<typeof setTimeout> | undefined;
-    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    // Assigned first thing in the writer's start, which runs inside its constructor.
+    let writer!: SseWriter;
     const subscribers = () => this.#subscribers.get(message.id);
-
-    let cutPending = false;
-    const cutNow = () => controller.error(new Error('stream cut'));
-    const finish = (how: 'close' | 'error' | 'cancel') => {
-      if (done) return;
-      done = true;
-      clearTimeout(keepAlive);
-      subscribers()?.delete(subscriber);
-      if (how === 'close') controller.close();
-      // error() drops queued chunks, so events already written wait until the reader has them.
-      if (how === 'error') {
-        if ((controller.desiredSize ?? 0) > 0) cutNow();
-        else cutPending = true;
-      }
-      if (how !== 'close') options.onStop?.();
-    };
-    const armKeepAlive = () => {
-      clearTimeout(keepAlive);
-      keepAlive = setTimeout(() => {
-        if (done) return;
-        controller.enqueue(encoder.encode(': keep-alive\n\n'));
-        armKeepAlive();
-      }, options.keepAliveMs);
-      keepAlive.unref?.();
-    };
+    const leave = () => subscribers()?.delete(subscriber);
     const write = (type: string, fields: Record<string, unknown>) => {
-      if (done) return;
+      if (writer.done) return;
       seq += 1;
-      events += 1;
-      const data = {
+      writer.event(type, {
         schema: EVENT_SCHEMA,
         eventId: newId('evt'),
         conversationId: message.conversation_id,
         type,
         seq,
         ...fields,
-      };
-      controller.enqueue(encoder.encode(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`));
-      armKeepAlive();
+      });
       // "Destroyed right after that many events": cut at once, not at the next event.
-      if (options.cutAfterEvents !== undefined && events >= options.cutAfterEvents) finish('error');
+      if (options.cutAfterEvents !== undefined && seq >= options.cutAfterEvents) writer.cut();
     };
     const subscriber: Subscriber = {
       patch: (blockId, value) =>
@@ -100,37 +70,34 @@ export class StreamHub {
         // `revision` is an extension field (the SDK must not require it): a reader of a replayed
         // stream, which starts from the text so far, learns the final revision without counting.
         write('message.completed', { messageId: message.id, revision: message.revision });
-        finish('close');
+        leave();
+        writer.close();
       },
-      close: () => finish('close'),
+      close: () => {
+        leave();
+        writer.close();
+      },
     };
-
-    const body = new ReadableStream<Uint8Array>({
-      start: (c) => {
-        controller = c;
-        if (options.cutAfterEvents === 0) return finish('error');
+    new SseWriter(
+      {
+        keepAliveMs: options.keepAliveMs,
+        signal: options.signal,
+        onStop: () => {
+          leave();
+          options.onStop?.();
+        },
+      },
+      (started) => {
+        writer = started;
+        if (options.cutAfterEvents === 0) return writer.cut();
         const set = subscribers() ?? new Set<Subscriber>();
         this.#subscribers.set(message.id, set);
         set.add(subscriber);
         write('message.started', { message: { id: message.id, content: message.blocks.map(sendBlock) } });
         if (message.status !== 'streaming') subscriber.complete();
       },
-      pull: () => {
-        if (cutPending) cutNow();
-      },
-      // The client went away: the message is untouched, only this stream stops.
-      cancel: () => finish('cancel'),
-    });
-    options.signal?.addEventListener(
-      'abort',
-      () => {
-        if (done) return;
-        finish('cancel');
-        controller.error(options.signal?.reason);
-      },
-      { once: true },
     );
-    return { body, cut: () => finish('error') };
+    return { body: writer.body, cut: () => writer.cut() };
   }
 
   /** Tells every open stream of the message about an applied append. */

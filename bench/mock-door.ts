@@ -1,0 +1,87 @@
+// Measurement 9: the mock's loopback door. Server CPU per plain send at 16 in flight, the mock behind
+// its node:http door against bare node:http answering the same JSON (both in one server process),
+// and the mock's own logic in that process (mock.fetch, no HTTP), so the door's share shows.
+import { randomUUID } from 'node:crypto';
+import { progress, runAsChild } from './lib/child.js';
+import type { DoorInfo } from './lib/door-server.js';
+import { closePools, serverCpuPerCall, type Target } from './lib/load.js';
+import { markdownTable, type Outcome } from './lib/report.js';
+import { startServerChild } from './lib/server-child.js';
+import { fmt, median } from './lib/stats.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
+const IN_FLIGHT = 16;
+const TEXT = 'Hello from the door benchmark: a short message like most bots send.';
+const BODY = JSON.stringify({ schema: 'svc.agent-send.v1', content: [{ type: 'text', text: TEXT }] });
+
+const LABELS: Record<string, string> = {
+  mock: 'the mock behind its loopback door (`mock.listen()`)',
+  bare: 'bare node:http answering the same JSON (the floor)',
+  inprocess: 'the mock in process (`mock.fetch`, no HTTP)',
+};
+
+export async function measureMockDoor(): Promise<Outcome> {
+  const server = await startServerChild<DoorInfo>('lib/door-server.ts');
+  try {
+    const { info } = server;
+    const send = (origin: string, expectStatus: number): Target => ({
+      origin,
+      expectStatus,
+      request: () => ({
+        path: `/v1/conversations/${info.conversationId}/messages`,
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${info.apiKey}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'idempotency-key': randomUUID(),
+        },
+        body: BODY,
+      }),
+    });
+    const targets: Record<string, Target> = { mock: send(info.mockUrl, 201), bare: send(info.bareUrl, 201) };
+    const names = [...Object.keys(targets), 'inprocess'];
+    const samples = new Map<string, number[]>(names.map((name) => [name, []]));
+    const run = (name: string) =>
+      name === 'inprocess'
+        ? server.command<number>('inprocess')
+        : serverCpuPerCall(server, targets[name]!, CALLS, IN_FLIGHT);
+    for (const name of names) await run(name); // warm-up
+    for (let round = 0; round < ROUNDS; round++) {
+      progress(`mock-door: round ${round + 1}/${ROUNDS}`);
+      for (const name of names.map((_, i) => names[(i + round) % names.length]!)) {
+        samples.get(name)!.push(await run(name));
+      }
+    }
+    const us = (name: string) => median(samples.get(name)!);
+    const paired = (name: string, base: string) =>
+      median(samples.get(name)!.map((value, i) => value / samples.get(base)![i]!));
+    const toBare = paired('mock', 'bare');
+    const rows: Outcome['rows'] = [
+      {
+        measurement: `9. mock door, plain send, ${IN_FLIGHT} in flight`,
+        result: `${fmt(us('mock'), 1)} µs server CPU/call: ${fmt(toBare, 2)}x bare node:http (${fmt(us('bare'), 1)} µs); the mock's own logic in process ${fmt(us('inprocess'), 1)} µs`,
+        goal: '<= 2.5x bare node:http',
+        status: toBare <= 2.5 ? 'met' : 'NOT MET',
+      },
+    ];
+    const details = [
+      `Median of ${ROUNDS} rounds of ${CALLS} plain sends per server over ${IN_FLIGHT} keep-alive connections ` +
+        "(undici Pool in this process); both servers share one process, whose CPU is read before and after each one's " +
+        'turn; ratios are taken within each round. Each send carries a bearer token and a fresh Idempotency-Key; the ' +
+        "mock stores every message. The in-process row runs the same sends through `mock.fetch` in the server's process.",
+      '',
+      markdownTable(
+        ['Server', 'µs CPU/call', 'vs bare node:http'],
+        names.map((name) => [LABELS[name]!, fmt(us(name), 1), `${fmt(paired(name, 'bare'), 2)}x`]),
+      ),
+    ];
+    return { rows, details };
+  } finally {
+    await closePools();
+    await server.close();
+  }
+}
+
+runAsChild(import.meta.url, measureMockDoor);
