@@ -54,7 +54,11 @@ export interface BotOptions extends AgentClientOptions {
    * `ctx.signal` fires, the lock is no longer renewed, and the run counts as failed.
    */
   maxHandlerMs?: number;
-  /** `ctx.session`: how long a conversation's state lives (`ttlMs`) and what it starts as (`initial`). */
+  /**
+   * Turns on `ctx.session` (`{}` for the defaults): how long a conversation's state lives (`ttlMs`)
+   * and what it starts as (`initial`). Without it no session is read or saved, and `ctx.session`
+   * throws a ValidationError naming `session`.
+   */
   session?: SessionOptions;
   /** @deprecated Use `store`. When given, webhook ids are deduplicated here instead of in `store`. */
   dedupe?: DedupeStore;
@@ -129,6 +133,7 @@ export interface MessageContext extends EventContext<MessageReceivedEvent> {
    * This conversation's state, loaded from the bot store before the handlers and saved after them
    * when they succeeded (compare-and-set: a concurrent save makes this run fail with a
    * SessionConflictError, and the service's retry runs it on the newer state). Any JSON object.
+   * Needs `createBot({ session: {} })` (or with options); without it, reading it throws.
    *
    * @example
    * ctx.session.count = Number(ctx.session.count ?? 0) + 1;

@@ -71,7 +71,8 @@ export function createBot(options: BotOptions): Bot {
     dispatch: (ctx) => router.dispatch(ctx),
     addressing: createKindCache(client),
     warn: (message, fields) => logAt(logger, 'warn', message, fields),
-    around: createSessions(store, options.session),
+    // Only a bot that asked for sessions reads (and compare-and-sets) one per message.
+    ...(options.session ? { around: createSessions(store, options.session) } : {}),
   });
 
   const maxHandlerMs = options.maxHandlerMs ?? DEFAULT_MAX_HANDLER_MS;

@@ -41,6 +41,8 @@ export function createRun(deps: RunDeps) {
       batch: items.map((item) => (item.event as MessageReceivedEvent).message),
       addressing: await deps.addressing(received),
       typingRenewMs: deps.typingRenewMs,
+      // Sessions are the one `around` step: without it no state is loaded, and ctx.session says so.
+      sessions: deps.around !== undefined,
       warn: (error) => deps.warn('a typing call failed', { webhookId, error }),
     });
     try {

@@ -1,6 +1,7 @@
 // The context of a `message.received` handler: the message, and replies that a redelivery cannot double.
 
 import type { AgentClient } from '../client/agent-client.js';
+import { ValidationError } from '../core/errors.js';
 import { idempotencyKeyFor } from '../core/idempotency.js';
 import { conversationHistory } from '../llm/conversation-history.js';
 import type { Message } from '../schemas/messages.js';
@@ -26,6 +27,8 @@ export interface MessageContextDeps {
   /** Whether the message names the agent, and the kind of its conversation. */
   addressing: Addressing;
   typingRenewMs: number | undefined;
+  /** Whether the bot keeps sessions (`createBot({ session })`); without them `ctx.session` throws. */
+  sessions: boolean;
   /** Reports a failure that must not fail the handler (a typing call). */
   warn(error: unknown): void;
 }
@@ -91,7 +94,7 @@ export function createMessageContext(deps: MessageContextDeps): {
       : {}),
     message,
     messages: deps.batch,
-    // Loaded by the sessions step before the handlers run.
+    // Loaded by the sessions step before the handlers run (replaced below when the bot keeps none).
     session: {},
     text: messageText(event),
     conversationId,
@@ -135,9 +138,26 @@ export function createMessageContext(deps: MessageContextDeps): {
       ),
   };
 
+  if (!deps.sessions) withoutSessions(ctx);
+
   const finish = async () => {
     await Promise.all([...typingStops].map((stop) => stop()));
     await contextReply.finish();
   };
   return { ctx, finish };
+}
+
+/**
+ * A bot without `session` reads no state from the store on each message; its `ctx.session` throws
+ * instead of being an object nobody saves (a write would be lost without a word). Not enumerable, so
+ * spreading or printing the context does not throw.
+ */
+function withoutSessions(ctx: MessageContext): void {
+  const refuse = (): never => {
+    throw new ValidationError(
+      [{ field: 'session', message: 'ctx.session needs the session option: createBot({ session: {} })' }],
+      'ctx.session',
+    );
+  };
+  Object.defineProperty(ctx, 'session', { get: refuse, set: refuse, enumerable: false, configurable: true });
 }

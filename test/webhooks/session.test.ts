@@ -1,6 +1,6 @@
 // ctx.session through the mock: kept per conversation in the store, saved with compare-and-set so two
 // concurrent handlers never lose an update; a failed run saves nothing; the TTL bounds it.
-import { createMemoryStore, type MessageContext, SessionConflictError } from 'agent-messaging';
+import { type BotStore, createMemoryStore, type MessageContext, SessionConflictError } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
 import { createLoop, gate } from './harness.js';
 
@@ -21,7 +21,7 @@ describe('ctx.session', () => {
 
   it("loses no update when two handlers of one conversation run at once: the second save conflicts and its retry runs on the first one's state", async () => {
     const store = createMemoryStore();
-    const loop = await createLoop({ store, concurrency: 'concurrent' });
+    const loop = await createLoop({ store, concurrency: 'concurrent', session: {} });
     const bothLoaded = gate();
     let loaded = 0;
     const errors: unknown[] = [];
@@ -54,7 +54,7 @@ describe('ctx.session', () => {
 
   it('saves nothing when the handler fails', async () => {
     const store = createMemoryStore();
-    const loop = await createLoop({ store });
+    const loop = await createLoop({ store, session: {} });
     loop.bot.onError(() => undefined);
     loop.bot.on('message.received', (ctx: MessageContext) => {
       ctx.session.touched = true;
@@ -77,6 +77,38 @@ describe('ctx.session', () => {
     now += 60_001;
     await loop.post('two');
     expect(seen).toEqual([undefined, undefined]);
+  });
+
+  it('is not read from the store in a bot without the session option, where ctx.session throws naming it', async () => {
+    const inner = createMemoryStore();
+    const read: string[] = [];
+    const store: BotStore = {
+      ...inner,
+      get: (key) => {
+        read.push(key);
+        return inner.get(key);
+      },
+    };
+    const loop = await createLoop({ store });
+    const refused: unknown[] = [];
+    loop.bot.on('message.received', (ctx: MessageContext) => {
+      // Spreading the context skips it: only touching ctx.session itself throws.
+      expect(Object.keys({ ...ctx })).not.toContain('session');
+      try {
+        ctx.session.n = 1;
+      } catch (error) {
+        refused.push(error);
+      }
+      return ctx.reply('ok');
+    });
+    await loop.post('one');
+    await loop.post('two');
+    const received = loop.mock.deliveries.filter((d) => d.type === 'message.received');
+    expect(received.map((d) => d.status)).toEqual([200, 200]);
+    expect(read.filter((key) => key.startsWith('session:'))).toEqual([]);
+    expect(refused).toHaveLength(2);
+    expect(refused[0]).toMatchObject({ name: 'ValidationError', field: 'session' });
+    expect(await inner.get(`session:${loop.conversationId}`)).toBeUndefined();
   });
 
   it('refuses bad session options at createBot, naming the field', async () => {
