@@ -54,9 +54,11 @@ export function retryDelayMs(error: unknown, retry: number): number | undefined 
 }
 
 /**
- * ky's `retry` for one call: ky counts the attempts and sleeps (abortably, on the caller's signal);
- * `shouldRetry` applies this policy to the failure as the SDK error it will become, and ky then
- * sleeps exactly the delay the policy chose (announced through `onRetry` before the sleep).
+ * ky's `retry` for one call: ky counts the attempts and sleeps (abortably, on the caller's signal).
+ * `shouldRetry` applies this policy to the failure as the SDK error it will become and announces the
+ * delay (`onRetry`) before the sleep; ky then waits the service's `Retry-After` itself
+ * (`afterStatusCodes`, capped by `maxRetryAfter`: a longer one was refused by the policy already), or
+ * else the backoff the policy drew.
  * @internal
  */
 export function kyRetry(
@@ -70,6 +72,8 @@ export function kyRetry(
     // The endpoint's retry class already set `limit`: every method may be repeated within it.
     methods: ['get', 'put', 'delete', 'post', 'patch'],
     statusCodes: RETRY_STATUSES,
+    afterStatusCodes: RETRY_STATUSES,
+    maxRetryAfter: MAX_RETRY_AFTER_SECONDS * 1000,
     retryOnTimeout: true,
     delay: () => delayMs,
     shouldRetry: ({ error, retryCount }) => {
@@ -78,7 +82,8 @@ export function kyRetry(
       if (delay === undefined) return false;
       delayMs = delay;
       onRetry(failure, retryCount + 1, delay);
-      return true;
+      // undefined: ky's own checks, which apply the Retry-After; true: ky waits `delay` above.
+      return ApiError.is(failure) && failure.headers['retry-after'] !== undefined ? undefined : true;
     },
   };
 }
