@@ -1,21 +1,15 @@
-// The ReplyWriter: buffered writes into a streaming message, through whichever sink works, recovery
-// from history when a connection breaks or stalls (PROTOCOL.md section 8), and a result it verified.
+// The ReplyWriter: buffered writes into a streaming message, how the reply ends (complete,
+// interrupted and marked, replayed) and the key's lease; the text's delivery and its recovery from
+// history are reply-delivery.ts.
 import { ConflictError } from '../core/api-error.js';
 import { AgentMessagingError, ValidationError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
-import { abortedError, sleep } from '../core/retry.js';
+import { abortedError } from '../core/retry.js';
 import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
 import type { ReplyOutcome, ReplyResult, ReplyTransport } from './options.js';
-import { missingText, ReplyMismatchError, recoveryDelayMs } from './reconcile.js';
+import { ReplyDelivery } from './reply-delivery.js';
 import type { HeldReply } from './reply-lease.js';
-import {
-  AppendSink,
-  type AppliedState,
-  type ReplyApi,
-  type ReplySink,
-  readBack,
-  settledReadBack,
-} from './reply-sinks.js';
+import type { AppliedState, ReplyApi, ReplySink } from './reply-sinks.js';
 import { WriteBuffer } from './write-buffer.js';
 
 /** Everything a writer is made from, once its message exists. @internal */
@@ -45,9 +39,6 @@ export interface ReplyWriterInit {
   operation: string;
 }
 
-/** Tries a failed step gets before its error is thrown, beyond the first. */
-const MAX_RECOVERIES = 3;
-
 /**
  * A reply being written into a streaming message. Writes are buffered and sent in batches (the
  * first write at once, then 256 characters or 100 ms); `write()` waits when too much is buffered.
@@ -72,14 +63,8 @@ export class ReplyWriter {
   readonly replayed: boolean;
   readonly #init: ReplyWriterInit;
   readonly #buffer: WriteBuffer;
-  #sink: ReplySink;
+  readonly #delivery: ReplyDelivery;
   #written = '';
-  /** Text handed to a sink so far, after the block's initial text. */
-  #handed = '';
-  /** The revision the message has once every change sent so far is applied. */
-  #revision = 0;
-  /** Set by a recovery: the completed message is read back and checked. */
-  #recovered = false;
   #failure: { error: unknown } | undefined;
   /** The stored result of a finished writer (see the class comment). */
   readonly #finished: ReplyResult | undefined;
@@ -94,8 +79,8 @@ export class ReplyWriter {
     this.messageId = init.messageId;
     this.blockId = init.blockId;
     this.replayed = init.finished !== undefined;
-    this.#sink = init.sink;
-    this.#buffer = new WriteBuffer((batch) => this.#send(batch), init.coalesce);
+    this.#delivery = new ReplyDelivery(init);
+    this.#buffer = new WriteBuffer((batch) => this.#delivery.send(batch), init.coalesce);
     if (init.finished !== undefined) {
       const { status, revision = 0, text } = init.finished;
       this.#finished = { message_id: init.messageId, status, revision, text, outcome: 'replayed' };
@@ -119,7 +104,7 @@ export class ReplyWriter {
 
   /** How text reaches the service now: `stream` until a fallback or a recovery switches to `append`. */
   get transport(): Exclude<ReplyTransport, 'auto'> {
-    return this.#sink.kind;
+    return this.#delivery.kind;
   }
 
   /** The text written so far, including what is still buffered; a finished writer's is the stored text. */
@@ -191,36 +176,20 @@ export class ReplyWriter {
     return this.complete();
   }
 
-  /**
-   * The writer failed before it could end the reply: the cut is still marked, straight through the
-   * append endpoint and best effort, so the message is not left to the service's silent auto-complete.
-   * A writer that lost its lease leaves the message to the writer that holds it now.
-   */
+  /** Marks the cut after a failure, unless the lease was lost: the writer holding it now owns the message. */
   async #markCut(note: string): Promise<void> {
     const error = this.#failure?.error;
     if (ConflictError.is(error) && error.code === 'reply_lease_lost') return;
-    const { signal: _, ...request } = this.#init.request;
-    const sink = new AppendSink(
-      this.#init.api,
-      { messageId: this.messageId, blockId: this.blockId },
-      request,
-    );
-    try {
-      if (note !== '') await sink.append(note);
-      await sink.complete(note.trim());
-    } catch {
-      // The service is unreachable, or the message already ended: nothing more can be done here.
-    }
+    await this.#delivery.markCut(note);
   }
 
   async #finish(fallbackText: string | undefined, outcome: ReplyOutcome = 'complete'): Promise<ReplyResult> {
     try {
       await this.#buffer.flush();
       const fallback = fallbackText ?? (this.#init.fallbackText || this.text);
-      const complete = () => this.#sink.complete(fallback);
-      const completion = (await this.#recovering(complete, complete)) ?? { status: 'sent', revision: 0 };
-      this.#sink.close();
-      if (this.#recovered) await this.#verify(completion.revision);
+      const completion = await this.#delivery.complete(fallback);
+      this.#delivery.close();
+      if (this.#delivery.recovered) await this.#delivery.verify(this.text, completion.revision);
       return {
         message_id: this.messageId,
         status: completion.status,
@@ -238,106 +207,15 @@ export class ReplyWriter {
 
   async #answerFinished(result: ReplyResult): Promise<ReplyResult> {
     this.#end();
-    this.#sink.close();
+    this.#delivery.close();
     if (this.#failure !== undefined) throw this.#failure.error;
     return result;
-  }
-
-  /** Reads the completed message back once: its text and revision must be what was written. */
-  async #verify(revision: number): Promise<void> {
-    const state = await this.#readBack();
-    const expected = this.text;
-    if (state.text !== expected || (state.revision !== undefined && state.revision !== revision)) {
-      throw new ReplyMismatchError(
-        this.messageId,
-        expected.length,
-        state.text.length,
-        revision,
-        state.revision,
-      );
-    }
-  }
-
-  /** Sends one batch; a failure is recovered. */
-  async #send(batch: string): Promise<void> {
-    this.#handed += batch;
-    this.#revision += 1;
-    const expected = this.#revision;
-    await this.#recovering(async () => {
-      const revision = await this.#sink.append(batch);
-      // Another change landed between this writer's last one and this append (a line applied after
-      // a cut): the text may be doubled, so the message is read back and checked before going on.
-      if (revision !== undefined && revision !== expected) {
-        const state = await this.#readBack();
-        this.#reconcile(state);
-        this.#revision = state.revision ?? revision;
-      }
-    });
-  }
-
-  /**
-   * Runs one step (an append or the completion). The transport retried what it safely could; a
-   * failure left here may have been applied, so the writer stops the stream (lines in flight get
-   * `settleMs` to land), switches to the append endpoint, reads the message back, sends exactly the
-   * text the service is missing and repeats the step, while the failures are ones a read-back can
-   * cure. A completion found already applied is answered as is.
-   */
-  async #recovering<T>(step: () => Promise<T>, repeat?: () => Promise<T>) {
-    let error: unknown;
-    try {
-      return await step();
-    } catch (failure) {
-      error = failure;
-    }
-    for (let attempt = 1; attempt <= MAX_RECOVERIES; attempt++) {
-      const delayMs = recoveryDelayMs(error, attempt);
-      if (delayMs === undefined) throw error;
-      this.#recovered = true;
-      const inDoubt = await this.#useAppend(error);
-      if (delayMs > 0) await sleep(delayMs, this.#init.request.signal);
-      try {
-        const state = await this.#readBack(inDoubt);
-        const missing = this.#reconcile(state);
-        if (state.status !== 'streaming') return { status: state.status, revision: state.revision ?? 0 };
-        if (missing !== '') {
-          this.#revision = (state.revision ?? 0) + 1;
-          await this.#sink.append(missing);
-        }
-        return await repeat?.();
-      } catch (failure) {
-        error = failure;
-      }
-    }
-    throw error;
-  }
-
-  /** The message as the service holds it; after a cut with lines in doubt, once they landed or `settleMs` passed. */
-  #readBack(inDoubt = 0): Promise<AppliedState> {
-    const { api, conversationId, blockIndex, request, settleMs } = this.#init;
-    const read = () => readBack(api, conversationId, { messageId: this.messageId, blockIndex }, request);
-    return inDoubt > 0 ? settledReadBack(read, this.#revision, settleMs, request.signal) : read();
-  }
-
-  /** The text the service is missing of what was handed; a typed error when it holds other text. */
-  #reconcile(state: AppliedState): string {
-    const expected = this.#init.initialText + this.#handed;
-    return missingText(expected, state, this.messageId, this.#revision, this.#init.operation);
-  }
-
-  /** Stops the stream sink (answering how many of its lines are in doubt) and uses append from now on. */
-  async #useAppend(reason: unknown): Promise<number> {
-    if (this.#sink.kind === 'append') return 0;
-    const inDoubt = await this.#sink.stop(this.#init.settleMs);
-    this.#sink.close(reason);
-    const { api, request } = this.#init;
-    this.#sink = new AppendSink(api, { messageId: this.messageId, blockId: this.blockId }, request);
-    return inDoubt;
   }
 
   #fail(error: unknown): void {
     this.#failure ??= { error };
     this.#buffer.fail(error);
-    this.#sink.close(error);
+    this.#delivery.close(error);
     this.#end();
   }
 
