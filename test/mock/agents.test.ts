@@ -1,9 +1,11 @@
+import { schemas } from 'agent-messaging';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { RegisterAgentResponse, SetWebhookResponse } from '../../src/schemas/agents.js';
-import { parseWebhookEvent } from '../../src/schemas/webhooks.js';
 import { DOORS, useDoor } from './doors.js';
 import { errorOf, newKey, textSend } from './helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const { RegisterAgentResponse, SetWebhookResponse, parseWebhookEvent } = schemas;
 
 describe.each(DOORS)('through the %s door', (door) => {
   const { mock, receiver, call } = useDoor(door);

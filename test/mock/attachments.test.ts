@@ -1,8 +1,10 @@
+import { schemas } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
-import { Attachment } from '../../src/schemas/attachments.js';
-import { ListMessagesResponse } from '../../src/schemas/conversations.js';
 import { DOORS, useDoor } from './doors.js';
 import { errorOf, newKey, setupScenario } from './helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const { Attachment, ListMessagesResponse } = schemas;
 
 describe.each(DOORS)('through the %s door', (door) => {
   const { mock, call, baseUrl } = useDoor(door);

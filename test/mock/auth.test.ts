@@ -1,7 +1,10 @@
+import { mockSchemas } from 'agent-messaging/testing';
 import { describe, expect, it } from 'vitest';
-import { RequestLogEntry } from '../../src/schemas/mock-control.js';
 import { DOORS, useDoor } from './doors.js';
 import { errorOf, newKey, setupScenario, textSend } from './helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const { RequestLogEntry } = mockSchemas;
 
 describe.each(DOORS)('through the %s door', (door) => {
   const { mock, call } = useDoor(door);

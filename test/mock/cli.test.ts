@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { mockSchemas } from 'agent-messaging/testing';
 import { describe, expect, it } from 'vitest';
-import { CreateUserResponse } from '../../src/schemas/mock-control.js';
+
+// The wire schemas as values, from the public namespace.
+const { CreateUserResponse } = mockSchemas;
 
 const cli = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 

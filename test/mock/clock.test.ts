@@ -1,12 +1,14 @@
 // The mock clock's bounds and its reset: an advance of any size must never leave the clock an invalid
 // date (every timestamp, GET /_mock/state included, would fail from then on), and reset() returns
 // the clock to where a new mock starts.
+import { createMockService, mockSchemas } from 'agent-messaging/testing';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { MockStateSnapshot } from '../../src/schemas/mock-events.js';
-import { createMockService } from '../../src/testing/index.js';
 import { DOORS, useDoor } from './doors.js';
 import { errorOf, parse } from './helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const { MockStateSnapshot } = mockSchemas;
 
 /** Ten years of 365.25 days: the most one advance may move the clock. */
 const TEN_YEARS_S = 10 * 365.25 * 86_400;

@@ -1,16 +1,14 @@
+import { schemas } from 'agent-messaging';
+import { createMockService, mockSchemas } from 'agent-messaging/testing';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { ListMessagesResponse } from '../../src/schemas/conversations.js';
-import {
-  CreateUserResponse,
-  Delivery,
-  InstallResponse,
-  RequestLogEntry,
-  UserMessageResponse,
-} from '../../src/schemas/mock-control.js';
-import { createMockService } from '../../src/testing/index.js';
 import { DOORS, useDoor } from './doors.js';
 import { errorOf, setupScenario } from './helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const { ListMessagesResponse } = schemas;
+// The wire schemas as values, from the public namespace.
+const { CreateUserResponse, Delivery, InstallResponse, RequestLogEntry, UserMessageResponse } = mockSchemas;
 
 describe.each(DOORS)('through the %s door', (door) => {
   const { mock, receiver, call } = useDoor(door);

@@ -1,9 +1,11 @@
+import { type MessageStartedEvent, schemas } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
-import { ListMessagesResponse } from '../../src/schemas/conversations.js';
-import type { MessageStartedEvent } from '../../src/schemas/stream.js';
 import { DOORS, useDoor } from './doors.js';
 import { newKey, setupScenario } from './helpers.js';
 import { EventReader, streamingSend } from './stream-helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const { ListMessagesResponse } = schemas;
 
 const patchLine = (blockId: string, value: string) => ({
   type: 'message.patch',

@@ -1,7 +1,7 @@
 // The two doors into one mock, so a rule test runs through both: msw (in-process, the global fetch
 // patched) and the loopback server (a real port). Each door's hooks are scoped to the describe that
 // calls useDoor, so the msw door patches fetch only while its own tests run.
-import type { MockService, MockServiceOptions } from '../../src/testing/index.js';
+import type { MockService, MockServiceOptions } from 'agent-messaging/testing';
 import type { Call, WebhookReceiver } from './helpers.js';
 import { useMockOverMsw } from './msw-setup.js';
 import { useMockOverLoopback } from './stream-helpers.js';

@@ -1,6 +1,7 @@
 // The endpoint table is the one source of method, path, caller and retry class: the mock's routes are
 // made from it, one per key, so the client and the mock cannot drift apart.
 import { describe, expect, test } from 'vitest';
+// Private: the endpoint table and the mock's routes are what this test compares.
 import { endpoints } from '../../src/endpoints.js';
 import { serviceRoutes } from '../../src/testing/routes.js';
 

@@ -1,9 +1,11 @@
+import { type MessageStartedEvent, schemas } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
-import { ListMessagesResponse } from '../../src/schemas/conversations.js';
-import type { MessageStartedEvent } from '../../src/schemas/stream.js';
 import { DOORS, useDoor } from './doors.js';
 import { errorOf, newKey, setupScenario, textSend } from './helpers.js';
 import { EventReader, jsonStreamingSend, streamingSend } from './stream-helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const { ListMessagesResponse } = schemas;
 
 describe.each(DOORS)('through the %s door', (door) => {
   const { mock, call, baseUrl } = useDoor(door);

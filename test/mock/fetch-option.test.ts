@@ -1,6 +1,6 @@
+import { AgentClient, registerAgent } from 'agent-messaging';
+import { createMockService } from 'agent-messaging/testing';
 import { describe, expect, it } from 'vitest';
-import { AgentClient, registerAgent } from '../../src/index.js';
-import { createMockService } from '../../src/testing/index.js';
 
 describe('mock.fetch as a client fetch', () => {
   it('keeps the method, headers and body of a Request passed with an init, as ky passes it', async () => {

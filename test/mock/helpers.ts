@@ -1,10 +1,12 @@
 // Shared test helpers: a JSON client over plain fetch, a recording webhook receiver, and a
 // scenario with a verified agent, a user who installed it, and their conversation.
 
+import { schemas } from 'agent-messaging';
 import type { MockService } from 'agent-messaging/testing';
 import type * as z from 'zod/mini';
-import { ErrorBody } from '../../src/schemas/errors.js';
-import { issueMessage } from '../../src/schemas/issue-messages.js';
+
+// The wire schemas as values, from the public namespace.
+const { ErrorBody, issueMessage } = schemas;
 
 /** One answer, with its parsed JSON body (or the text when not JSON). */
 export interface Answer {

@@ -1,8 +1,10 @@
+import { schemas } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
-import { ListMessagesResponse } from '../../src/schemas/conversations.js';
-import { SendMessageResponse } from '../../src/schemas/messages.js';
 import { DOORS, useDoor } from './doors.js';
 import { errorOf, newKey, setupScenario, textSend } from './helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const { ListMessagesResponse, SendMessageResponse } = schemas;
 
 describe.each(DOORS)('through the %s door', (door) => {
   const { mock, call } = useDoor(door);

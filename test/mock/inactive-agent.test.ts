@@ -1,11 +1,15 @@
 // PROTOCOL.md section 2: 403 `forbidden` for any action of an agent that is not `active`. The mock
 // reads "action" as every agent call except reads (GET) and the webhook PATCH, which is how an agent
 // becomes active. Existence and membership (404) and shape and limits (400, 413) still come first.
+import { schemas } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
-import { RegisterAgentResponse } from '../../src/schemas/agents.js';
+// Private: the mock's route list, so a new agent route cannot skip the inactive-agent rule.
 import { serviceRoutes } from '../../src/testing/routes.js';
 import { DOORS, useDoor } from './doors.js';
 import { type Call, type CallOptions, errorOf, newKey, textSend } from './helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const { RegisterAgentResponse } = schemas;
 
 /** A registered agent whose webhook is not verified, installed by a user who wrote to it. */
 async function pendingAgent(mock: ReturnType<typeof useDoor>['mock'], call: Call) {

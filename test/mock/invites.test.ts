@@ -1,9 +1,17 @@
+import { schemas } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
-import { ListMessagesResponse, RetrieveConversationResponse } from '../../src/schemas/conversations.js';
-import { AcceptInviteResponse, CreateInviteResponse } from '../../src/schemas/invites.js';
-import { InviteCompletedEvent, InviteExpiredEvent } from '../../src/schemas/webhooks.js';
 import { DOORS, useDoor } from './doors.js';
 import { errorOf, newKey, type Scenario, setupScenario } from './helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const {
+  AcceptInviteResponse,
+  CreateInviteResponse,
+  InviteCompletedEvent,
+  InviteExpiredEvent,
+  ListMessagesResponse,
+  RetrieveConversationResponse,
+} = schemas;
 
 describe.each(DOORS)('through the %s door', (door) => {
   const { mock, receiver, call } = useDoor(door);

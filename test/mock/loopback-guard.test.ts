@@ -1,9 +1,10 @@
 // The loopback server is reachable from every web page the developer has open. /_mock and the page
 // answer only requests addressed to a loopback name (no DNS rebinding), and /_mock writes only from
 // the mock's own origin with JSON bodies (no cross-site simple POSTs). /v1 stays a service API.
+
 import { request as httpRequest } from 'node:http';
+import { createMockService } from 'agent-messaging/testing';
 import { describe, expect, it } from 'vitest';
-import { createMockService } from '../../src/testing/index.js';
 import { type Answer, errorOf } from './helpers.js';
 import { useMockOverLoopback } from './stream-helpers.js';
 

@@ -1,8 +1,11 @@
+import { schemas } from 'agent-messaging';
+import { createMockService } from 'agent-messaging/testing';
 import { describe, expect, it } from 'vitest';
-import { Attachment } from '../../src/schemas/attachments.js';
-import { createMockService } from '../../src/testing/index.js';
 import { newKey, setupScenario, WebhookReceiver } from './helpers.js';
 import { EventReader, jsonStreamingSend, useMockOverLoopback } from './stream-helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const { Attachment } = schemas;
 
 const ctx = useMockOverLoopback();
 

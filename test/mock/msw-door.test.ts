@@ -1,12 +1,14 @@
+import { type MessageStartedEvent, schemas } from 'agent-messaging';
 import { createMockService } from 'agent-messaging/testing';
 import { mswHandlers } from 'agent-messaging/testing/msw';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { ListMessagesResponse } from '../../src/schemas/conversations.js';
-import type { MessageStartedEvent } from '../../src/schemas/stream.js';
 import { newKey, setupScenario } from './helpers.js';
 import { useMockOverMsw } from './msw-setup.js';
 import { EventReader, streamingSend } from './stream-helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const { ListMessagesResponse } = schemas;
 
 const { mock, call, server } = useMockOverMsw();
 

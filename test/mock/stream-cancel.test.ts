@@ -1,13 +1,14 @@
 // A client that stops reading a streaming send and cancels its body (a `break` out of the stream)
 // closes the connection: the mock sees the cancel and lets the stream go, and the message stays
 // `streaming` with what was applied, ready to be continued through append.
+import { AgentClient, type MessageStartedEvent, schemas } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
-import { AgentClient } from '../../src/index.js';
-import { ListMessagesResponse } from '../../src/schemas/conversations.js';
-import type { MessageStartedEvent } from '../../src/schemas/stream.js';
 import { DOORS, until, useDoor } from './doors.js';
 import { newKey, type Scenario, setupScenario } from './helpers.js';
 import { EventReader, jsonStreamingSend, streamingSend } from './stream-helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const { ListMessagesResponse } = schemas;
 
 const start = { schema: 'svc.agent-send.v1', content: [{ type: 'text', text: 'begun' }], stream: true };
 

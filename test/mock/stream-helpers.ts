@@ -1,10 +1,13 @@
 // Test helpers for streaming: a reader of the event stream (with eventsource-parser, as a client
 // would read it), a writer of an NDJSON request body, and a mock behind the loopback server.
+import { type StreamEvent, schemas } from 'agent-messaging';
+import { createMockService, type MockServer, type MockServiceOptions } from 'agent-messaging/testing';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { parseStreamEvent, type StreamEvent } from '../../src/schemas/stream.js';
-import { createMockService, type MockServer, type MockServiceOptions } from '../../src/testing/index.js';
 import { type Call, client, WebhookReceiver } from './helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const { parseStreamEvent } = schemas;
 
 /** Reads a `text/event-stream` body into parsed events, as they arrive. */
 export class EventReader {

@@ -1,10 +1,11 @@
+import { type MessageStartedEvent, schemas } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
-import { ListMessagesResponse } from '../../src/schemas/conversations.js';
-import { AppendResponse, CompleteResponse } from '../../src/schemas/messages.js';
-import type { MessageStartedEvent } from '../../src/schemas/stream.js';
 import { DOORS, useDoor } from './doors.js';
 import { errorOf, newKey, setupScenario } from './helpers.js';
 import { EventReader, jsonStreamingSend, streamingSend } from './stream-helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const { AppendResponse, CompleteResponse, ListMessagesResponse } = schemas;
 
 describe.each(DOORS)('through the %s door', (door) => {
   const ctx = useDoor(door);

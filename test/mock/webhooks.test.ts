@@ -1,8 +1,11 @@
+import { schemas } from 'agent-messaging';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { MessageReceivedEvent } from '../../src/schemas/webhooks.js';
 import { DOORS, useDoor } from './doors.js';
 import { setupScenario } from './helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const { MessageReceivedEvent } = schemas;
 
 describe.each(DOORS)('through the %s door', (door) => {
   const { mock, receiver } = useDoor(door);
