@@ -44,7 +44,8 @@ export const WORKLOADS: Record<string, Workload> = {
 
 const pct = (share: number) => `${(share * 100).toFixed(1)}%`;
 
-function asMarkdown(label: string, { frames, modules }: { frames: Hot[]; modules: Hot[] }): string[] {
+/** A profile summary as markdown lines: the top frames and the modules by self time. */
+export function asMarkdown(label: string, { frames, modules }: { frames: Hot[]; modules: Hot[] }): string[] {
   return [
     `Profile (${label}), self time:`,
     '',

@@ -1,4 +1,4 @@
-// `npm run bench`: the seven measurements of issue 7, each in a fresh process, one after another
+// `npm run bench`: the measurements of issues 7 and 17, each in a fresh process, one after another
 // (the machine is shared: nothing runs in parallel). Prints the table, profiles every missed goal,
 // and writes the `bench` section of BENCHMARKS.md.
 import { join } from 'node:path';
@@ -38,6 +38,8 @@ const MEASUREMENTS: Measurement[] = [
   { title: '7. Mock scale', script: 'mock-scale.ts' },
   { title: '8. Conversation order', script: 'bot-concurrency.ts' },
   { title: '9. Bot store on Redis', script: 'store-redis.ts' },
+  { title: '10. Webhook intake', script: 'webhook-intake.ts' },
+  { title: "11. The mock's loopback door", script: 'mock-door.ts' },
 ];
 
 const only = process.argv.slice(2);

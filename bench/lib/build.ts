@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build, type Options } from 'tsup';
+import { build } from 'tsup';
 import { javascript } from '../../tsup.config.js';
 import { ROOT } from './child.js';
 

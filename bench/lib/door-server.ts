@@ -1,4 +1,4 @@
-// The servers of measurement 9, in one process (bench/lib/server-child.ts): the mock behind its
+// The servers of measurement 11, in one process (bench/lib/server-child.ts): the mock behind its
 // loopback door with an agent and a conversation ready, and bare node:http answering the same JSON
 // (the floor). `inprocess` runs plain sends through mock.fetch in this process, without HTTP.
 import { createServer } from 'node:http';

@@ -1,4 +1,4 @@
-// The webhook receivers of measurement 8, in one process (bench/lib/server-child.ts): the SDK's bot
+// The webhook receivers of measurement 10, in one process (bench/lib/server-child.ts): the SDK's bot
 // under toNodeHandler, grammY's webhookCallback on node:http, and bare node:http with standardwebhooks.
 // Each has one handler that does nothing, so only the intake is measured.
 import { createServer, type RequestListener } from 'node:http';

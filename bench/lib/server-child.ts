@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { Session } from 'node:inspector/promises';
 import { createInterface } from 'node:readline';
 import { ROOT } from './child.js';
-import { type Profile, summarize } from './cpu-profile.js';
+import { type Hot, type Profile, summarize } from './cpu-profile.js';
 
 type Commands = Record<string, () => unknown | Promise<unknown>>;
 
@@ -47,6 +47,18 @@ export function serveCommands(info: unknown, own: Commands = {}): void {
     process.stdout.write(`${JSON.stringify(result)}\n`);
   });
   lines.on('close', () => process.exit(0));
+}
+
+/** Runs `load` under a CPU profile of the child and answers the summary (bench/profile.ts's markdown). */
+export async function profileChild(
+  server: ServerChild<unknown>,
+  label: string,
+  load: () => Promise<unknown>,
+): Promise<string[]> {
+  const { asMarkdown } = await import('../profile.js');
+  await server.command('profile-start');
+  await load();
+  return asMarkdown(label, await server.command<{ frames: Hot[]; modules: Hot[] }>('profile-stop'));
 }
 
 /** The client's handle on a server child. */
