@@ -3,40 +3,27 @@
 // history are reply-delivery.ts.
 import { ConflictError } from '../core/api-error.js';
 import { AgentMessagingError, ValidationError } from '../core/errors.js';
-import type { RequestOptions } from '../core/options.js';
 import { abortedError } from '../core/retry.js';
 import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
 import type { ReplyOutcome, ReplyResult, ReplyTransport } from './options.js';
-import { ReplyDelivery } from './reply-delivery.js';
+import { type DeliveryInit, ReplyDelivery } from './reply-delivery.js';
 import type { HeldReply } from './reply-lease.js';
-import type { AppliedState, ReplyApi, ReplySink } from './reply-sinks.js';
+import type { AppliedState } from './reply-sinks.js';
 import { WriteBuffer } from './write-buffer.js';
 
-/** Everything a writer is made from, once its message exists. @internal */
-export interface ReplyWriterInit {
-  api: ReplyApi;
-  conversationId: string;
-  messageId: string;
-  blockId: string;
-  blockIndex: number;
-  /** The block's text in the send shape. */
-  initialText: string;
+/** Everything a writer is made from, once its message exists: its delivery's, and these. @internal */
+export interface ReplyWriterInit extends DeliveryInit {
   /** Characters the block may still take within the message's limit. */
   room: number;
   /** Used when `complete()` is given no fallbackText; else the reply's text is. */
   fallbackText: string | undefined;
-  sink: ReplySink;
   /** The message as the service holds it, when the start replayed one already completed. */
   finished?: AppliedState;
   /** The lease on the reply's key, released when the writer ends. */
   held: HeldReply;
-  request: RequestOptions;
   coalesce: { chars: number; ms: number };
   /** The note a reply cut short ends with. */
   interruptedNote: string;
-  /** How long a stalled or cut connection gets for lines in flight to land. */
-  settleMs: number;
-  operation: string;
 }
 
 /**
