@@ -1,7 +1,6 @@
+import { AgentClient, InvalidResponseError } from 'agent-messaging';
+import type { RequestLogEntry } from 'agent-messaging/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AgentClient } from '../../src/client/agent-client.js';
-import { InvalidResponseError } from '../../src/core/errors.js';
-import type { RequestLogEntry } from '../../src/schemas/mock-control.js';
 import { agentMessages, pieces, requestsSince, startWorld, textOf, type World } from './harness.js';
 
 let world: World;

@@ -1,7 +1,12 @@
+import {
+  ConnectionError,
+  InvalidResponseError,
+  MessageStream,
+  RequestAbortedError,
+  type StreamEvent,
+} from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
-import { ConnectionError, InvalidResponseError, RequestAbortedError } from '../../src/core/errors.js';
-import type { StreamEvent } from '../../src/schemas/stream.js';
-import { MessageStream } from '../../src/streaming/index.js';
+// Private: a unit test of the SSE reader under MessageStream.
 import { readStreamEventBatches, readStreamEvents } from '../../src/streaming/sse-reader.js';
 import { recordedBytes } from './fixtures/recorded-stream.js';
 import { bodyOf, eventsOf, manualBody, sse } from './helpers.js';

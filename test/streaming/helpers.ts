@@ -1,5 +1,4 @@
-import type { StreamEvent } from '../../src/schemas/stream.js';
-import { MessageStream } from '../../src/streaming/index.js';
+import { MessageStream, type StreamEvent } from 'agent-messaging';
 
 /** A body that delivers the given chunks, then ends; `cancelled` records a cancel from the reader. */
 export function bodyOf(chunks: readonly Uint8Array[]) {

@@ -1,6 +1,5 @@
+import { MessageStream, TimeoutError } from 'agent-messaging';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { TimeoutError } from '../../src/core/errors.js';
-import { MessageStream } from '../../src/streaming/index.js';
 import { manualBody, sse } from './helpers.js';
 
 const started = sse('message.started', {

@@ -1,7 +1,5 @@
+import { AgentClient, RequestAbortedError, type StreamEvent } from 'agent-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentClient } from '../../src/client/agent-client.js';
-import { RequestAbortedError } from '../../src/core/errors.js';
-import type { StreamEvent } from '../../src/schemas/stream.js';
 import { agentMessages, type Door, startWorld, type World } from './harness.js';
 
 /** A fetch that records when the SDK cancels an event-stream body, which closes its connection. */

@@ -1,9 +1,12 @@
+import { InvalidResponseError, schemas } from 'agent-messaging';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidResponseError } from '../../src/core/errors.js';
-import { parseStreamEvent } from '../../src/schemas/stream.js';
+// Private: a unit test of the reader's patch check.
 import { isWellFormedPatchEvent } from '../../src/streaming/patch-check.js';
 import { eventsOf } from './helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const { parseStreamEvent } = schemas;
 
 // A field of the event: its valid value, absent, or any JSON value instead.
 type Entry = [key: string, value: unknown];

@@ -1,6 +1,5 @@
+import { ConnectionError, MessageStream } from 'agent-messaging';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ConnectionError } from '../../src/core/errors.js';
-import { MessageStream } from '../../src/streaming/index.js';
 import { startWorld, type World } from './harness.js';
 import { bodyOf, splitAt } from './helpers.js';
 

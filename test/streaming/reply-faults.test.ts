@@ -1,5 +1,5 @@
+import { ApiError } from 'agent-messaging';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/core/api-error.js';
 import {
   agentMessages,
   type Door,

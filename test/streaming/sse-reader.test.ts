@@ -1,12 +1,14 @@
-import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
 import {
   AgentMessagingError,
   ConnectionError,
   InvalidResponseError,
+  MessageStream,
   RequestAbortedError,
-} from '../../src/core/errors.js';
-import { MessageStream, textOfBlocks } from '../../src/streaming/index.js';
+} from 'agent-messaging';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+// Private: textOfBlocks is the stream's internal text view, checked beside the public reader.
+import { textOfBlocks } from '../../src/streaming/index.js';
 import { recordedBytes, recordedFinalText } from './fixtures/recorded-stream.js';
 import { bodyOf, eventsOf, manualBody, splitAt, sse } from './helpers.js';
 

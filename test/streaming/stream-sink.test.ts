@@ -1,5 +1,6 @@
+import type { StreamEvent } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
-import type { StreamEvent } from '../../src/schemas/stream.js';
+// Private: unit tests of the reply writer's NDJSON body and its stream sink.
 import { NdjsonBody } from '../../src/streaming/ndjson-body.js';
 import { StreamSink } from '../../src/streaming/stream-sink.js';
 

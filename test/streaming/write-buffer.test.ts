@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+// Private: a unit test of the reply writer's coalescing buffer.
 import { WriteBuffer } from '../../src/streaming/write-buffer.js';
 
 /** A sender whose sends stay pending until the test settles them. */
