@@ -1,5 +1,6 @@
+import { createBot, type DedupeStore } from 'agent-messaging';
+import { generateWebhookSecret } from 'agent-messaging/testing';
 import { describe, expect, it, vi } from 'vitest';
-import { createBot, type DedupeStore, generateWebhookSecret } from '../../src/webhooks/index.js';
 import { createLoop, gate, recordMessage, replay, signedRequest, unknownEvent } from './harness.js';
 
 describe('bot.fetch deduplicates by webhook-id', () => {

@@ -1,11 +1,6 @@
+import { type ContextFor, createBot, type MessageContext, ValidationError } from 'agent-messaging';
+import { generateWebhookSecret } from 'agent-messaging/testing';
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
-import { ValidationError } from '../../src/core/errors.js';
-import {
-  type ContextFor,
-  createBot,
-  generateWebhookSecret,
-  type MessageContext,
-} from '../../src/webhooks/index.js';
 import { NOW_SEC } from './fixtures.js';
 import { createLoop, recordMessage, replay, signedRequest, unknownEvent } from './harness.js';
 

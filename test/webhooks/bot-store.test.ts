@@ -1,8 +1,8 @@
 // The bot store behind dedupe: shared between two bots, released on failure, and a store failure
 // answers 503 so the service retries, with nothing marked done that was not.
+import { type BotStore, createBot, createMemoryStore } from 'agent-messaging';
+import { generateWebhookSecret } from 'agent-messaging/testing';
 import { describe, expect, it } from 'vitest';
-import { type BotStore, createBot, createMemoryStore } from '../../src/index.js';
-import { generateWebhookSecret } from '../../src/testing/index.js';
 import { createLoop, recordMessage, replay } from './harness.js';
 
 /** A memory store whose chosen methods fail while `failing` holds them. */

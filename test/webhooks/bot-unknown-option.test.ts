@@ -1,6 +1,6 @@
+import { createBot, ValidationError } from 'agent-messaging';
+import { generateWebhookSecret } from 'agent-messaging/testing';
 import { describe, expect, it } from 'vitest';
-import { createBot, ValidationError } from '../../src/index.js';
-import { generateWebhookSecret } from '../../src/testing/index.js';
 
 describe('createBot options', () => {
   it('refuses a misspelt option by name instead of ignoring it', () => {

@@ -1,6 +1,5 @@
+import { type BotReplyResult, idempotencyKeyFor, type MessageContext } from 'agent-messaging';
 import { describe, expect, it, vi } from 'vitest';
-import { idempotencyKeyFor } from '../../src/core/idempotency.js';
-import type { BotReplyResult, MessageContext } from '../../src/webhooks/index.js';
 import { createLoop, type Loop, signedRequest } from './harness.js';
 
 /** Status of the last delivery: a handler that threw (a failed expect among them) makes it 500. */

@@ -1,5 +1,5 @@
+import { createMemoryDedupeStore, DEDUPE_RETENTION_MS } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
-import { createMemoryDedupeStore, DEDUPE_RETENTION_MS } from '../../src/webhooks/dedupe-store.js';
 
 const RETRY_SCHEDULE_MS = (5 + 5 * 60 + 30 * 60 + 2 * 3600 + 5 * 3600 + 10 * 3600) * 1000;
 

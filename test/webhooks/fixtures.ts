@@ -1,7 +1,8 @@
 // Webhook bodies as the service sends them (PROTOCOL.md section 6), and signing helpers for the tests.
 
+import { WebhookVerificationError } from 'agent-messaging';
+import { signWebhook } from 'agent-messaging/testing';
 import { expect } from 'vitest';
-import { signWebhook, WebhookVerificationError } from '../../src/webhooks/index.js';
 
 /** A fixed clock for verification tests: 2023-11-14T22:13:20Z. */
 export const NOW_SEC = 1_700_000_000;

@@ -1,10 +1,13 @@
 // The two HMAC paths (node:crypto on Node, Web Crypto elsewhere) sign alike, and alike with the
 // reference implementation, so a bot verifies the same deliveries on every runtime.
+
 import * as nodeCrypto from 'node:crypto';
+import { verifyWebhook } from 'agent-messaging';
+import { generateWebhookSecret } from 'agent-messaging/testing';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+// Private: a unit test of the HMAC signer behind signWebhook and verifyWebhook.
 import { createSigner } from '../../src/webhooks/hmac.js';
-import { generateWebhookSecret, verifyWebhook } from '../../src/webhooks/index.js';
 
 describe('the HMAC signer of a webhook secret', () => {
   const secret = generateWebhookSecret();

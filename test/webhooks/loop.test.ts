@@ -1,10 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createBot, registerAgent } from 'agent-messaging';
+import { toNodeHandler } from 'agent-messaging/node';
+import { createMockService } from 'agent-messaging/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { registerAgent } from '../../src/client/register-agent.js';
-import { toNodeHandler } from '../../src/node.js';
-import { createMockService } from '../../src/testing/index.js';
-import { createBot } from '../../src/webhooks/index.js';
 import { createLoop, replay } from './harness.js';
 
 async function* words(text: string) {

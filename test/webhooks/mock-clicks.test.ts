@@ -1,8 +1,7 @@
 // PROTOCOL.md section 14 on the mock: a click posts the label as a user message replying to the
 // actions block, its delivery carries `postback`, and invoked_agents follows the mention rule.
+import { type MessageReceivedEvent, UserClient } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
-import { UserClient } from '../../src/index.js';
-import type { MessageReceivedEvent } from '../../src/schemas/webhooks.js';
 import { createLoop, type Loop } from './harness.js';
 
 const quickReplies = {

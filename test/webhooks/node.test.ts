@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createBot } from 'agent-messaging';
+import { toNodeHandler } from 'agent-messaging/node';
+import { generateWebhookSecret, signWebhook } from 'agent-messaging/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { toNodeHandler } from '../../src/node.js';
-import { createBot, generateWebhookSecret, signWebhook } from '../../src/webhooks/index.js';
 
 const secret = generateWebhookSecret();
 const closers: (() => void)[] = [];

@@ -1,5 +1,5 @@
+import type { RequestLogEntry } from 'agent-messaging/testing';
 import { describe, expect, it } from 'vitest';
-import type { RequestLogEntry } from '../../src/schemas/mock-control.js';
 import { createLoop, type Loop } from './harness.js';
 
 /** A model's token stream: `words`, then a failure when `failAfter` words were yielded. */

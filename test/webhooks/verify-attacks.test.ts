@@ -1,6 +1,7 @@
+import { verifyWebhook, WebhookVerificationError } from 'agent-messaging';
+import { generateWebhookSecret } from 'agent-messaging/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { generateWebhookSecret, verifyWebhook, WebhookVerificationError } from '../../src/webhooks/index.js';
 import { messageReceivedBody, NOW_SEC, now, rejection, sign, testEventBody } from './fixtures.js';
 
 const secret = generateWebhookSecret();

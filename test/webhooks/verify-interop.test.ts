@@ -1,6 +1,7 @@
+import { verifyWebhook } from 'agent-messaging';
+import { generateWebhookSecret, signWebhook } from 'agent-messaging/testing';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { generateWebhookSecret, signWebhook, verifyWebhook } from '../../src/webhooks/index.js';
 import { messageReceivedBody, NOW_SEC, now, rejection, testEventBody } from './fixtures.js';
 
 const secret = generateWebhookSecret();

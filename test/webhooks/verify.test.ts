@@ -1,11 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { AgentMessagingError, ValidationError } from '../../src/core/errors.js';
 import {
-  generateWebhookSecret,
-  signWebhook,
+  AgentMessagingError,
+  ValidationError,
   verifyWebhook,
   WebhookVerificationError,
-} from '../../src/webhooks/index.js';
+} from 'agent-messaging';
+import { generateWebhookSecret, signWebhook } from 'agent-messaging/testing';
+import { describe, expect, it } from 'vitest';
 import { messageReceivedBody, NOW_SEC, now, rejection, sign, testEventBody } from './fixtures.js';
 
 const secret = generateWebhookSecret();
