@@ -1,13 +1,14 @@
 // The emulator end to end, in a real browser: the mock on a real port, a real bot on another, and
 // headless Chromium using the page as a person would. Each step is checked on the page and in
 // what went over the wire (the mock's request log, its state, and what the bot received).
+
 import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentClient, ApiError, registerAgent } from 'agent-messaging';
+import { createMockService, type MockServer, type MockService } from 'agent-messaging/testing';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMockService, type MockServer, type MockService } from '../../src/testing/index.js';
 import { launchChromium } from './browser.js';
 import { DELIVERED_ONLY, type EmulatorBot, Gate, NOTES, PHOTO, startEmulatorBot } from './emulator-bot.js';
 import { pageActions } from './page-actions.js';

@@ -1,7 +1,7 @@
 // Reads GET /_mock/events the way the page's EventSource does: parsed frames, each checked against
 // the shared MockEvent schema and against its `event:` line.
+import { type MockEvent, mockSchemas } from 'agent-messaging/testing';
 import { createParser } from 'eventsource-parser';
-import { MockEvent } from '../../src/schemas/mock-events.js';
 
 /** The live feed of one connection, with waits on what arrived. */
 export class FeedReader {
@@ -22,7 +22,7 @@ export class FeedReader {
   #read(response: Response): void {
     const parser = createParser({
       onEvent: (message) => {
-        const event = MockEvent.parse(JSON.parse(message.data));
+        const event = mockSchemas.MockEvent.parse(JSON.parse(message.data));
         if (message.event !== event.type) throw new Error(`event line ${message.event} != ${event.type}`);
         this.events.push(event);
         this.#wake();

@@ -1,10 +1,12 @@
 // GET /_mock/events, GET /_mock/state and GET /_mock/files/{id} over the loopback server.
+import { createMockService, mockSchemas } from 'agent-messaging/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MockStateSnapshot } from '../../src/schemas/mock-events.js';
-import { createMockService } from '../../src/testing/index.js';
 import { newKey, setupScenario, textSend } from '../mock/helpers.js';
 import { useMockOverLoopback } from '../mock/stream-helpers.js';
 import { FeedReader } from './feed-reader.js';
+
+// The wire schemas as values, from the public namespace.
+const { MockStateSnapshot } = mockSchemas;
 
 // A short keep-alive, so an idle feed shows its comment within the test.
 const ctx = useMockOverLoopback({ keepAliveMs: 50 });

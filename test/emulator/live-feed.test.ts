@@ -1,13 +1,16 @@
 // The mock's live feed in-process (mock.events) and its snapshot (mock.snapshot()), as the
 // emulator page and a test see them.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MockEvent, MockStateSnapshot } from '../../src/schemas/mock-events.js';
 import {
   createMockService,
   type MockEvent as MockEventType,
   type MockService,
-} from '../../src/testing/index.js';
+  mockSchemas,
+} from 'agent-messaging/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Call, newKey, setupScenario, textSend, WebhookReceiver } from '../mock/helpers.js';
+
+// The wire schemas as values, from the public namespace.
+const { MockEvent, MockStateSnapshot } = mockSchemas;
 
 /** The helper client's call, through mock.fetch instead of the network. */
 function callThrough(mock: MockService): Call {

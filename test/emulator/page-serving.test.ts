@@ -1,6 +1,6 @@
 // The page is served by the loopback door only: GET / and its assets under /_mock/ui/.
+import { createMockService } from 'agent-messaging/testing';
 import { describe, expect, it } from 'vitest';
-import { createMockService } from '../../src/testing/index.js';
 import { useMockOverLoopback } from '../mock/stream-helpers.js';
 
 const ctx = useMockOverLoopback();

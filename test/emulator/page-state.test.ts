@@ -2,6 +2,7 @@
 // fresh snapshot holds, and each event answers exactly what the page must redraw.
 import { createMockService, type MockEvent, mockSchemas } from 'agent-messaging/testing';
 import { describe, expect, it } from 'vitest';
+// Private: the page's own state reducer is what this test exercises.
 import {
   applyEvent,
   applySnapshot,
