@@ -12,11 +12,10 @@ import type {
 } from '../schemas/messages.js';
 import type { MessageStream } from '../streaming/message-stream.js';
 import { openMessageStream } from '../streaming/message-stream.js';
-import type { ReplyOptions, ReplyResult, StreamOptions } from '../streaming/options.js';
+import type { ReplyOptions, ReplyResult, StreamBody, StreamOptions } from '../streaming/options.js';
 import { type PipeReplyOptions, pipeReply, type ReplySource } from '../streaming/pipe-reply.js';
 import { startReply } from '../streaming/reply-start.js';
 import type { ReplyWriter } from '../streaming/reply-writer.js';
-import type { StreamBody } from '../streaming/send-shape.js';
 import { Resource } from './resource.js';
 import { buildSendBody, type SendInput } from './send-input.js';
 

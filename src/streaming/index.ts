@@ -6,6 +6,7 @@ export {
   openMessageStream,
 } from './message-stream.js';
 export { supportsStreamedBodies } from './ndjson-body.js';
+export type { StreamBody } from './options.js';
 export {
   DEFAULT_INTERRUPTED_NOTE,
   type ReplyOptions,
@@ -19,7 +20,6 @@ export { ReplyMismatchError } from './reconcile.js';
 export { type ReplyLedger, storeLedger } from './reply-lease.js';
 export { startReply } from './reply-start.js';
 export { ReplyWriter } from './reply-writer.js';
-export type { StreamBody } from './send-shape.js';
 export { DEFAULT_IDLE_TIMEOUT_MS, readStreamEvents, type SseReadOptions } from './sse-reader.js';
 export {
   type StreamedBlock,

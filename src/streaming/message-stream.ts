@@ -5,8 +5,13 @@ import { pathId } from '../core/validate.js';
 import { ConversationId } from '../schemas/common.js';
 import type { StreamEvent } from '../schemas/stream.js';
 import { EventIterator } from './event-iterator.js';
-import { checkReplyOptions, type StreamOptions } from './options.js';
-import { type StreamBody, startKey, streamingSendShape } from './send-shape.js';
+import {
+  checkReplyOptions,
+  type StreamBody,
+  type StreamOptions,
+  startKey,
+  streamingSendShape,
+} from './options.js';
 import { readStreamEventBatches, type SseReadOptions } from './sse-reader.js';
 import { type StreamedMessage, StreamedMessageBuilder, textOfBlocks } from './streamed-message.js';
 

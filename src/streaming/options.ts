@@ -1,10 +1,13 @@
-// The options of streaming calls, and their checks (bad input is a ValidationError before sending).
+// What streaming calls take: their options and the send shape they start with, checked (bad input
+// is a ValidationError before sending), and the start's Idempotency-Key.
 import type * as z from 'zod/mini';
 import { ValidationError } from '../core/errors.js';
+import { idempotencyKeyFor, randomIdempotencyKey } from '../core/idempotency.js';
 import type { RequestOptions } from '../core/options.js';
-import { checkRequestOptions } from '../core/validate.js';
+import { checkRequestOptions, parseInput } from '../core/validate.js';
+import { AGENT_SEND_SCHEMA } from '../schemas/common.js';
 import type { FieldIssue } from '../schemas/issues.js';
-import type { MessageStatus } from '../schemas/messages.js';
+import { type MessageStatus, SendMessageRequest } from '../schemas/messages.js';
 import { defaultLedger, type ReplyLedger } from './reply-lease.js';
 import { DEFAULT_PROGRESS_TIMEOUT_MS } from './stream-sink.js';
 import { type CoalesceOptions, DEFAULT_COALESCE } from './write-buffer.js';
@@ -187,3 +190,46 @@ export function checkReplyOptions(options: ReplyOptions | undefined, context: st
 }
 
 const DEFAULT_WRITER_WAIT_MS = 10_000;
+
+/** What a streamed message starts with: the send shape without `schema` and `stream`, all optional. */
+export interface StreamBody {
+  /** Blocks to start with; the first text block is the one the reply writes to (the service adds an empty one when none). */
+  content?: SendMessageRequest['content'];
+  /** Plain-text rendering. */
+  fallbackText?: string;
+  /** The message this one answers. */
+  replyToMessageId?: string;
+  /** Free-form data of the agent, such as a run id. */
+  metadata?: Record<string, unknown>;
+}
+
+/** The checked send shape of a streaming send. @internal */
+export function streamingSendShape(body: StreamBody | undefined, context: string) {
+  const value = body === undefined ? {} : body;
+  const fields =
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined))
+      : undefined;
+  if (fields === undefined) {
+    const message = 'must be an object of send fields (content, fallbackText, replyToMessageId, metadata)';
+    throw new ValidationError([{ field: 'body', message }], context);
+  }
+  const shape = { content: [], ...fields, schema: AGENT_SEND_SCHEMA, stream: true };
+  return parseInput(SendMessageRequest, shape, context);
+}
+
+/** The text the reply's block starts with: the first text block of the send shape, or none. @internal */
+export function initialBlockText(shape: SendMessageRequest): string {
+  for (const block of shape.content) if (block.type === 'text') return block.text;
+  return '';
+}
+
+/**
+ * The start's `Idempotency-Key` (already checked): the caller's, else derived from the event, else
+ * random. It is fixed before the first attempt, so every retry of the start carries the same key.
+ * @internal
+ */
+export function startKey(idempotencyKey: string | undefined, eventId: string | undefined): string {
+  if (idempotencyKey !== undefined) return idempotencyKey;
+  return eventId === undefined ? randomIdempotencyKey() : idempotencyKeyFor(eventId, 'reply');
+}

@@ -10,9 +10,8 @@ import { abortedError } from '../core/retry.js';
 import { EXPECTED_SOURCES } from '../llm/source-kind.js';
 import { type ModelStreamSource, type TextStreamOptions, toTextStream } from '../llm/to-text-stream.js';
 import type { Messages } from '../resources/messages.js';
-import type { ReplyOptions, ReplyResult } from './options.js';
+import type { ReplyOptions, ReplyResult, StreamBody } from './options.js';
 import { startReply } from './reply-start.js';
-import type { StreamBody } from './send-shape.js';
 
 /** Options of `messages.reply()`: the start's fields and the reply's options together. */
 export interface PipeReplyOptions extends ReplyOptions, StreamBody, TextStreamOptions {}

@@ -9,12 +9,18 @@ import type { Messages } from '../resources/messages.js';
 import { ConversationId } from '../schemas/common.js';
 import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
 import { supportsStreamedBodies } from './ndjson-body.js';
-import { checkReplyOptions, type ReplyOptions } from './options.js';
+import {
+  checkReplyOptions,
+  initialBlockText,
+  type ReplyOptions,
+  type StreamBody,
+  startKey,
+  streamingSendShape,
+} from './options.js';
 import { holdReply } from './reply-lease.js';
 import { openMessage, type StartContext, type StartedReply } from './reply-open.js';
 import { AppendSink, type AppliedState, type ReplyApi, readBack } from './reply-sinks.js';
 import { ReplyWriter } from './reply-writer.js';
-import { initialBlockText, type StreamBody, startKey, streamingSendShape } from './send-shape.js';
 
 /** The client parts a reply uses, from the client's messages resource. @internal */
 export function replyApiOf(messages: Messages): ReplyApi {

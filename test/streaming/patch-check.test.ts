@@ -2,7 +2,7 @@ import { InvalidResponseError, schemas } from 'agent-messaging';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 // Private: a unit test of the reader's patch check.
-import { isWellFormedPatchEvent } from '../../src/streaming/patch-check.js';
+import { isWellFormedPatchEvent } from '../../src/streaming/sse-reader.js';
 import { eventsOf } from './helpers.js';
 
 // The wire schemas as values, from the public namespace.
