@@ -1,0 +1,138 @@
+// The races of per-conversation order that a burst of concurrent deliveries does not reach: a store
+// wrapper holds each step where the race needs it (no timing), except where the rule itself is about
+// time (the debounce window, the lock's renewal), which runs on real time of 100 ms at most.
+import { type BotStore, createMemoryStore, type MessageContext } from 'agent-messaging';
+import { describe, expect, it } from 'vitest';
+import { createLoop, gate, type Loop } from './harness.js';
+
+const statuses = (loop: Loop) =>
+  loop.mock.deliveries.filter((d) => d.type === 'message.received').map((d) => d.status);
+const say = (loop: Loop, text: string) =>
+  loop.mock.postUserMessage(loop.conversationId, { user_id: loop.user.id, text });
+
+describe('per-conversation order, at its races', () => {
+  it("handles a message queued between the holder's last (empty) take and its release (Chat SDK's second bug)", async () => {
+    const inner = createMemoryStore();
+    let armed = false;
+    let emptySeen = false;
+    let refusals = 0;
+    const holderFoundEmpty = gate();
+    const secondRefused = gate();
+    const store: BotStore = {
+      ...inner,
+      takeQueued: async (key) => {
+        const taken = await inner.takeQueued(key);
+        if (armed && taken.length === 0) {
+          // The holder saw an empty queue and is about to release: m2 is queued and refused meanwhile.
+          armed = false;
+          emptySeen = true;
+          holderFoundEmpty.open();
+          await secondRefused.opened;
+        }
+        return taken;
+      },
+      acquireLock: async (key, ttlMs) => {
+        const lock = await inner.acquireLock(key, ttlMs);
+        // Refused twice: m2 tried, listened for the release, tried again, and now waits for the wake-up.
+        if (!lock && emptySeen) {
+          refusals += 1;
+          if (refusals === 2) secondRefused.open();
+        }
+        return lock;
+      },
+    };
+    // A long TTL: a waiter that missed the release would only retry after 40 s (its poll), past the
+    // test's timeout, so only the release wake-up can make this pass.
+    const loop = await createLoop({ store, lockTtlMs: 120_000 });
+    const handled: string[] = [];
+    loop.bot.on('message.received', (ctx: MessageContext) => {
+      handled.push(ctx.text);
+      if (ctx.text === 'm1') armed = true;
+    });
+    say(loop, 'm1');
+    await holderFoundEmpty.opened;
+    say(loop, 'm2');
+    await loop.mock.idle();
+    await loop.bot.idle();
+    expect(handled).toEqual(['m1', 'm2']);
+    expect(statuses(loop)).toEqual([200, 200]);
+  });
+
+  it("under 'debounce' a message arriving within the window after the first took the lock joins its batch", async () => {
+    const inner = createMemoryStore();
+    const locked = gate();
+    let enqueued = 0;
+    const secondQueued = gate();
+    const store: BotStore = {
+      ...inner,
+      acquireLock: async (key, ttlMs) => {
+        const lock = await inner.acquireLock(key, ttlMs);
+        if (lock) locked.open();
+        return lock;
+      },
+      enqueue: async (...args) => {
+        await inner.enqueue(...args);
+        enqueued += 1;
+        if (enqueued === 2) secondQueued.open();
+      },
+    };
+    const loop = await createLoop({ store, concurrency: 'debounce', debounceMs: 100 });
+    const runs: string[][] = [];
+    loop.bot.on('message.received', (ctx: MessageContext) => {
+      runs.push(ctx.messages.map((m) => m.parts?.[0]?.text ?? ''));
+    });
+    say(loop, 'm1');
+    // m1 holds its conversation before m2 is even sent: only the window can gather them.
+    await locked.opened;
+    say(loop, 'm2');
+    await secondQueued.opened;
+    await loop.mock.idle();
+    await loop.bot.idle();
+    expect(runs).toEqual([['m1', 'm2']]);
+    expect(statuses(loop)).toEqual([200, 200]);
+  });
+
+  it('keeps the conversation for a handler that runs longer than the lock TTL (renewed while it runs)', async () => {
+    const inner = createMemoryStore();
+    let refusals = 0;
+    const waitedPastTtl = gate();
+    const store: BotStore = {
+      ...inner,
+      acquireLock: async (key, ttlMs) => {
+        const lock = await inner.acquireLock(key, ttlMs);
+        // The waiter retries every TTL / 3 (20 ms): eight refusals span more than the 60 ms TTL.
+        if (!lock) {
+          refusals += 1;
+          if (refusals >= 8) waitedPastTtl.open();
+        }
+        return lock;
+      },
+    };
+    const loop = await createLoop({ store, lockTtlMs: 60 });
+    let running = 0;
+    let most = 0;
+    const aborted: boolean[] = [];
+    const secondStarted = gate();
+    const firstStarted = gate();
+    loop.bot.on('message.received', async (ctx: MessageContext) => {
+      running += 1;
+      most = Math.max(most, running);
+      if (ctx.text === 'm1') {
+        firstStarted.open();
+        // Ends when m2 has waited past the TTL, or (the rule broken) when m2 took the lock.
+        await Promise.race([waitedPastTtl.opened, secondStarted.opened]);
+      } else secondStarted.open();
+      aborted.push(ctx.signal.aborted);
+      running -= 1;
+    });
+    say(loop, 'm1');
+    await firstStarted.opened;
+    say(loop, 'm2');
+    await loop.mock.idle();
+    await loop.bot.idle();
+    expect(refusals).toBeGreaterThanOrEqual(8);
+    expect(most).toBe(1);
+    expect(aborted).toEqual([false, false]);
+    expect(statuses(loop)).toEqual([200, 200]);
+  });
+});
