@@ -23,7 +23,12 @@ interface LogEntry {
 /** What `checkCluster` reads. */
 export interface CheckInput {
   world: World;
-  reader: { lRange(key: string, from: number, to: number): Promise<string[]> };
+  reader: {
+    lRange(key: string, from: number, to: number): Promise<string[]>;
+    keys(pattern: string): Promise<string[]>;
+    zCard(key: string): Promise<number>;
+    get(key: string): Promise<string | null>;
+  };
   prefix: string;
   kills: readonly Kill[];
   size: { messages: number; conversations: number; kills: number };
@@ -149,6 +154,13 @@ export async function checkCluster(input: CheckInput) {
     outOfOrder === 0 &&
     overlapping === 0 &&
     cut + interrupted <= kills.length;
+  // What the runtime left in Redis: messages queued that no holder took, claims never settled.
+  let stranded = 0;
+  for (const key of await input.reader.keys(`${input.prefix}q:*`)) stranded += await input.reader.zCard(key);
+  let inFlight = 0;
+  for (const key of await input.reader.keys(`${input.prefix}k:dedupe:*`)) {
+    if ((await input.reader.get(key)) === 'in_flight') inFlight++;
+  }
   const fateCount = (fate: string) => [...input.fates.values()].filter((value) => value === fate).length;
   const details = [
     `${fmt(size.messages)} user messages over ${size.conversations} conversations, posted in waves to the loopback ` +
@@ -157,7 +169,8 @@ export async function checkCluster(input: CheckInput) {
       `to a round-robin proxy in front of 3 bot processes (createBot + createRedisStore + toNodeHandler, ` +
       `'queue' policy, lockTtlMs 2 s) on one redis-server. ${kills.length} SIGKILLs of a random bot, each ` +
       `replaced by a new process. ${fmt(received.length)} delivery attempts, ${fmt(acknowledged.size)} events ` +
-      `acknowledged, ${fmt(handlerRuns)} handler runs logged.`,
+      `acknowledged, ${fmt(handlerRuns)} handler runs logged. Left in Redis at the end: ${stranded} ` +
+      `messages still queued, ${inFlight} dedupe claims still \`in_flight\`.`,
     ...problems.slice(0, process.env.SOAK_DEBUG ? 400 : 20),
   ];
   return {
