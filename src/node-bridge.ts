@@ -24,6 +24,9 @@ const BAD_HOST = /[\s/\\?#@]/;
 // Answers written as they are produced; every other answer is buffered and written at once.
 const STREAMED_TYPES = /^\s*(?:text\/event-stream|application\/x-ndjson)\b/i;
 
+// Answers sent as UTF-8 text (JSON, HTML, plain text); anything else goes out as the exact bytes.
+const TEXT_TYPES = /^\s*(?:application\/json|text\/)/i;
+
 /** A body read whole, or the part read before it grew over the limit (reading stops there). */
 export type ReadBody = { complete: true; bytes: Buffer } | { complete: false; head: Buffer[] };
 
@@ -129,7 +132,8 @@ export async function writeResponse(
   signal?: AbortSignal,
 ): Promise<void> {
   const headers: string[] = [];
-  const buffered = response.body !== null && !STREAMED_TYPES.test(response.headers.get('content-type') ?? '');
+  const type = response.headers.get('content-type') ?? '';
+  const buffered = response.body !== null && !STREAMED_TYPES.test(type);
   response.headers.forEach((value, name) => {
     // node:http frames the body itself; a buffered body's length is set from its bytes.
     if (name === 'transfer-encoding' || (buffered && name === 'content-length')) return;
@@ -141,8 +145,13 @@ export async function writeResponse(
     return;
   }
   if (buffered) {
-    const body = new Uint8Array(await response.arrayBuffer());
-    headers.push('content-length', String(body.byteLength));
+    // Text goes out as a string: node:http then sends its head and body in one write() instead of a
+    // writev() of two buffers, which the profiles showed as the largest single cost of a small answer.
+    const body = TEXT_TYPES.test(type) ? await response.text() : new Uint8Array(await response.arrayBuffer());
+    headers.push(
+      'content-length',
+      String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength),
+    );
     res.writeHead(response.status, headers);
     res.end(body);
     return;
