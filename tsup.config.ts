@@ -27,10 +27,16 @@ const entry = {
 
 const shared: Options = { format: ['esm'], target: 'node22', platform: 'neutral', clean: false };
 
+// chunks/agent-client is in no "exports": an entry that reaches AgentClient's code but not the
+// streaming machinery, so esbuild's splitting (one chunk per set of entries reaching a module) keeps
+// that machinery out of the chunks AgentClient needs. messages.stream, startReply and reply load it
+// with import(); an app's bundler then fetches it on first use instead of with the client
+// (npm run size, BENCHMARKS.md). Without this entry both land in one shared chunk.
+
 /** The JavaScript of every entry (the bench builds this one alone). */
 export const javascript: Options = {
   ...shared,
-  entry: { ...entry, cli: 'src/cli.ts' },
+  entry: { ...entry, cli: 'src/cli.ts', 'chunks/agent-client': 'src/client/agent-client.ts' },
   splitting: true,
   sourcemap: false,
   treeshake: true,

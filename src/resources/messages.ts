@@ -11,13 +11,16 @@ import type {
   UnsendResponse,
 } from '../schemas/messages.js';
 import type { MessageStream } from '../streaming/message-stream.js';
-import { openMessageStream } from '../streaming/message-stream.js';
 import type { ReplyOptions, ReplyResult, StreamBody, StreamOptions } from '../streaming/options.js';
-import { type PipeReplyOptions, pipeReply, type ReplySource } from '../streaming/pipe-reply.js';
-import { startReply } from '../streaming/reply-start.js';
+import type { PipeReplyOptions, ReplySource } from '../streaming/pipe-reply.js';
 import type { ReplyWriter } from '../streaming/reply-writer.js';
 import { Resource } from './resource.js';
 import { buildSendBody, type SendInput } from './send-input.js';
+
+// stream(), startReply() and reply() load the streaming machinery (and, for reply(), the model-stream
+// normalizers of src/llm) with a dynamic import(): a bundler with code splitting leaves it out of the
+// chunk that `new AgentClient()` and `messages.send` load (the bundle-size budget, BENCHMARKS.md). The
+// three are async already, so a bad argument still rejects, as before, and nothing is sent first.
 
 /** An agent's messages: send, patch a streaming message, complete, unsend, react. */
 export class Messages extends Resource {
@@ -69,7 +72,8 @@ export class Messages extends Resource {
    * const stream = await client.messages.stream(cnv, { replyToMessageId });
    * for await (const event of stream) if (event.type === 'message.patch') console.log(event.patch.value);
    */
-  stream(conversationId: string, body?: StreamBody, options?: StreamOptions): Promise<MessageStream> {
+  async stream(conversationId: string, body?: StreamBody, options?: StreamOptions): Promise<MessageStream> {
+    const { openMessageStream } = await import('../streaming/message-stream.js');
     return openMessageStream(this._transport, conversationId, body, options);
   }
 
@@ -82,7 +86,8 @@ export class Messages extends Resource {
    * await reply.write('Hello');
    * const { message_id, revision, text } = await reply.complete();
    */
-  startReply(conversationId: string, body?: StreamBody, options?: ReplyOptions): Promise<ReplyWriter> {
+  async startReply(conversationId: string, body?: StreamBody, options?: ReplyOptions): Promise<ReplyWriter> {
+    const { startReply } = await import('../streaming/reply-start.js');
     return startReply(this, conversationId, body, options);
   }
 
@@ -94,7 +99,8 @@ export class Messages extends Resource {
    * @example
    * await client.messages.reply(cnv, await openai.chat.completions.create({ model, messages, stream: true }));
    */
-  reply(conversationId: string, chunks: ReplySource, options?: PipeReplyOptions): Promise<ReplyResult> {
+  async reply(conversationId: string, chunks: ReplySource, options?: PipeReplyOptions): Promise<ReplyResult> {
+    const { pipeReply } = await import('../streaming/pipe-reply.js');
     return pipeReply(this, conversationId, chunks, options);
   }
 
