@@ -9,6 +9,12 @@ async function* chunks(...parts: string[]) {
   for (const part of parts) yield part;
 }
 
+/** A model that fails before its first token. */
+async function* failingModel(): AsyncGenerator<string> {
+  yield* [];
+  throw new Error('401 from the model');
+}
+
 describe('the message.received context', () => {
   it('gives the message, its text, the conversation and the webhook id', async () => {
     const loop = await createLoop();
@@ -167,6 +173,21 @@ describe('ctx.typing()', () => {
     expect(lastStatus(loop)).toBe(200);
     expect(typingStates(loop)).toEqual(['start', 'stop']);
     expect(afterStop).toBe(2);
+  });
+
+  it.each([
+    ['fails before its first chunk', () => failingModel()],
+    ['ends empty', () => chunks()],
+  ])('stops the typing a streamed reply showed when its source %s (no message, 500)', async (_, source) => {
+    const loop = await createLoop();
+    loop.bot.onError(() => {});
+    loop.bot.on('message.received', (ctx) => ctx.reply(source()));
+    await loop.post('hi');
+    await loop.bot.idle();
+    expect(lastStatus(loop)).toBe(500);
+    expect(await loop.agentMessages()).toEqual([]);
+    // One start, then one stop: no renewal keeps running after the reply failed.
+    expect(typingStates(loop)).toEqual(['start', 'stop']);
   });
 
   it('does not fail the handler when a typing call fails, and logs it', async () => {

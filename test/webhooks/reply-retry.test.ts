@@ -1,5 +1,5 @@
 import type { RequestLogEntry } from 'agent-messaging/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLoop, type Loop } from './harness.js';
 
 /** A model's token stream: `words`, then a failure when `failAfter` words were yielded. */
@@ -90,5 +90,40 @@ describe('a retried delivery whose first run already completed its streamed repl
       outcome: 'replayed',
     });
     expect(retry.filter(writesText)).toEqual([]);
+  });
+});
+
+describe('a reply cut short on one process, retried on another sharing the store', () => {
+  it('writes the answer as a new message: the attempt counter is in the bot store, not in the process', async () => {
+    const { createMemoryStore } = await import('agent-messaging');
+    const store = createMemoryStore();
+    const first = await createLoop({ store });
+    first.bot.onError(() => {});
+    first.bot.on('message.received', (ctx) => ctx.reply(model(['The capital ', 'of Australia.'], 1)));
+    // A second process: a fresh copy of the SDK's modules, so nothing kept in module memory is shared.
+    vi.resetModules();
+    const other = await import('agent-messaging');
+    const second = other.createBot({
+      apiKey: first.apiKey,
+      webhookSecret: first.secret,
+      ...first.connection,
+      store,
+    });
+    let outcome: string | undefined;
+    second.on('message.received', async (ctx) => {
+      outcome = (await ctx.reply(model(['The capital ', 'is Canberra.']))).outcome;
+    });
+    await first.post('capital?');
+    first.route((request) => second.fetch(request));
+    await first.mock.clock.advance(5);
+    await first.mock.idle();
+    expect(first.mock.deliveries.filter((d) => d.type === 'message.received').map((d) => d.status)).toEqual([
+      500, 200,
+    ]);
+    expect(outcome).toBe('complete');
+    expect((await first.agentMessages()).map((m) => [m.status, m.parts?.[0]?.text])).toEqual([
+      ['sent', 'The capital  … [interrupted]'],
+      ['sent', 'The capital is Canberra.'],
+    ]);
   });
 });
