@@ -12,6 +12,7 @@
 import type { BotStore } from '../store/bot-store.js';
 import { type BatchOutcome, type QueuedItem, type StopReason, stopError } from './batch.js';
 import { holdLock } from './lock-hold.js';
+import { createReleaseWaiters, type ReleaseWait } from './release-waiters.js';
 
 /** The conversation policies that use the lock. */
 export type LanePolicy = 'queue' | 'interrupt' | 'debounce';
@@ -52,29 +53,7 @@ const sleep = (ms: number) =>
 export function createLanes(options: LaneOptions) {
   const { store, policy } = options;
   const waiting = new Map<string, (outcome: BatchOutcome) => void>();
-  const releases = new Map<string, Set<() => void>>();
-
-  const notifyReleased = (conversationId: string) => {
-    const wakers = releases.get(conversationId);
-    releases.delete(conversationId);
-    for (const wake of wakers ?? []) wake();
-  };
-
-  /** Resolves at the next release of the conversation's lock in this process (or by `wake`). */
-  const nextRelease = (conversationId: string) => {
-    let wake!: () => void;
-    const released = new Promise<void>((resolve) => {
-      wake = resolve;
-    });
-    const wakers = releases.get(conversationId) ?? new Set<() => void>();
-    releases.set(conversationId, wakers);
-    wakers.add(wake);
-    const cancel = () => {
-      wakers.delete(wake);
-      if (wakers.size === 0 && releases.get(conversationId) === wakers) releases.delete(conversationId);
-    };
-    return { released, wake, cancel };
-  };
+  const { notifyReleased, nextRelease } = createReleaseWaiters();
 
   /** Holds the lock and handles the queue until it is empty; `false` when someone else holds it. */
   const drain = async (conversationId: string): Promise<boolean> => {
@@ -154,7 +133,7 @@ export function createLanes(options: LaneOptions) {
       outcome = value;
       settle(value);
     });
-    let next: ReturnType<typeof nextRelease> | undefined;
+    let next: ReleaseWait | undefined;
     let unsubscribe: (() => Promise<void>) | undefined;
     try {
       await enqueue(item);
