@@ -152,16 +152,19 @@ describe('the conversation lock', () => {
     expect(statuses(loop)).toEqual([500, 200]);
   });
 
-  it('fires ctx.signal with a TimeoutError past maxHandlerMs', async () => {
-    const loop = await createLoop({ maxHandlerMs: 40 });
-    const reasons: string[] = [];
-    loop.bot.on('message.received', async (ctx: MessageContext) => {
-      await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
-      reasons.push((ctx.signal.reason as Error).name);
-    });
-    loop.bot.onError(() => undefined);
-    await loop.post('slow');
-    expect(reasons).toEqual(['TimeoutError']);
-    expect(statuses(loop)).toEqual([500]);
-  });
+  it.each(['queue', 'concurrent'] as const)(
+    'fires ctx.signal with a TimeoutError past maxHandlerMs (%s)',
+    async (concurrency) => {
+      const loop = await createLoop({ maxHandlerMs: 40, concurrency });
+      const reasons: string[] = [];
+      loop.bot.on('message.received', async (ctx: MessageContext) => {
+        await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+        reasons.push((ctx.signal.reason as Error).name);
+      });
+      loop.bot.onError(() => undefined);
+      await loop.post('slow');
+      expect(reasons).toEqual(['TimeoutError']);
+      expect(statuses(loop)).toEqual([500]);
+    },
+  );
 });
