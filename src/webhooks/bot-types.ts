@@ -41,7 +41,8 @@ export interface BotOptions extends AgentClientOptions {
    *   message gets its own run.
    * - `'interrupt'`: a newer message aborts the running handler (`ctx.signal` fires, its streaming
    *   reply ends marked interrupted), then the newer message is handled.
-   * - `'debounce'`: messages arriving within `debounceMs` are handled once, together (`ctx.messages`).
+   * - `'debounce'`: messages arriving within `debounceMs` of the first one are handled once, together
+   *   (`ctx.messages`); the window is fixed, not reset by each message.
    * - `'concurrent'`: every delivery runs at once, as it arrives.
    */
   concurrency?: 'queue' | 'interrupt' | 'debounce' | 'concurrent';
