@@ -63,6 +63,14 @@ export interface ReplyOptions extends StreamOptions {
    */
   writerWaitMs?: number;
   /**
+   * How long a writer's lease on its key lasts unless renewed (default 30000); it is renewed every
+   * third of that while the writer writes. A writer whose renewal fails (a stall outlived the lease,
+   * or another writer took it) stops with a ConflictError `reply_lease_lost` and writes nothing more.
+   * Keep it above `progressTimeoutMs`: a stalled step must not outlive the lease.
+   * @example writerLeaseMs: 60_000
+   */
+  writerLeaseMs?: number;
+  /**
    * How long streamed text or a sent completion may go unacknowledged before the reply falls back
    * to append and reads back (default 5000; keep-alive comments do not count as acknowledgement).
    * @example progressTimeoutMs: 2_000
@@ -108,6 +116,7 @@ export interface CheckedReplyOptions {
   interruptedNote: string;
   ledger: ReplyLedger;
   writerWaitMs: number;
+  writerLeaseMs: number;
   progressTimeoutMs: number;
 }
 
@@ -127,6 +136,7 @@ export function checkReplyOptions(options: ReplyOptions | undefined, context: st
     interruptedNote,
     ledger,
     writerWaitMs,
+    writerLeaseMs,
     progressTimeoutMs,
     ...request
   } = options ?? {};
@@ -171,6 +181,9 @@ export function checkReplyOptions(options: ReplyOptions | undefined, context: st
   if (writerWaitMs !== undefined && !(positiveInt(writerWaitMs) || writerWaitMs === 0)) {
     issues.push({ field: 'writerWaitMs', message: 'must be a non-negative integer' });
   }
+  if (writerLeaseMs !== undefined && !positiveInt(writerLeaseMs)) {
+    issues.push({ field: 'writerLeaseMs', message: 'must be a positive integer' });
+  }
   if (progressTimeoutMs !== undefined && !positiveInt(progressTimeoutMs)) {
     issues.push({ field: 'progressTimeoutMs', message: 'must be a positive integer' });
   }
@@ -185,11 +198,14 @@ export function checkReplyOptions(options: ReplyOptions | undefined, context: st
     interruptedNote: interruptedNote ?? DEFAULT_INTERRUPTED_NOTE,
     ledger: ledger ?? defaultLedger(),
     writerWaitMs: writerWaitMs ?? DEFAULT_WRITER_WAIT_MS,
+    writerLeaseMs: writerLeaseMs ?? DEFAULT_WRITER_LEASE_MS,
     progressTimeoutMs: progressTimeoutMs ?? DEFAULT_PROGRESS_TIMEOUT_MS,
   };
 }
 
 const DEFAULT_WRITER_WAIT_MS = 10_000;
+// A lease outlives a stalled step (a progress deadline plus a read-back) and is renewed while held.
+const DEFAULT_WRITER_LEASE_MS = 30_000;
 
 /** What a streamed message starts with: the send shape without `schema` and `stream`, all optional. */
 export interface StreamBody {

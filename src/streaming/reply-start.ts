@@ -64,7 +64,7 @@ export async function startReply(
   // One writer per key at a time: a second one waits here for the first, or gets a ConflictError.
   const held = await holdReply(key, {
     ledger: checked.ledger,
-    ttlMs: LEASE_TTL_MS,
+    ttlMs: checked.writerLeaseMs,
     waitMs: checked.writerWaitMs,
     signal,
   });
@@ -130,8 +130,6 @@ export async function startReply(
   }
 }
 
-// A lease outlives a stalled step (a progress deadline plus a read-back) and is renewed while held.
-const LEASE_TTL_MS = 30_000;
 // How long lines in flight at a cut get to land before the writer sends what is missing.
 const SETTLE_MS = 500;
 

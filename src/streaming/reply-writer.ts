@@ -78,7 +78,7 @@ export class ReplyWriter {
         new ConflictError({
           status: 409,
           code: 'reply_lease_lost',
-          message: `reply ${this.messageId} lost its writer's lease (not renewed in time); it was left as it is`,
+          message: `reply ${this.messageId} lost its writer's lease (not renewed within writerLeaseMs, or taken by another writer); this writer sends nothing more`,
         }),
       ),
     );
