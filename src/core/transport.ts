@@ -6,11 +6,12 @@ import type * as z from 'zod/mini';
 import { type Endpoint, type EndpointKey, endpoints, PATH_PARAMS, type ResponseOf } from '../endpoints.js';
 import { ApiError, apiErrorName } from './api-error.js';
 import { ApiPromise, type WithResponse } from './api-promise.js';
+import { attemptBodyHook } from './attempt-body.js';
 import type { TransportConfig } from './client-config.js';
 import { AgentMessagingError, ConnectionError, TimeoutError } from './errors.js';
 import { randomIdempotencyKey } from './idempotency.js';
 import type { RequestOptions } from './options.js';
-import { errorFromAnswer, parseJsonAnswer, readCapped, redact } from './response.js';
+import { errorFromAnswer, parseJsonAnswer, redact } from './response.js';
 import { abortedError, kyRetry } from './retry.js';
 import { checkRequestOptions, parseInput, pathId } from './validate.js';
 
@@ -60,6 +61,8 @@ interface Call {
   signal: AbortSignal | undefined;
   timeoutMs: number;
   retries: number;
+  /** The 2xx body is read inside the attempt (JSON calls); raw and upload answers are handed over unread. */
+  readsAnswer: boolean;
   onUploadProgress?: UploadSpec['onProgress'];
 }
 
@@ -128,16 +131,12 @@ export class Transport {
   async #request<K extends EndpointKey>(key: K, init: CallInit): Promise<WithResponse<ResponseOf<K>>> {
     const call = this.#prepare(key, init, undefined, undefined);
     call.headers.accept = 'application/json';
+    call.readsAnswer = true;
+    // Buffered under maxResponseBytes within the attempt (attempt-body.ts): this text is in memory.
     const response = await this.#send(call);
-    const { timeoutMs, operation } = call;
-    let text: string;
-    try {
-      text = await readCapped(response, { maxBytes: this.#config.maxResponseBytes, timeoutMs, operation });
-    } catch (error) {
-      throw this.#toSdkError(error, call);
-    }
+    const text = await response.text();
     const schema = (endpoints[key] as Endpoint).response as z.ZodMiniType<ResponseOf<K>>;
-    return parseJsonAnswer(schema, response, text, operation);
+    return parseJsonAnswer(schema, response, text, call.operation);
   }
 
   /** Checks the call against its endpoint and builds what is sent; `bytes` is a body sent as is. */
@@ -176,6 +175,7 @@ export class Transport {
       // A caller's key on a `never` call (an append, a registration) is not deduplicated by the service,
       // so it does not make a repeat safe.
       retries: endpoint.retry === 'never' ? 0 : (options.maxRetries ?? this.#config.maxRetries),
+      readsAnswer: false,
     };
   }
 
@@ -197,37 +197,44 @@ export class Transport {
           response && !response.ok ? apiErrorName(response.status) : (failure as Error | undefined)?.name,
       });
     const begin = () => {
-      started = log ? performance.now() : 0;
+      started = performance.now();
     };
+    const onRetry = (failure: unknown, next: number, delayMs: number) => {
+      if (!ApiError.is(failure)) logAttempt(undefined, failure);
+      attempt = next;
+      log?.('agent-messaging retry', {
+        method: call.method,
+        path: call.logPath,
+        attempt: next,
+        delayMs,
+        reason: (failure as Error).name,
+      });
+    };
+    // Reads the body inside the attempt, under the client's cap; first, so that a forced retry (a body
+    // too slow) skips the log hook, the retry line then reporting that attempt.
+    const readBody = attemptBodyHook({
+      readsAnswer: call.readsAnswer,
+      maxBytes: this.#config.maxResponseBytes,
+      timeoutMs: call.timeoutMs,
+      operation: call.operation,
+      retries: call.retries,
+      startedAt: () => started,
+      onRetry,
+    });
     const options: Options = {
       method: call.method,
       headers: call.headers,
       body: call.body,
       signal: call.signal,
       timeout: call.timeoutMs,
-      retry: kyRetry(
-        call.retries,
-        (error) => this.#toSdkError(error, call),
-        (failure, next, delayMs) => {
-          if (!ApiError.is(failure)) logAttempt(undefined, failure);
-          attempt = next;
-          log?.('agent-messaging retry', {
-            method: call.method,
-            path: call.logPath,
-            attempt: next,
-            delayMs,
-            reason: (failure as Error).name,
-          });
-        },
-      ),
-      // Only with a logger: ky hands each afterResponse hook a clone of the answer (a tee of its body).
-      hooks: log
-        ? {
-            beforeRequest: [begin],
-            beforeRetry: [begin],
-            afterResponse: [({ response }) => void logAttempt(response)],
-          }
-        : {},
+      retry: kyRetry(call.retries, (error) => this.#toSdkError(error, call), onRetry),
+      // ky hands each afterResponse hook a clone of the answer (a tee of its body): the log hook only
+      // with a logger. The body hook is always there (a raw 2xx passes it unread, its branch cancelled).
+      hooks: {
+        beforeRequest: [begin],
+        beforeRetry: [begin],
+        afterResponse: log ? [readBody, ({ response }) => void logAttempt(response)] : [readBody],
+      },
       ...(call.onUploadProgress ? { onUploadProgress: call.onUploadProgress } : {}),
     };
     try {

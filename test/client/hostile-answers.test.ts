@@ -6,7 +6,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { AgentClient, ApiError, InvalidResponseError, ValidationError } from 'agent-messaging';
+import { AgentClient, ApiError, InvalidResponseError, NotFoundError, ValidationError } from 'agent-messaging';
 import { afterEach, describe, expect, test } from 'vitest';
 import { rejectionOf, useWorld } from './world.js';
 
@@ -91,6 +91,38 @@ describe('answer bodies are read under maxResponseBytes', () => {
     const { conversation } = await client.conversations.retrieve('cnv_1');
 
     expect(conversation.id).toBe('cnv_1');
+  });
+
+  // A typed ApiError, not an InvalidResponseError: the status is a whole, trustworthy answer (a proxy's
+  // huge 404 page is still a NotFoundError; a 503 is still retried); only the body's code is lost.
+  test('an endless error body is the typed ApiError without its code, read no further than the cap', async () => {
+    let sent = 0;
+    let closed = false;
+    const client = await hostile((response) => {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.write('{"error":{"code":"not_found","message":"');
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      const pump = () => {
+        while (!closed && sent < 64 * MiB) {
+          sent += chunk.length;
+          if (!response.write(chunk)) return void response.once('drain', pump);
+        }
+        response.end('"}}');
+      };
+      response.on('close', () => {
+        closed = true;
+      });
+      pump();
+    }, MiB);
+
+    const error = await rejectionOf(client.conversations.retrieve('cnv_1'));
+
+    expect(NotFoundError.is(error)).toBe(true);
+    expect(error).toMatchObject({ status: 404, code: undefined });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(closed).toBe(true);
+    // ky's own error-body read stops at 10 MiB; the client's cap (1 MiB here) stops it well before.
+    expect(sent).toBeLessThan(6 * MiB);
   });
 });
 

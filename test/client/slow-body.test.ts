@@ -1,0 +1,113 @@
+// A 2xx answer whose body stalls after the headers: the body is part of the attempt, so the attempt
+// times out after timeoutMs and a call safe to repeat (a GET, a keyed POST) is retried with the same
+// Idempotency-Key, while a `never` call is not. A loopback proxy in front of the loopback mock sends
+// the first answer's headers and half its body, then holds the rest; the mock logs what arrived.
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AgentClient, TimeoutError } from 'agent-messaging';
+import { afterEach, describe, expect, test } from 'vitest';
+import { type LogLine, rejectionOf, useWorld, type World } from './world.js';
+
+let proxy: Server | undefined;
+afterEach(async () => {
+  const open = proxy;
+  proxy = undefined;
+  if (!open) return;
+  open.closeAllConnections();
+  await new Promise((resolve) => open.close(resolve));
+});
+
+/** A proxy to `target` that stalls the body of its first `stalls` answers; a client pointed at it. */
+async function stallingClient(world: World, stalls = 1) {
+  let stalled = 0;
+  proxy = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).filter(([name]) => name !== 'host' && name !== 'content-length'),
+    ) as Record<string, string>;
+    const answer = await fetch(world.baseUrl + request.url, {
+      method: request.method,
+      headers,
+      body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+    });
+    const body = Buffer.from(await answer.arrayBuffer());
+    const out = Object.fromEntries(answer.headers);
+    for (const name of ['content-length', 'content-encoding', 'transfer-encoding']) delete out[name];
+    response.writeHead(answer.status, out);
+    if (stalled < stalls) {
+      stalled += 1;
+      // Half the body, then nothing: the headers arrived in time, the answer never completes.
+      response.write(body.subarray(0, body.length >> 1));
+      return;
+    }
+    response.end(body);
+  });
+  proxy.listen(0, '127.0.0.1');
+  await once(proxy, 'listening');
+  const { port } = proxy.address() as AddressInfo;
+  const lines: LogLine[] = [];
+  const client = new AgentClient({
+    apiKey: world.apiKey,
+    baseUrl: `http://127.0.0.1:${port}`,
+    logger: (message, fields) => lines.push({ message, fields }),
+  });
+  return { client, retries: () => lines.filter((line) => line.message === 'agent-messaging retry') };
+}
+
+describe('a 2xx body that stalls', () => {
+  const w = useWorld('loopback');
+
+  test('on a GET is retried after timeoutMs, and the retry answers', async () => {
+    const { client, retries } = await stallingClient(w);
+
+    const { conversation } = await client.conversations.retrieve(w.conversationId, { timeoutMs: 100 });
+
+    expect(conversation.id).toBe(w.conversationId);
+    expect(w.requests().map((entry) => entry.method)).toEqual(['GET', 'GET']);
+    expect(retries().map((line) => line.fields)).toEqual([
+      expect.objectContaining({ attempt: 2, reason: 'TimeoutError' }),
+    ]);
+  });
+
+  test('on a keyed POST is retried with the same Idempotency-Key, and one message exists', async () => {
+    const { client } = await stallingClient(w);
+
+    const { message } = await client.messages.send(w.conversationId, { text: 'hello' }, { timeoutMs: 100 });
+
+    const keys = w.requests().map((entry) => entry.headers['idempotency-key']);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[\x21-\x7e]{8,255}$/);
+    expect(keys[1]).toBe(keys[0]);
+    const { messages } = await w.client.conversations.listMessages(w.conversationId);
+    expect(messages.filter((entry) => entry.sender.id === w.agentId).map((entry) => entry.id)).toEqual([
+      message.id,
+    ]);
+  });
+
+  test('on a `never` call is a TimeoutError, sent once', async () => {
+    const { client, retries } = await stallingClient(w);
+
+    const error = await rejectionOf(
+      client.attachments.create({ name: 'a', mime_type: 'text/plain', size_bytes: 1 }, { timeoutMs: 100 }),
+    );
+
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toContain('timeoutMs');
+    expect(w.requests().map((entry) => entry.path)).toEqual(['/v1/attachments']);
+    expect(retries()).toEqual([]);
+  });
+
+  test('on every attempt gives up after maxRetries with the TimeoutError', async () => {
+    const { client, retries } = await stallingClient(w, 3);
+
+    const error = await rejectionOf(
+      client.conversations.retrieve(w.conversationId, { timeoutMs: 100, maxRetries: 1 }),
+    );
+
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(w.requests()).toHaveLength(2);
+    expect(retries()).toHaveLength(1);
+  });
+});
