@@ -39,8 +39,16 @@ const REMEMBERED = 64;
  */
 export class StreamedMessageBuilder {
   #message: StreamedMessage | undefined;
-  /** eventIds of the last applied seqs, by seq. */
-  readonly #applied = new Map<number, string>();
+  // The eventIds of the last REMEMBERED applied events, in a ring: applied seqs run one by one
+  // up to `lastSeq`, so the eventId of seq `lastSeq - back` sits `back` slots behind `#head`.
+  // (A Map set and delete per event cost about as much as all the other checks.)
+  readonly #eventIds: string[] = new Array<string>(REMEMBERED).fill('');
+  /** The slot of `lastSeq`'s eventId. */
+  #head = 0;
+  /** How many slots hold an applied event's eventId (at most REMEMBERED). */
+  #remembered = 0;
+  /** The block the last patch appended to: a stream appends to one block for long runs. */
+  #lastBlock: StreamedBlock | undefined;
 
   /** The message so far, or undefined before `message.started`. */
   get current(): StreamedMessage | undefined {
@@ -54,7 +62,7 @@ export class StreamedMessageBuilder {
   apply(event: StreamEvent): boolean {
     const message = this.#message;
     if (message !== undefined && event.seq <= message.lastSeq) {
-      if (this.#applied.get(event.seq) === event.eventId) return false;
+      if (this.#isApplied(event.seq, message.lastSeq, event.eventId)) return false;
       throw untrusted(
         event,
         `repeats or reorders seq ${event.seq} (the last applied was ${message.lastSeq})`,
@@ -83,9 +91,10 @@ export class StreamedMessageBuilder {
       throw untrusted(event, `is of message ${String(messageId)}, not ${message.id}`);
     }
     if (event.type === 'message.patch') {
-      const block = message.blocks.find((candidate) => candidate.id === event.patch.blockId);
-      if (block !== undefined && event.patch.op === 'appendText' && event.patch.path === '/text') {
-        block.text = (block.text ?? '') + event.patch.value;
+      const patch = event.patch;
+      const block = this.#blockOf(message, patch.blockId);
+      if (block !== undefined && patch.op === 'appendText' && patch.path === '/text') {
+        block.text = (block.text ?? '') + patch.value;
       }
     } else if (event.type === 'message.completed') {
       message.completed = true;
@@ -101,9 +110,32 @@ export class StreamedMessageBuilder {
     return message && { ...message, blocks: message.blocks.map((block) => ({ ...block })) };
   }
 
+  /** Called after `lastSeq` became `event.seq`: its slot follows the previous one. */
   #remember(event: StreamEvent): void {
-    this.#applied.set(event.seq, event.eventId);
-    this.#applied.delete(event.seq - REMEMBERED);
+    this.#head = (this.#head + 1) % REMEMBERED;
+    this.#eventIds[this.#head] = event.eventId;
+    if (this.#remembered < REMEMBERED) this.#remembered += 1;
+  }
+
+  /** True when `eventId` is the applied event of `seq` (at most `lastSeq`), if still remembered. */
+  #isApplied(seq: number, lastSeq: number, eventId: string): boolean {
+    // Both are safe integers, so a difference under REMEMBERED is exact.
+    const back = lastSeq - seq;
+    if (back >= this.#remembered) return false;
+    return this.#eventIds[(this.#head - back + REMEMBERED) % REMEMBERED] === eventId;
+  }
+
+  /** The block with `blockId`, looked up from the one the last patch went to. */
+  #blockOf(message: StreamedMessage, blockId: string): StreamedBlock | undefined {
+    const last = this.#lastBlock;
+    if (last !== undefined && last.id === blockId) return last;
+    for (const block of message.blocks) {
+      if (block.id === blockId) {
+        this.#lastBlock = block;
+        return block;
+      }
+    }
+    return undefined;
   }
 }
 

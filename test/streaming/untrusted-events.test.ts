@@ -37,6 +37,21 @@ describe('the stream reader', () => {
     expect(await stream.finalText()).toBe('Hi');
   });
 
+  it('drops a repeat of any of the last 64 applied events and refuses one from further back', async () => {
+    // 70 patches: the ring of remembered eventIds has wrapped around.
+    const patches = Array.from({ length: 70 }, (_, i) => patch(i + 2, 'a'));
+    const recent = await read(started(), ...patches, patch(8, 'a'), patch(71, 'a'), completed(72));
+    expect(recent.error).toBeUndefined();
+    expect(recent.seen).toHaveLength(72);
+    expect(await recent.stream.finalText()).toBe('a'.repeat(70));
+    const old = await read(started(), ...patches, patch(7, 'a'));
+    expect(InvalidResponseError.is(old.error)).toBe(true);
+    expect((old.error as Error).message).toMatch(
+      /\(seq 7\) repeats or reorders seq 7 \(the last applied was 71\)/,
+    );
+    expect(old.stream.message?.blocks[0]?.text).toBe('a'.repeat(70));
+  });
+
   it.each([
     [
       'a seq out of order',
