@@ -4,7 +4,7 @@
 // maxResponseBytes instead of ky's own fixed 10 MiB.
 
 import ky, { type AfterResponseHook } from 'ky';
-import { TimeoutError } from './errors.js';
+import { AgentMessagingError, ConnectionError, TimeoutError } from './errors.js';
 import { readCapped } from './response.js';
 import { retryDelayMs } from './retry.js';
 
@@ -20,8 +20,22 @@ export interface AttemptBody {
   retries: number;
   /** `performance.now()` when the current attempt was sent. */
   startedAt: () => number;
+  /** True once the caller's signal aborted: its abort is never retried. */
+  aborted: () => boolean;
   /** Announces a retry, as the policy's `onRetry` does: the failure, the next attempt's number, the pause. */
   onRetry: (failure: unknown, attempt: number, delayMs: number) => void;
+}
+
+/**
+ * What a failed 2xx body read means for the retry policy: a timeout of the attempt, or a connection
+ * cut mid-body; undefined when a repeat cannot cure it (over the cap, the caller's abort).
+ */
+function bodyFailure(error: unknown, plan: AttemptBody): AgentMessagingError | undefined {
+  if (TimeoutError.is(error)) {
+    return new TimeoutError(`${plan.operation}: no answer within ${plan.timeoutMs} ms (timeoutMs).`);
+  }
+  if (AgentMessagingError.is(error) || plan.aborted()) return undefined;
+  return new ConnectionError(`${plan.operation}: the connection failed while the answer was read.`);
 }
 
 /** Statuses whose answer may not carry a body (the Response constructor refuses one). */
@@ -29,7 +43,7 @@ const NO_BODY = [101, 103, 204, 205, 304];
 
 /**
  * The hook: buffers the body (under `maxBytes`, within what is left of the attempt) and hands ky an
- * in-memory copy. A 2xx body that does not arrive in time forces ky's retry when the call may repeat
+ * in-memory copy. A 2xx body that does not arrive in time, or cut mid-way, forces ky's retry when the call may repeat
  * (same request, so the same Idempotency-Key), else it is the TimeoutError; one over the cap is the
  * InvalidResponseError, never retried. An error body over the cap, too slow or cut is dropped: the status
  * still makes the typed ApiError (and decides its retry), only without the body's code and message.
@@ -47,17 +61,19 @@ export function attemptBodyHook(plan: AttemptBody): AfterResponseHook {
         operation: plan.operation,
       });
     } catch (error) {
-      if (response.ok && TimeoutError.is(error) && retryCount < plan.retries) {
-        const timeout = new TimeoutError(
-          `${plan.operation}: no answer within ${plan.timeoutMs} ms (timeoutMs).`,
-        );
-        // ky's retryCount counts retries made so far: this is retry number retryCount + 1.
-        const delay = retryDelayMs(timeout, retryCount + 1) ?? 0;
-        plan.onRetry(timeout, retryCount + 2, delay);
-        return ky.retry({ delay, code: 'slow_body', cause: timeout });
-      }
       // An error body that fails to arrive whole is only decoration lost, as ky's own read treats it.
-      if (response.ok) throw error;
+      if (!response.ok) text = '';
+      else {
+        const failure = bodyFailure(error, plan);
+        if (failure && retryCount < plan.retries) {
+          // ky's retryCount counts retries made so far: this is retry number retryCount + 1.
+          const delay = retryDelayMs(failure, retryCount + 1) ?? 0;
+          plan.onRetry(failure, retryCount + 2, delay);
+          return ky.retry({ delay, code: 'body_not_read', cause: failure });
+        }
+        // The transport maps what is thrown (a cut connection to a redacted ConnectionError).
+        throw error;
+      }
     }
     const copy = new Response(NO_BODY.includes(response.status) ? null : text, {
       status: response.status,

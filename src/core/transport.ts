@@ -219,6 +219,7 @@ export class Transport {
       operation: call.operation,
       retries: call.retries,
       startedAt: () => started,
+      aborted: () => call.signal?.aborted === true,
       onRetry,
     });
     const options: Options = {

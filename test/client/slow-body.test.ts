@@ -18,8 +18,11 @@ afterEach(async () => {
   await new Promise((resolve) => open.close(resolve));
 });
 
-/** A proxy to `target` that stalls the body of its first `stalls` answers; a client pointed at it. */
-async function stallingClient(world: World, stalls = 1) {
+/**
+ * A proxy to the mock that stalls the body of its first `stalls` answers (or, with `cut`, ends the
+ * connection after half of it); a client pointed at it.
+ */
+async function stallingClient(world: World, stalls = 1, cut = false) {
   let stalled = 0;
   proxy = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
@@ -39,7 +42,9 @@ async function stallingClient(world: World, stalls = 1) {
     if (stalled < stalls) {
       stalled += 1;
       // Half the body, then nothing: the headers arrived in time, the answer never completes.
-      response.write(body.subarray(0, body.length >> 1));
+      response.write(body.subarray(0, body.length >> 1), () => {
+        if (cut) response.socket?.destroy();
+      });
       return;
     }
     response.end(body);
@@ -83,6 +88,18 @@ describe('a 2xx body that stalls', () => {
     const { messages } = await w.client.conversations.listMessages(w.conversationId);
     expect(messages.filter((entry) => entry.sender.id === w.agentId).map((entry) => entry.id)).toEqual([
       message.id,
+    ]);
+  });
+
+  test('cut mid-way on a GET is retried as a lost connection', async () => {
+    const { client, retries } = await stallingClient(w, 1, true);
+
+    const { conversation } = await client.conversations.retrieve(w.conversationId);
+
+    expect(conversation.id).toBe(w.conversationId);
+    expect(w.requests().map((entry) => entry.method)).toEqual(['GET', 'GET']);
+    expect(retries().map((line) => line.fields)).toEqual([
+      expect.objectContaining({ attempt: 2, reason: 'ConnectionError' }),
     ]);
   });
 
