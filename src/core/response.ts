@@ -89,6 +89,9 @@ export async function readCapped(response: Response, limits: ReadLimits): Promis
     }
   } finally {
     clearTimeout(timer);
+    // Unlocked, the read stream's later cancel (ky cancels the clone it handed a hook) is a no-op
+    // instead of a rejected TypeError whose stack trace costs more CPU than the read itself.
+    reader.releaseLock();
   }
   throw new TimeoutError(
     `${limits.operation}: the answer was not read within ${limits.timeoutMs} ms (timeoutMs).`,
