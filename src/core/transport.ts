@@ -268,13 +268,48 @@ export class Transport {
   }
 }
 
+/** A template's `:name` parameter: its field name for errors (`conversationId`) and its schema, if any. */
+interface PathParam {
+  name: string;
+  field: string;
+  schema: z.ZodMiniType<string> | undefined;
+}
+
+/** Each template split once into literal text and parameters (in turn), so a call only fills them in. */
+const compiledPaths = new Map<string, (string | PathParam)[]>();
+
+function compilePath(template: string): (string | PathParam)[] {
+  const parts: (string | PathParam)[] = [];
+  let last = 0;
+  for (const match of template.matchAll(/:(\w+)/g)) {
+    const name = match[1] as string;
+    parts.push(template.slice(last, match.index));
+    const field = name.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase());
+    parts.push({ name, field, schema: PATH_PARAMS[name] });
+    last = match.index + match[0].length;
+  }
+  parts.push(template.slice(last));
+  return parts;
+}
+
 /** The path template with each `:name` checked against its schema and percent-encoded. */
 function fillPath(template: string, params: Record<string, unknown> = {}, operation: string): string {
-  return template.replace(/:(\w+)/g, (_, name: string) => {
-    const field = name.replace(/_(\w)/g, (__, letter: string) => letter.toUpperCase());
-    const schema = PATH_PARAMS[name];
-    return schema ? pathId(schema, params[name], field, operation) : encodeURIComponent(String(params[name]));
-  });
+  let parts = compiledPaths.get(template);
+  if (parts === undefined) {
+    parts = compilePath(template);
+    compiledPaths.set(template, parts);
+  }
+  let path = '';
+  for (const part of parts) {
+    if (typeof part === 'string') path += part;
+    else {
+      const value = params[part.name];
+      path += part.schema
+        ? pathId(part.schema, value, part.field, operation)
+        : encodeURIComponent(String(value));
+    }
+  }
+  return path;
 }
 
 function withQuery(path: string, query: Record<string, unknown> | undefined): string {
