@@ -29,6 +29,10 @@ export function textOfBlocks(blocks: readonly StreamedBlock[]): string {
 
 // How many applied events are remembered to recognise an exact repeat of one.
 const REMEMBERED = 64;
+// Patches shorter than SMALL characters (token-sized) are gathered, PENDING at a time, and joined
+// into their block.
+const SMALL = 64;
+const PENDING = 256;
 
 /**
  * Applies stream events to the message they describe, trusting none of them. Invariant: the
@@ -47,11 +51,17 @@ export class StreamedMessageBuilder {
   #head = 0;
   /** How many slots hold an applied event's eventId (at most REMEMBERED). */
   #remembered = 0;
-  /** The block the last patch appended to: a stream appends to one block for long runs. */
+  /** The block the last patch went to: a stream appends to one block for long runs. */
   #lastBlock: StreamedBlock | undefined;
+  // Short text appended to `#lastBlock` and not yet in its `text`. A concatenation per token-sized
+  // patch keeps a rope node and a tiny string per patch alive, which the garbage collector then
+  // copies; joined PENDING at a time, the pieces die young and the text grows by one flat string.
+  // (Long patches are concatenated as they come: joining them would copy more than it saves.)
+  readonly #pending: string[] = [];
 
   /** The message so far, or undefined before `message.started`. */
   get current(): StreamedMessage | undefined {
+    this.#flush();
     return this.#message;
   }
 
@@ -94,7 +104,13 @@ export class StreamedMessageBuilder {
       const patch = event.patch;
       const block = this.#blockOf(message, patch.blockId);
       if (block !== undefined && patch.op === 'appendText' && patch.path === '/text') {
-        block.text = (block.text ?? '') + patch.value;
+        const value = patch.value;
+        if (value.length >= SMALL) {
+          this.#flush();
+          block.text = (block.text ?? '') + value;
+        } else if (this.#pending.push(value) === PENDING) {
+          this.#flush();
+        }
       }
     } else if (event.type === 'message.completed') {
       message.completed = true;
@@ -106,6 +122,7 @@ export class StreamedMessageBuilder {
 
   /** A copy of the message so far that later events do not change. */
   snapshot(): StreamedMessage | undefined {
+    this.#flush();
     const message = this.#message;
     return message && { ...message, blocks: message.blocks.map((block) => ({ ...block })) };
   }
@@ -125,10 +142,19 @@ export class StreamedMessageBuilder {
     return this.#eventIds[(this.#head - back + REMEMBERED) % REMEMBERED] === eventId;
   }
 
+  /** Moves the pending text into its block. */
+  #flush(): void {
+    const block = this.#lastBlock;
+    if (block === undefined || this.#pending.length === 0) return;
+    block.text = (block.text ?? '') + this.#pending.join('');
+    this.#pending.length = 0;
+  }
+
   /** The block with `blockId`, looked up from the one the last patch went to. */
   #blockOf(message: StreamedMessage, blockId: string): StreamedBlock | undefined {
     const last = this.#lastBlock;
     if (last !== undefined && last.id === blockId) return last;
+    this.#flush();
     for (const block of message.blocks) {
       if (block.id === blockId) {
         this.#lastBlock = block;

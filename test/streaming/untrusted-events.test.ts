@@ -52,6 +52,47 @@ describe('the stream reader', () => {
     expect(old.stream.message?.blocks[0]?.text).toBe('a'.repeat(70));
   });
 
+  it('builds each block from its patches in order, short and long, read mid-stream and at the end', async () => {
+    const twoBlocks = sse('message.started', {
+      seq: 1,
+      message: {
+        id: 'msg_a',
+        content: [
+          { id: 'blk_a', type: 'text', text: 'A:' },
+          { id: 'blk_b', type: 'text', text: '' },
+        ],
+      },
+    });
+    const to = (blockId: string, seq: number, value: string) =>
+      sse('message.patch', {
+        seq,
+        messageId: 'msg_a',
+        patch: { op: 'appendText', blockId, path: '/text', value },
+      });
+    const long = 'L'.repeat(100);
+    // 300 token-sized patches to one block, then a long one, then the other block and back.
+    const values = Array.from({ length: 300 }, (_, i) => `${i % 10}`);
+    const events = [
+      twoBlocks,
+      ...values.map((value, i) => to('blk_a', i + 2, value)),
+      to('blk_a', 302, long),
+      to('blk_b', 303, 'b1'),
+      to('blk_a', 304, 'a!'),
+      to('blk_b', 305, 'b2'),
+      sse('message.completed', { seq: 306, messageId: 'msg_a' }),
+    ];
+    const { body } = bodyOf(events.map((event) => encoder.encode(event)));
+    const stream = new MessageStream(body);
+    const midway: string[] = [];
+    for await (const event of stream) {
+      if (event.seq === 151 || event.seq === 304)
+        midway.push(stream.message?.blocks.map((b) => b.text).join('|') ?? '');
+    }
+    const a = `A:${values.join('')}${long}a!`;
+    expect(midway).toEqual([`A:${values.slice(0, 150).join('')}|`, `${a}|b1`]);
+    expect((await stream.finalMessage()).blocks.map((block) => block.text)).toEqual([a, 'b1b2']);
+  });
+
   it.each([
     [
       'a seq out of order',
