@@ -4,7 +4,7 @@
 export interface WithResponse<T> {
   /** The parsed wire object, unknown fields kept. */
   data: T;
-  /** The HTTP response; its body has already been read. */
+  /** The HTTP response (status, headers); its body is what the SDK parsed into `data`. */
   response: Response;
   /** The `Request-Id` header, for support requests. */
   requestId: string | undefined;

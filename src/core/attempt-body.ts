@@ -24,6 +24,11 @@ export interface AttemptBody {
   aborted: () => boolean;
   /** Announces a retry, as the policy's `onRetry` does: the failure, the next attempt's number, the pause. */
   onRetry: (failure: unknown, attempt: number, delayMs: number) => void;
+  /**
+   * Takes a 2xx body read here; ky then hands over its own answer (read through the clone it gave this
+   * hook) instead of a rebuilt copy: no second Response, no second read, no cancel of the first.
+   */
+  onAnswer?: (text: string) => void;
 }
 
 /**
@@ -74,6 +79,10 @@ export function attemptBodyHook(plan: AttemptBody): AfterResponseHook {
         // The transport maps what is thrown (a cut connection to a redacted ConnectionError).
         throw error;
       }
+    }
+    if (response.ok && plan.onAnswer) {
+      plan.onAnswer(text);
+      return undefined;
     }
     const copy = new Response(NO_BODY.includes(response.status) ? null : text, {
       status: response.status,

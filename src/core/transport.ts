@@ -63,6 +63,8 @@ interface Call {
   retries: number;
   /** The 2xx body is read inside the attempt (JSON calls); raw and upload answers are handed over unread. */
   readsAnswer: boolean;
+  /** The 2xx body as the attempt read it (JSON calls). */
+  answer?: string;
   onUploadProgress?: UploadSpec['onProgress'];
 }
 
@@ -134,7 +136,7 @@ export class Transport {
     call.readsAnswer = true;
     // Buffered under maxResponseBytes within the attempt (attempt-body.ts): this text is in memory.
     const response = await this.#send(call);
-    const text = await response.text();
+    const text = call.answer ?? (await response.text());
     const schema = (endpoints[key] as Endpoint).response as z.ZodMiniType<ResponseOf<K>>;
     return parseJsonAnswer(schema, response, text, call.operation);
   }
@@ -221,6 +223,9 @@ export class Transport {
       startedAt: () => started,
       aborted: () => call.signal?.aborted === true,
       onRetry,
+      onAnswer: (text) => {
+        call.answer = text;
+      },
     });
     const options: Options = {
       method: call.method,
