@@ -2,6 +2,7 @@
 // NDJSON body of a streaming send read line by line while the answer streams back.
 import type * as z from 'zod/mini';
 import { describeIssues, safeParse } from '../schemas/issues.js';
+import { readAtMost } from '../webhooks/raw-input.js';
 import { invalid, MAX_BODY_BYTES, MockError } from './http.js';
 
 /** Parses JSON text against a strict schema; 400 `invalid_request` naming each bad field. */
@@ -48,21 +49,7 @@ export async function readCapped(request: Request, limit: number): Promise<Cappe
     const bytes = new Uint8Array(await request.arrayBuffer());
     return { bytes, over: bytes.byteLength > limit };
   }
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      break;
-    }
-  }
-  const bytes = new Uint8Array(await new Blob(chunks as Uint8Array<ArrayBuffer>[]).arrayBuffer());
-  return { bytes: bytes.subarray(0, Math.min(size, limit + 1)), over: size > limit };
+  return readAtMost(request.body, limit);
 }
 
 /** The most of a body the request log keeps, in characters; a longer one is cut there, with a mark. */

@@ -83,24 +83,39 @@ export async function readLimitedBody(request: Request, limit: number): Promise<
     return 'too_large';
   }
   if (request.body === null) return new Uint8Array(0);
-  const reader = request.body.getReader();
+  const { bytes, over } = await readAtMost(request.body, limit);
+  return over ? 'too_large' : bytes;
+}
+
+/**
+ * Reads a body until it ends or passes `limit` bytes, then cancels it: what was read (at most
+ * `limit` + 1 bytes) and whether it was over. Memory stays bounded whatever the sender does.
+ * @internal
+ */
+export async function readAtMost(
+  body: ReadableStream<Uint8Array>,
+  limit: number,
+): Promise<{ bytes: Uint8Array; over: boolean }> {
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    chunks.push(value);
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => {});
-      return 'too_large';
+      break;
     }
-    chunks.push(value);
   }
-  const bytes = new Uint8Array(size);
+  const kept = Math.min(size, limit + 1);
+  const bytes = new Uint8Array(kept);
   let offset = 0;
   for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
+    const part = chunk.subarray(0, kept - offset);
+    bytes.set(part, offset);
+    offset += part.byteLength;
   }
-  return bytes;
+  return { bytes, over: size > limit };
 }
