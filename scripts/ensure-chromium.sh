@@ -12,20 +12,9 @@ if [ -x "$CHROMIUM" ]; then
   exit 0
 fi
 
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "ensure-chromium: $CHROMIUM is missing and apt-get is not available; install Chromium and set CHROMIUM_PATH to it" >&2
-  exit 1
-fi
-
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then
-    SUDO="sudo"
-  else
-    echo "ensure-chromium: $CHROMIUM is missing and installing it needs root (or sudo); or set CHROMIUM_PATH to an installed Chromium" >&2
-    exit 1
-  fi
-fi
+# shellcheck source=apt-root.sh
+source "$(dirname "$0")/apt-root.sh"
+apt_root ensure-chromium "$CHROMIUM is missing" "install Chromium and set CHROMIUM_PATH to it"
 
 if [ -n "${CHROMIUM_PATH:-}" ]; then
   echo "ensure-chromium: CHROMIUM_PATH=$CHROMIUM_PATH does not exist or is not executable" >&2

@@ -16,20 +16,9 @@ if command -v redis-server >/dev/null 2>&1; then
   exit 0
 fi
 
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "ensure-redis: redis-server is missing and apt-get is not available; install Redis or set REDIS_URL" >&2
-  exit 1
-fi
-
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then
-    SUDO="sudo"
-  else
-    echo "ensure-redis: redis-server is missing and installing it needs root (or sudo); or set REDIS_URL" >&2
-    exit 1
-  fi
-fi
+# shellcheck source=apt-root.sh
+source "$(dirname "$0")/apt-root.sh"
+apt_root ensure-redis "redis-server is missing" "install Redis or set REDIS_URL"
 
 echo "ensure-redis: installing Debian's redis-server package"
 export DEBIAN_FRONTEND=noninteractive
