@@ -181,8 +181,23 @@ const mock = createMockService();
 export const seeded: Promise<Seed> = mock.seed({ handle: 'bare' });
 export const client = new AgentClient({ apiKey: 'ams_sk_x', baseUrl: mock.baseUrl, fetch: mock.fetch });
 export const text = (message: Message): string => message.fallback_text ?? '';
+export const readHandlers = (): readonly unknown[] => mock.handlers;
 `,
     );
+    // Without msw, API.md's mock.handlers fails on read, naming the missing peer and the way out.
+    writeFileSync(
+      join(bare.app, 'no-msw.mjs'),
+      `import { createMockService } from 'agent-messaging/testing';
+try {
+  createMockService().handlers;
+  throw new Error('mock.handlers answered without msw installed');
+} catch (error) {
+  if (!/npm install --save-dev msw@3/.test(error.message)) throw error;
+}
+`,
+    );
+    step(tag, 'mock.handlers without msw names the missing peer');
+    run(process.execPath, ['no-msw.mjs'], bare.app);
     const compilerOptions = {
       strict: true,
       noEmit: true,

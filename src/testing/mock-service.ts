@@ -5,6 +5,8 @@ import { MockClock } from './clock.js';
 import { advanceClock, controlRoutes, resetWorld } from './control.js';
 import { MockEventBus } from './event-bus.js';
 import { clearFaults, injectFault } from './faults.js';
+import { handlersWith } from './msw-handlers.js';
+import { loadMswHttp } from './msw-loader.js';
 import { clickAction } from './postbacks.js';
 import { snapshotRequests } from './request-log.js';
 import { serviceRoutes } from './routes.js';
@@ -25,7 +27,7 @@ const DEFAULT_BASE_URL = 'http://ams.test';
  *
  * @example
  * const mock = createMockService();
- * const server = setupServer(...mswHandlers(mock));       // msw, from agent-messaging/testing/msw
+ * const server = setupServer(...mock.handlers);            // msw, in process
  * const { baseUrl, close } = await mock.listen({ port: 0 }); // or real HTTP on 127.0.0.1
  */
 export function createMockService(options: MockServiceOptions = {}): MockService {
@@ -55,9 +57,14 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     return serviceFetch(request);
   };
 
+  let handlers: ReturnType<typeof handlersWith> | undefined;
   return {
     baseUrl,
     fetch,
+    get handlers() {
+      handlers ??= handlersWith(loadMswHttp(), { baseUrl, fetch });
+      return handlers;
+    },
     async listen({ port = 0 } = {}): Promise<MockServer> {
       // node:http is loaded only when a server is asked for, so the rest runs on any runtime; the
       // emulator page is served on this door only.

@@ -2,10 +2,12 @@
 // dependency, so it is imported here only: `agent-messaging/testing` (and its types) never touches
 // it, and a project without msw type-checks and runs the loopback door.
 import { type HttpHandler, http } from 'msw';
+import { handlersWith } from './msw-handlers.js';
 import type { MockService } from './types.js';
 
 /**
- * msw handlers for every path under `mock.baseUrl`, answered by the mock.
+ * msw handlers for every path under `mock.baseUrl`, answered by the mock. The same handlers as
+ * `mock.handlers`, typed with msw's own types and loaded with a plain import (any runtime, any bundler).
  *
  * @example
  * import { setupServer } from 'msw/node';
@@ -17,45 +19,5 @@ import type { MockService } from './types.js';
  * server.listen({ onUnhandledFrame: 'error' });
  */
 export function mswHandlers(mock: Pick<MockService, 'baseUrl' | 'fetch'>): HttpHandler[] {
-  return [
-    http.all(`${mock.baseUrl}/*`, async ({ request }) => breakAfterDelivery(await mock.fetch(request))),
-  ];
-}
-
-/**
- * The answer with a body whose error is passed on one macrotask late. When a body errors, msw's
- * interceptor destroys the client's socket one tick later, and destroying it discards the bytes it
- * pushed that the client has not read yet: a stream cut right after an event (cut_stream) would
- * lose that event, or the whole answer when the cut follows the first one (the client's fetch then
- * fails instead of its body read). The loopback door flushes before it closes, so needs none of this.
- */
-function breakAfterDelivery(response: Response): Response {
-  if (!response.body) return response;
-  const reader = response.body.getReader();
-  let cancelled = false;
-  const body = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        let chunk: ReadableStreamReadResult<Uint8Array>;
-        try {
-          chunk = await reader.read();
-        } catch (error) {
-          await new Promise((resolve) => setTimeout(resolve, 0));
-          if (!cancelled) controller.error(error);
-          return;
-        }
-        if (cancelled) return;
-        if (chunk.done) controller.close();
-        else controller.enqueue(chunk.value);
-      },
-      cancel(reason) {
-        cancelled = true;
-        return reader.cancel(reason);
-      },
-    },
-    // Read only when msw reads, so the mock's stream sees the same backpressure as without this.
-    { highWaterMark: 0 },
-  );
-  const { status, statusText, headers } = response;
-  return new Response(body, { status, statusText, headers });
+  return handlersWith(http, mock);
 }

@@ -61,6 +61,18 @@ export interface MockFaults {
 export interface MockService {
   /** The origin of the msw handlers. */
   readonly baseUrl: string;
+  /**
+   * msw request handlers for every path under `baseUrl`, answered by this mock (loaded on first read;
+   * msw is an optional peer). Typed loosely so that a project without msw still type-checks; for msw's
+   * own types, or a runtime without synchronous `require` of ES modules, use `mswHandlers(mock)` from
+   * `agent-messaging/testing/msw`: the same handlers.
+   *
+   * @example
+   * const server = setupServer(...mock.handlers);
+   * server.listen({ onUnhandledFrame: 'error' });
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: msw's handler type cannot be named without msw installed
+  readonly handlers: readonly any[];
   /** Answers any request of the service, `/_mock` and the file URLs included; usable as a fetch. */
   fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
   /** Serves the mock on 127.0.0.1 (`port` 0 picks a free one). */

@@ -1,0 +1,54 @@
+// The mock as msw request handlers, built from msw's own `http` namespace: the named entry
+// (`agent-messaging/testing/msw`) passes the one it imports, and `mock.handlers` (API.md) passes the
+// one it loads on first use. This module imports nothing from msw at run time, so the testing entry
+// still runs, and type-checks, without msw installed.
+import type { HttpHandler, http as mswHttp } from 'msw';
+import type { MockService } from './types.js';
+
+/** The service's catch-all handler, answered by the mock. @internal */
+export function handlersWith(
+  http: typeof mswHttp,
+  mock: Pick<MockService, 'baseUrl' | 'fetch'>,
+): HttpHandler[] {
+  return [
+    http.all(`${mock.baseUrl}/*`, async ({ request }) => breakAfterDelivery(await mock.fetch(request))),
+  ];
+}
+
+/**
+ * The answer with a body whose error is passed on one macrotask late. When a body errors, msw's
+ * interceptor destroys the client's socket one tick later, and destroying it discards the bytes it
+ * pushed that the client has not read yet: a stream cut right after an event (cut_stream) would
+ * lose that event, or the whole answer when the cut follows the first one (the client's fetch then
+ * fails instead of its body read). The loopback door flushes before it closes, so needs none of this.
+ */
+function breakAfterDelivery(response: Response): Response {
+  if (!response.body) return response;
+  const reader = response.body.getReader();
+  let cancelled = false;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          if (!cancelled) controller.error(error);
+          return;
+        }
+        if (cancelled) return;
+        if (chunk.done) controller.close();
+        else controller.enqueue(chunk.value);
+      },
+      cancel(reason) {
+        cancelled = true;
+        return reader.cancel(reason);
+      },
+    },
+    // Read only when msw reads, so the mock's stream sees the same backpressure as without this.
+    { highWaterMark: 0 },
+  );
+  const { status, statusText, headers } = response;
+  return new Response(body, { status, statusText, headers });
+}
