@@ -124,6 +124,7 @@ export type {
 } from './schemas/index.js';
 // The wire: one zod schema per shape, and the types derived from them.
 export * as schemas from './schemas/index.js';
+export type { AdmitRequest, AdmitResult, SettleRequest, SettleResult } from './store/index.js';
 // The bot store: dedupe, locks, queues, sessions and signals, in memory or shared
 export {
   type BotStore,

@@ -1,6 +1,6 @@
 // The bot store on Redis: the same contract as the memory store (test/store/contract.ts runs both),
 // shared by every instance of a bot. One command or one Lua script per method, so each is atomic
-// across processes. Key layout (docs/bot.md, "Running many instances"), with `{p}` the prefix:
+// across processes (admit and settle too: a delivery's fast path is those two round trips). Key layout (docs/bot.md, "Running many instances"), with `{p}` the prefix:
 //   {p}k:{key}        string values: dedupe claims, leases, counters, sessions (PX = the caller's TTL)
 //   {p}lock:{key}     lock owner tokens (SET NX PX; renew and release check the token in Lua)
 //   {p}q:{key}        queues, sorted sets scored by the caller (PEXPIRE on every enqueue)
@@ -9,13 +9,19 @@
 import { nanoid } from 'nanoid';
 import { ValidationError } from '../core/errors.js';
 import type { BotStore, StoreLock } from '../store/bot-store.js';
+import type { AdmitRequest, AdmitResult, SettleRequest, SettleResult } from '../store/compound.js';
 import { createCommands } from './commands.js';
+import { ADMIT, SETTLE } from './compound-scripts.js';
 import { type RedisStoreOptions, resolveRedisStoreOptions } from './options.js';
 import { createPubSub } from './pubsub.js';
 import { COMPARE_AND_SET, ENQUEUE, INCREMENT, RELEASE_LOCK, RENEW_LOCK, TAKE_QUEUED } from './scripts.js';
 
 /** A {@link BotStore} on Redis, with a way to close the connection the store opened itself. */
 export interface RedisStore extends BotStore {
+  /** A delivery's claim, enqueue, lock try and take: one Lua script, one round trip. */
+  admit(request: AdmitRequest): Promise<AdmitResult>;
+  /** Its done marks, then the next take or the release and its publish: one Lua script, one round trip. */
+  settle(request: SettleRequest): Promise<SettleResult>;
   /** Closes the store's own subscriber connection; the client you passed stays yours to close. */
   close(): Promise<void>;
 }
@@ -30,6 +36,17 @@ function px(ttlMs: number, operation: string): string {
   }
   return String(Math.ceil(ttlMs));
 }
+
+/** A queue score as ZADD takes it: any finite number. */
+function checkScore(score: number, operation: string): string {
+  if (typeof score !== 'number' || !Number.isFinite(score)) {
+    throw new ValidationError([{ field: 'score', message: 'must be a finite number' }], operation);
+  }
+  return String(score);
+}
+
+/** Queue members as a script answers them (an empty queue may come back as nothing at all). */
+const strings = (members: unknown): string[] => (Array.isArray(members) ? members.map(String) : []);
 
 /**
  * The bot store on Redis, for a bot that runs as several instances (processes, machines): dedupe,
@@ -113,15 +130,47 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     },
 
     async enqueue(key, member, score, ttlMs) {
-      if (typeof score !== 'number' || !Number.isFinite(score)) {
-        throw new ValidationError([{ field: 'score', message: 'must be a finite number' }], 'enqueue');
-      }
-      const ttl = px(ttlMs, 'enqueue');
-      await evalScript('enqueue', ENQUEUE, [queueKey(key)], [String(score), member, ttl]);
+      const args = [checkScore(score, 'enqueue'), member, px(ttlMs, 'enqueue')];
+      await evalScript('enqueue', ENQUEUE, [queueKey(key)], args);
     },
     async takeQueued(key) {
-      const members = await evalScript('takeQueued', TAKE_QUEUED, [queueKey(key)], []);
-      return Array.isArray(members) ? members.map(String) : [];
+      return strings(await evalScript('takeQueued', TAKE_QUEUED, [queueKey(key)], []));
+    },
+
+    async admit({ claim, queue, lock }): Promise<AdmitResult> {
+      const score = checkScore(queue.score, 'admit');
+      const token = nanoid();
+      const keys = [
+        claim ? valueKey(claim.key) : queueKey(queue.key),
+        queueKey(queue.key),
+        lockKey(lock.key),
+      ];
+      const args = [
+        claim ? '1' : '0',
+        claim?.value ?? '',
+        claim ? px(claim.ttlMs, 'admit') : '',
+        score,
+        queue.member,
+        px(queue.ttlMs, 'admit'),
+        token,
+        px(lock.ttlMs, 'admit'),
+      ];
+      const [step, answer] = (await evalScript('admit', ADMIT, keys, args)) as [number, unknown];
+      if (step === 0) return { claimed: false, current: answer == null ? undefined : String(answer) };
+      if (step === 1) return { claimed: true, lock: undefined };
+      return { claimed: true, lock: { key: lock.key, token }, taken: strings(answer) };
+    },
+    async settle({ lock, lockTtlMs, marks, queue, released }): Promise<SettleResult> {
+      const keys = [lockKey(lock.key), queueKey(queue)];
+      const args = [lock.token, px(lockTtlMs, 'settle'), channelName(released.channel), released.message];
+      for (const mark of marks) {
+        keys.push(valueKey(mark.key));
+        args.push(mark.value, px(mark.ttlMs, 'settle'));
+      }
+      const [step, answer] = (await evalScript('settle', SETTLE, keys, args)) as [number, unknown];
+      if (step === 0) return { outcome: 'lost' };
+      if (step === 1) return { outcome: 'taken', taken: strings(answer) };
+      return { outcome: 'released' };
     },
 
     async publish(channel, message) {

@@ -11,7 +11,8 @@ export interface LuaScript {
   readonly sha: string;
 }
 
-const script = (source: string): LuaScript => ({
+/** A script with its hash. @internal */
+export const script = (source: string): LuaScript => ({
   source,
   sha: createHash('sha1').update(source).digest('hex'),
 });

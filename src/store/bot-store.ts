@@ -8,6 +8,10 @@
 //   acquireLock -> SET NX PX token  renewLock / releaseLock -> Lua, token-checked
 //   enqueue -> ZADD (+PEXPIRE)      takeQueued -> Lua ZRANGE + ZREM (all, lowest score first)
 //   increment -> INCR (+PEXPIRE)    publish / subscribe -> PUBLISH / SUBSCRIBE
+// and two optional compound steps, one Lua script each, for a delivery's fast path (compound.ts):
+//   admit  -> claim + enqueue + try the lock (+ take)    settle -> mark done + take | release + publish
+
+import type { AdmitRequest, AdmitResult, SettleRequest, SettleResult } from './compound.js';
 
 /** A held lock: only the holder of `token` may renew or release it. */
 export interface StoreLock {
@@ -65,4 +69,16 @@ export interface BotStore {
   publish(channel: string, message: string): Promise<void>;
   /** Calls `onMessage` for each message published to `channel` from now on. */
   subscribe(channel: string, onMessage: (message: string) => void): Promise<Unsubscribe>;
+
+  /**
+   * Optional, one atomic step: claims `claim` (set if absent), then queues the member, then tries the
+   * lock, and when it won takes the whole queue. A store without it gets the same steps one by one.
+   */
+  admit?(request: AdmitRequest): Promise<AdmitResult>;
+  /**
+   * Optional, one atomic step: writes the marks, then, while `lock` is still the caller's, takes the
+   * queue or (empty) releases the lock and publishes the release. A store without it gets the same
+   * steps one by one.
+   */
+  settle?(request: SettleRequest): Promise<SettleResult>;
 }

@@ -1,8 +1,9 @@
 // The default bot store: one process, in memory, bounded. Every method settles in one microtask
-// turn with no await inside, so each is atomic against the others, as the interface requires.
+// turn with no await inside, so each is atomic against the others, as the interface requires;
+// `admit` and `settle` run their steps in that one turn too.
 
-import { nanoid } from 'nanoid';
 import type { BotStore, StoreLock, Unsubscribe } from './bot-store.js';
+import type { AdmitResult, SettleResult } from './compound.js';
 
 /** Options of {@link createMemoryStore}. */
 export interface MemoryStoreOptions {
@@ -66,12 +67,53 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
   };
 
   const lockKey = (key: string) => `lock\u0000${key}`;
+  // Tokens only need to be unique in this process: a counter is cheaper than a random id.
+  let tokens = 0;
+
+  // The steps as plain functions, so `admit` and `settle` run several in one turn.
+  const setIfAbsent = (key: string, value: string, ttlMs: number) => {
+    if (live(key)) return false;
+    write(key, value, ttlMs);
+    return true;
+  };
+  const acquireLock = (key: string, ttlMs: number): StoreLock | undefined => {
+    const k = lockKey(key);
+    if (live(k)) return undefined;
+    const lock: StoreLock = { key, token: `m${++tokens}` };
+    write(k, lock.token, ttlMs);
+    return lock;
+  };
+  const releaseLock = (lock: StoreLock) => {
+    const k = lockKey(lock.key);
+    if (live(k)?.value !== lock.token) return false;
+    entries.delete(k);
+    return true;
+  };
+  const enqueue = (key: string, member: string, score: number, ttlMs: number) => {
+    let queue = queues.get(key);
+    if (!queue || queue.expiresAt <= now()) {
+      queue = { members: new Map(), expiresAt: 0 };
+      queues.set(key, queue);
+    }
+    queue.members.set(member, score);
+    queue.expiresAt = now() + ttlMs;
+  };
+  const takeQueued = (key: string): string[] => {
+    const queue = queues.get(key);
+    if (!queue) return [];
+    queues.delete(key);
+    if (queue.expiresAt <= now()) return [];
+    if (queue.members.size === 1) return [...queue.members.keys()];
+    return [...queue.members].sort((a, b) => a[1] - b[1]).map(([member]) => member);
+  };
+  const publish = (channel: string, message: string) => {
+    // Delivered after the publisher's turn, as a network store would deliver it.
+    for (const listener of channels.get(channel) ?? []) queueMicrotask(() => listener(message));
+  };
 
   return {
     async setIfAbsent(key, value, ttlMs) {
-      if (live(key)) return false;
-      write(key, value, ttlMs);
-      return true;
+      return setIfAbsent(key, value, ttlMs);
     },
     async get(key) {
       return live(key)?.value;
@@ -95,11 +137,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     },
 
     async acquireLock(key, ttlMs) {
-      const k = lockKey(key);
-      if (live(k)) return undefined;
-      const lock: StoreLock = { key, token: nanoid() };
-      write(k, lock.token, ttlMs);
-      return lock;
+      return acquireLock(key, ttlMs);
     },
     async renewLock(lock, ttlMs) {
       const k = lockKey(lock.key);
@@ -108,31 +146,41 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
       return true;
     },
     async releaseLock(lock) {
-      const k = lockKey(lock.key);
-      if (live(k)?.value !== lock.token) return false;
-      entries.delete(k);
-      return true;
+      return releaseLock(lock);
     },
 
     async enqueue(key, member, score, ttlMs) {
-      let queue = queues.get(key);
-      if (!queue || queue.expiresAt <= now()) {
-        queue = { members: new Map(), expiresAt: 0 };
-        queues.set(key, queue);
-      }
-      queue.members.set(member, score);
-      queue.expiresAt = now() + ttlMs;
+      enqueue(key, member, score, ttlMs);
     },
     async takeQueued(key) {
-      const queue = queues.get(key);
-      queues.delete(key);
-      if (!queue || queue.expiresAt <= now()) return [];
-      return [...queue.members].sort((a, b) => a[1] - b[1]).map(([member]) => member);
+      return takeQueued(key);
+    },
+
+    async admit({ claim, queue, lock }): Promise<AdmitResult> {
+      if (claim && !setIfAbsent(claim.key, claim.value, claim.ttlMs)) {
+        return { claimed: false, current: live(claim.key)?.value };
+      }
+      enqueue(queue.key, queue.member, queue.score, queue.ttlMs);
+      const held = acquireLock(lock.key, lock.ttlMs);
+      return held
+        ? { claimed: true, lock: held, taken: takeQueued(queue.key) }
+        : { claimed: true, lock: undefined };
+    },
+    async settle({ lock, lockTtlMs, marks, queue, released }): Promise<SettleResult> {
+      for (const mark of marks) write(mark.key, mark.value, mark.ttlMs);
+      if (live(lockKey(lock.key))?.value !== lock.token) return { outcome: 'lost' };
+      const taken = takeQueued(queue);
+      if (taken.length > 0) {
+        write(lockKey(lock.key), lock.token, lockTtlMs);
+        return { outcome: 'taken', taken };
+      }
+      releaseLock(lock);
+      publish(released.channel, released.message);
+      return { outcome: 'released' };
     },
 
     async publish(channel, message) {
-      // Delivered after the publisher's turn, as a network store would deliver it.
-      for (const listener of channels.get(channel) ?? []) queueMicrotask(() => listener(message));
+      publish(channel, message);
     },
     async subscribe(channel, onMessage): Promise<Unsubscribe> {
       const listeners = channels.get(channel) ?? new Set<(message: string) => void>();

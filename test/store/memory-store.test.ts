@@ -1,9 +1,12 @@
-// The memory store against the shared BotStore contract, on a fake clock.
+// The memory store against the shared BotStore contract, on a fake clock; its admit and settle, and
+// the fallback a store without them gets (the same steps composed from its primitives).
 
-import { createMemoryStore } from 'agent-messaging';
-import { describeBotStoreContract } from './contract.js';
+import { type BotStore, createMemoryStore } from 'agent-messaging';
+import { admitWith, settleWith } from '../../src/store/compound.js';
+import { describeCompoundContract } from './compound-contract.js';
+import { type ContractTarget, describeBotStoreContract } from './contract.js';
 
-describeBotStoreContract('memory store', () => {
+const memoryTarget = (): ContractTarget => {
   let clock = 1_700_000_000_000;
   return {
     async create() {
@@ -15,4 +18,25 @@ describeBotStoreContract('memory store', () => {
     },
     async cleanup() {},
   };
-});
+};
+
+describeBotStoreContract('memory store', memoryTarget);
+
+describeCompoundContract(
+  'memory store',
+  memoryTarget,
+  (store) => ({ admit: store.admit!, settle: store.settle! }),
+  true,
+);
+
+// A custom store with only the primitives: the runtime composes admit and settle over them.
+const primitivesOnly = (store: BotStore): BotStore => ({ ...store, admit: undefined, settle: undefined });
+describeCompoundContract(
+  'composed from the primitives',
+  memoryTarget,
+  (store) => {
+    const plain = primitivesOnly(store);
+    return { admit: (request) => admitWith(plain, request), settle: (request) => settleWith(plain, request) };
+  },
+  false,
+);

@@ -3,7 +3,8 @@
 
 import { createRedisStore, type RedisStore } from 'agent-messaging/redis';
 import { afterAll, beforeAll } from 'vitest';
-import { describeBotStoreContract } from './contract.js';
+import { describeCompoundContract } from './compound-contract.js';
+import { type ContractTarget, describeBotStoreContract } from './contract.js';
 import { connectClient, startRedis, type TestRedis, uniquePrefix } from './redis-server.js';
 
 const ADVANCE = `
@@ -25,7 +26,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-describeBotStoreContract('Redis store', () => {
+const redisTarget = (): ContractTarget => {
   const opened: RedisStore[] = [];
   let prefix = '';
   return {
@@ -47,4 +48,12 @@ describeBotStoreContract('Redis store', () => {
       await Promise.all(opened.splice(0).map((store) => store.close()));
     },
   };
-});
+};
+
+describeBotStoreContract('Redis store', redisTarget);
+describeCompoundContract(
+  'Redis store',
+  redisTarget,
+  (store) => ({ admit: store.admit!, settle: store.settle! }),
+  true,
+);

@@ -145,6 +145,25 @@ describe('a Redis that goes away', () => {
       ['increment', () => store.increment('n', 1000)],
       ['publish', () => store.publish('ch', 'm')],
       ['subscribe', () => store.subscribe('other', () => {})],
+      [
+        'admit',
+        () =>
+          store.admit({
+            queue: { key: 'q', member: 'm', score: 1, ttlMs: 1000 },
+            lock: { key: 'cnv_3', ttlMs: 1000 },
+          }),
+      ],
+      [
+        'settle',
+        () =>
+          store.settle({
+            lock,
+            lockTtlMs: 1000,
+            marks: [],
+            queue: 'q',
+            released: { channel: 'ch', message: '' },
+          }),
+      ],
     ];
     const errors = await Promise.all(calls.map(([, call]) => call().catch((e: unknown) => e)));
     errors.forEach((error, i) => {

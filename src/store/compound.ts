@@ -1,0 +1,97 @@
+// The two compound steps of a delivery on the fast path. A delivery to an idle conversation costs
+// the store one `admit` (claim the webhook id, queue the message, try the lock, take the queue) and
+// one `settle` (mark what was handled done, then take the queue again or release the lock), so a
+// shared store answers it in two round trips instead of eight. A store that implements them does
+// each as one atomic step (one Lua script on Redis); `admitWith` and `settleWith` compose the same
+// steps from the primitives for a store that does not, in the order the runtime always used.
+//
+// Why one step each is safe (Chat SDK's two lost-message bugs): `admit` queues before it tries the
+// lock, and `settle` releases only when it finds the queue empty, so a message queued by another
+// instance is either taken by the holder's settle or finds the lock free in its own admit.
+
+import type { BotStore, StoreLock } from './bot-store.js';
+
+/** What {@link BotStore.admit} does, in this order, as one step. */
+export interface AdmitRequest {
+  /** Set `key` to `value` for `ttlMs` only when it is absent (the dedupe claim); omitted: no claim. */
+  readonly claim?: { readonly key: string; readonly value: string; readonly ttlMs: number };
+  /** Then (claim won) add `member` to the queue at `key`, as {@link BotStore.enqueue} does. */
+  readonly queue: {
+    readonly key: string;
+    readonly member: string;
+    readonly score: number;
+    readonly ttlMs: number;
+  };
+  /** Then try the lock on `key` for `ttlMs`, as {@link BotStore.acquireLock} does. */
+  readonly lock: { readonly key: string; readonly ttlMs: number };
+}
+
+/**
+ * What {@link BotStore.admit} did: the claim was refused (nothing queued; `current` is the claim's
+ * value, `undefined` only if it vanished meanwhile), or the member is queued and the lock was won
+ * (the whole queue taken, lowest score first, the member among it) or is held by someone else.
+ */
+export type AdmitResult =
+  | { readonly claimed: false; readonly current: string | undefined }
+  | { readonly claimed: true; readonly lock: StoreLock; readonly taken: string[] }
+  | { readonly claimed: true; readonly lock: undefined };
+
+/** What {@link BotStore.settle} does, in this order, as one step. */
+export interface SettleRequest {
+  /** The held lock. */
+  readonly lock: StoreLock;
+  /** The lock's TTL: a settle that takes the queue extends the lock to this from now. */
+  readonly lockTtlMs: number;
+  /** Written first, whoever holds the lock now (the handled ids marked done): `set` with a TTL. */
+  readonly marks: readonly { readonly key: string; readonly value: string; readonly ttlMs: number }[];
+  /** Then, while the lock is still this token's: the queue taken; if empty, the lock released. */
+  readonly queue: string;
+  /** Published once the lock was released here. */
+  readonly released: { readonly channel: string; readonly message: string };
+}
+
+/**
+ * What {@link BotStore.settle} did: took a non-empty queue (the lock kept), released the lock (the
+ * queue was empty; the release published), or found the lock no longer this token's (queue and
+ * lock left to the new holder).
+ */
+export type SettleResult =
+  | { readonly outcome: 'taken'; readonly taken: string[] }
+  | { readonly outcome: 'released' }
+  | { readonly outcome: 'lost' };
+
+/**
+ * {@link BotStore.admit} when the store has it, else the same steps from its primitives (not atomic:
+ * a claim that vanishes between `setIfAbsent` and `get` is tried once more, as the dedupe always did).
+ * @internal
+ */
+export async function admitWith(store: BotStore, request: AdmitRequest): Promise<AdmitResult> {
+  if (store.admit) return store.admit(request);
+  const { claim, queue, lock } = request;
+  if (claim && !(await store.setIfAbsent(claim.key, claim.value, claim.ttlMs))) {
+    const current = await store.get(claim.key);
+    if (current !== undefined || !(await store.setIfAbsent(claim.key, claim.value, claim.ttlMs))) {
+      return { claimed: false, current };
+    }
+  }
+  await store.enqueue(queue.key, queue.member, queue.score, queue.ttlMs);
+  const held = await store.acquireLock(lock.key, lock.ttlMs);
+  if (!held) return { claimed: true, lock: undefined };
+  return { claimed: true, lock: held, taken: await store.takeQueued(queue.key) };
+}
+
+/**
+ * {@link BotStore.settle} when the store has it, else the same steps from its primitives (not atomic:
+ * the lock is checked by a renewal just before the take, so a lock lost in between goes unseen).
+ * @internal
+ */
+export async function settleWith(store: BotStore, request: SettleRequest): Promise<SettleResult> {
+  if (store.settle) return store.settle(request);
+  for (const mark of request.marks) await store.set(mark.key, mark.value, mark.ttlMs);
+  if (!(await store.renewLock(request.lock, request.lockTtlMs))) return { outcome: 'lost' };
+  const taken = await store.takeQueued(request.queue);
+  if (taken.length > 0) return { outcome: 'taken', taken };
+  if (!(await store.releaseLock(request.lock))) return { outcome: 'lost' };
+  await store.publish(request.released.channel, request.released.message);
+  return { outcome: 'released' };
+}

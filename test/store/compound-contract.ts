@@ -1,0 +1,211 @@
+// The contract of the two compound steps, `admit` and `settle` (a delivery's fast path), for every
+// store that has them: the memory store, the Redis store, and the primitives-composed fallback a custom
+// store gets. Each case is a single-step guarantee the runtime builds on; the race cases need the
+// step to be atomic, so they run only against stores that implement it natively.
+
+import type { AdmitRequest, BotStore, SettleRequest, StoreLock } from 'agent-messaging';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ContractTarget } from './contract.js';
+
+const SHORT = 5_000;
+const LONG = 600_000;
+const PAST_SHORT = SHORT + 1_000;
+
+type Compound = Required<Pick<BotStore, 'admit' | 'settle'>>;
+
+const admitting = (id: string, score: number, over: Partial<AdmitRequest> = {}): AdmitRequest => ({
+  claim: { key: `dedupe:${id}`, value: 'in_flight', ttlMs: LONG },
+  queue: { key: 'queue:cnv_1', member: id, score, ttlMs: LONG },
+  lock: { key: 'conversation:cnv_1', ttlMs: LONG },
+  ...over,
+});
+
+const settling = (lock: StoreLock, done: string[] = []): SettleRequest => ({
+  lock,
+  lockTtlMs: LONG,
+  marks: done.map((id) => ({ key: `dedupe:${id}`, value: 'done', ttlMs: LONG })),
+  queue: 'queue:cnv_1',
+  released: { channel: 'released:cnv_1', message: '' },
+});
+
+/** What `store` published on `channel` since this call. */
+async function listen(store: BotStore, channel: string) {
+  const heard: string[] = [];
+  await store.subscribe(channel, (message) => heard.push(message));
+  return heard;
+}
+
+/**
+ * Registers the compound contract. `compound(store)` is how the steps are reached (the store's own,
+ * or the fallback composed over its primitives); `atomic` adds the cases only one step can pass.
+ */
+export function describeCompoundContract(
+  name: string,
+  target: () => ContractTarget,
+  compound: (store: BotStore) => Compound,
+  atomic: boolean,
+) {
+  describe(`BotStore admit/settle: ${name}`, () => {
+    let t: ContractTarget | undefined;
+    const setup = async () => {
+      t = target();
+      const { store, peer } = await t.create();
+      return { store, peer, a: compound(store), b: compound(peer) };
+    };
+    afterEach(async () => {
+      await t?.cleanup();
+      t = undefined;
+    });
+
+    it('admit on an idle conversation claims, queues, locks and takes its own member', async () => {
+      const { store, peer, a } = await setup();
+      const admitted = await a.admit(admitting('evt_1', 1));
+      expect(admitted).toEqual({ claimed: true, lock: expect.any(Object), taken: ['evt_1'] });
+      const lock = (admitted as { lock: StoreLock }).lock;
+      expect(lock.key).toBe('conversation:cnv_1');
+      expect(await peer.get('dedupe:evt_1')).toBe('in_flight');
+      expect(await peer.acquireLock('conversation:cnv_1', LONG)).toBeUndefined();
+      expect(await peer.takeQueued('queue:cnv_1')).toEqual([]);
+      expect(await store.releaseLock(lock)).toBe(true); // the token is a real lock token
+    });
+
+    it('admit while another instance holds the lock queues the member and takes nothing', async () => {
+      const { store, peer, a } = await setup();
+      const held = (await peer.acquireLock('conversation:cnv_1', LONG))!;
+      expect(await a.admit(admitting('evt_2', 2))).toEqual({ claimed: true, lock: undefined });
+      expect(await a.admit(admitting('evt_1', 1))).toEqual({ claimed: true, lock: undefined });
+      expect(await store.get('dedupe:evt_2')).toBe('in_flight');
+      expect(await peer.renewLock(held, LONG)).toBe(true); // still the holder's
+      expect(await peer.takeQueued('queue:cnv_1')).toEqual(['evt_1', 'evt_2']);
+    });
+
+    it('admit of an id in flight or done answers its value and touches neither queue nor lock', async () => {
+      const { store, peer, a } = await setup();
+      await peer.set('dedupe:evt_1', 'done', LONG);
+      await peer.setIfAbsent('dedupe:evt_2', 'in_flight', LONG);
+      expect(await a.admit(admitting('evt_1', 1))).toEqual({ claimed: false, current: 'done' });
+      expect(await a.admit(admitting('evt_2', 2))).toEqual({ claimed: false, current: 'in_flight' });
+      expect(await store.get('dedupe:evt_1')).toBe('done'); // not overwritten by the refused claim
+      expect(await peer.takeQueued('queue:cnv_1')).toEqual([]);
+      expect(await peer.acquireLock('conversation:cnv_1', LONG)).toBeDefined(); // never taken
+    });
+
+    it('admit takes what others queued before it, lowest score first; without a claim it only queues', async () => {
+      const { peer, a } = await setup();
+      await peer.enqueue('queue:cnv_1', 'evt_3', 3, LONG);
+      await peer.enqueue('queue:cnv_1', 'evt_1', 1, LONG);
+      const admitted = await a.admit(admitting('evt_2', 2, { claim: undefined }));
+      expect(admitted).toMatchObject({ claimed: true, taken: ['evt_1', 'evt_2', 'evt_3'] });
+      expect(await peer.get('dedupe:evt_2')).toBeUndefined();
+    });
+
+    it('the claim and the lock keep the TTLs admit was given', async () => {
+      const { peer, a } = await setup();
+      const short = { ttlMs: SHORT };
+      await a.admit({
+        claim: { key: 'dedupe:evt_1', value: 'in_flight', ...short },
+        queue: { key: 'queue:cnv_1', member: 'evt_1', score: 1, ttlMs: LONG },
+        lock: { key: 'conversation:cnv_1', ...short },
+      });
+      await t!.advance(PAST_SHORT);
+      expect(await peer.get('dedupe:evt_1')).toBeUndefined();
+      expect(await peer.acquireLock('conversation:cnv_1', LONG)).toBeDefined();
+    });
+
+    it('settle with an empty queue marks done, releases the lock and publishes the release', async () => {
+      const { store, peer, a } = await setup();
+      const heard = await listen(peer, 'released:cnv_1');
+      const { lock } = (await a.admit(admitting('evt_1', 1))) as { lock: StoreLock };
+      expect(await a.settle(settling(lock, ['evt_1']))).toEqual({ outcome: 'released' });
+      expect(await peer.get('dedupe:evt_1')).toBe('done');
+      expect(await store.releaseLock(lock)).toBe(false); // already released
+      expect(await peer.acquireLock('conversation:cnv_1', LONG)).toBeDefined();
+      await expect.poll(() => heard.length).toBe(1);
+    });
+
+    it('settle with a non-empty queue takes it in order and keeps the lock; nothing is published', async () => {
+      const { store, peer, a, b } = await setup();
+      const heard = await listen(peer, 'released:cnv_1');
+      const shortLock = { lock: { key: 'conversation:cnv_1', ttlMs: SHORT } };
+      const { lock } = (await a.admit(admitting('evt_1', 1, shortLock))) as { lock: StoreLock };
+      await b.admit(admitting('evt_3', 3));
+      await b.admit(admitting('evt_2', 2));
+      expect(await a.settle(settling(lock, ['evt_1']))).toEqual({
+        outcome: 'taken',
+        taken: ['evt_2', 'evt_3'],
+      });
+      expect(await peer.get('dedupe:evt_1')).toBe('done');
+      await t!.advance(PAST_SHORT); // the take extended the lock to lockTtlMs
+      expect(await peer.acquireLock('conversation:cnv_1', LONG)).toBeUndefined();
+      expect(await a.settle(settling(lock, ['evt_2', 'evt_3']))).toEqual({ outcome: 'released' });
+      expect(await peer.get('dedupe:evt_3')).toBe('done');
+      await expect.poll(() => heard.length).toBe(1);
+      expect(await store.takeQueued('queue:cnv_1')).toEqual([]);
+    });
+
+    it('settle with a lock no longer its own (expired, taken over) writes the marks and touches nothing else', async () => {
+      const { store, peer, a } = await setup();
+      const { lock } = (await a.admit(
+        admitting('evt_1', 1, { lock: { key: 'conversation:cnv_1', ttlMs: SHORT } }),
+      )) as {
+        lock: StoreLock;
+      };
+      await t!.advance(PAST_SHORT);
+      const taker = (await peer.acquireLock('conversation:cnv_1', LONG))!;
+      await peer.enqueue('queue:cnv_1', 'evt_2', 2, LONG);
+      expect(await a.settle(settling(lock, ['evt_1']))).toEqual({ outcome: 'lost' });
+      expect(await store.get('dedupe:evt_1')).toBe('done'); // it did complete
+      expect(await peer.renewLock(taker, LONG)).toBe(true); // the new holder's lock stands
+      expect(await peer.takeQueued('queue:cnv_1')).toEqual(['evt_2']); // and its queue
+    });
+
+    it('settle with a forged token on a free lock is lost too: no take, no release published', async () => {
+      const { peer, a } = await setup();
+      const heard = await listen(peer, 'released:cnv_1');
+      await peer.enqueue('queue:cnv_1', 'evt_1', 1, LONG);
+      const forged = { key: 'conversation:cnv_1', token: 'forged' };
+      expect(await a.settle(settling(forged))).toEqual({ outcome: 'lost' });
+      expect(await peer.takeQueued('queue:cnv_1')).toEqual(['evt_1']);
+      await peer.publish('released:cnv_1', 'witness');
+      await expect.poll(() => heard).toEqual(['witness']);
+    });
+
+    if (!atomic) return;
+
+    it('parallel admits of one id from two instances: exactly one claims and queues it', async () => {
+      const { peer, a, b } = await setup();
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).admit(admitting('evt_1', 1))),
+      );
+      expect(results.filter((result) => result.claimed)).toHaveLength(1);
+      const winner = results.find((result) => result.claimed)!;
+      expect(winner).toMatchObject({ taken: ['evt_1'] });
+      expect(await peer.takeQueued('queue:cnv_1')).toEqual([]);
+    });
+
+    it('admits racing a holder that settles: every member is run exactly once, none stranded in the queue', async () => {
+      const { peer, a, b } = await setup();
+      const ran: string[] = [];
+      // A holder: runs what it took, settles, and runs what the settle took, until it releases.
+      const hold = async (step: Compound, lock: StoreLock, taken: string[]) => {
+        for (let batch = taken; ; ) {
+          ran.push(...batch);
+          await Promise.resolve();
+          const settled = await step.settle(settling(lock, batch));
+          if (settled.outcome !== 'taken') return settled.outcome;
+          batch = settled.taken;
+        }
+      };
+      const holders = Array.from({ length: 40 }, async (_, i) => {
+        const step = i % 2 ? a : b;
+        const admitted = await step.admit(admitting(`evt_${i}`, i));
+        if (admitted.claimed && admitted.lock)
+          expect(await hold(step, admitted.lock, admitted.taken)).toBe('released');
+      });
+      await Promise.all(holders);
+      expect([...ran].sort()).toEqual(Array.from({ length: 40 }, (_, i) => `evt_${i}`).sort());
+      expect(await peer.takeQueued('queue:cnv_1')).toEqual([]);
+      expect(await peer.acquireLock('conversation:cnv_1', LONG)).toBeDefined(); // released at the end
+    });
+  });
+}
