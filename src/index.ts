@@ -58,6 +58,7 @@ export {
   type ModelMessageFormats,
   type ModelMessagesOptions,
   type ModelSourceKind,
+  type ModelStopReason,
   ModelStreamError,
   type ModelStreamSource,
   type OpenAIChatMessage,

@@ -1,7 +1,10 @@
 // The Vercel AI SDK's `streamText` full stream (`TextStreamPart`s): `text-delta` parts carry the
 // text; `error` and `abort` parts are how it reports a failure (its `textStream` just ends).
 import { failureDetail, ModelStreamError } from './model-stream-error.js';
-import { type Decoder, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
+import { type Decoder, type ModelStopReason, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
+
+// The finish reasons (of the whole run, not one step) that end the text before the model was done.
+const CUT_SHORT: Record<string, ModelStopReason> = { length: 'length', 'content-filter': 'content_filter' };
 
 /** Part types of the AI SDK's full stream that tell it apart from other sources. @internal */
 const AI_SDK_PARTS = new Set([
@@ -68,6 +71,11 @@ export function aiSdkDecoder(): Decoder {
       case 'tool-call':
         announce(fields, out);
         return;
+      case 'finish': {
+        const cut = CUT_SHORT[String(fields.finishReason)];
+        if (cut) out.push({ cutShort: cut });
+        return;
+      }
       case 'error':
         throw new ModelStreamError('ai-sdk', failureDetail(fields.error), fields.error);
       case 'abort':

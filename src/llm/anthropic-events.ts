@@ -2,7 +2,14 @@
 // a `MessageStream` (`anthropic.messages.stream()`) also yields: `content_block_delta` events whose
 // `delta` is a `text_delta` carry the text.
 import { failureDetail, ModelStreamError } from './model-stream-error.js';
-import { type Decoder, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
+import { type Decoder, type ModelStopReason, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
+
+// The stop reasons that end the text before the model was done.
+const CUT_SHORT: Record<string, ModelStopReason> = {
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  refusal: 'content_filter',
+};
 
 const ANTHROPIC_EVENTS = new Set([
   'message_start',
@@ -46,6 +53,11 @@ export function anthropicDecoder(): Decoder {
       case 'content_block_delta': {
         const delta = record(fields.delta) ?? {};
         if (delta.type === 'text_delta') text(str(delta.text), out);
+        return;
+      }
+      case 'message_delta': {
+        const cut = CUT_SHORT[String(record(fields.delta)?.stop_reason)];
+        if (cut) out.push({ cutShort: cut });
         return;
       }
       case 'error': {

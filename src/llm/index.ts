@@ -17,5 +17,5 @@ export type {
 } from './model-formats.js';
 export { type ModelMessagesOptions, toModelMessages } from './model-messages.js';
 export { type ModelSourceKind, ModelStreamError } from './model-stream-error.js';
-export type { ToolCallInfo } from './stream-pieces.js';
+export type { ModelStopReason, ToolCallInfo } from './stream-pieces.js';
 export { type ModelStreamSource, type TextStreamOptions, toTextStream } from './to-text-stream.js';

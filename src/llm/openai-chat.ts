@@ -1,7 +1,10 @@
 // OpenAI chat-completions streams (`ChatCompletionChunk`s, from `openai.chat.completions.create({
 // stream: true })` or any compatible server): `choices[0].delta.content` is the text.
 import { failureDetail, ModelStreamError } from './model-stream-error.js';
-import { type Decoder, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
+import { type Decoder, type ModelStopReason, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
+
+// The finish reasons that end the text before the model was done.
+const CUT_SHORT: Record<string, ModelStopReason> = { length: 'length', content_filter: 'content_filter' };
 
 /** True for a chat-completions chunk. @internal */
 export function isChatChunk(event: Record<string, unknown>): boolean {
@@ -32,7 +35,10 @@ export function chatDecoder(): Decoder {
     }
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     // Only the first choice is the reply: `n > 1` asks for alternatives, not parts of one answer.
-    const delta = record(record(choices[0])?.delta);
+    const choice = record(choices[0]);
+    const cut = CUT_SHORT[String(choice?.finish_reason)];
+    if (cut) out.push({ cutShort: cut });
+    const delta = record(choice?.delta);
     if (!delta) return;
     const toolCalls = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
     for (const call of toolCalls) {

@@ -11,7 +11,7 @@ export function isResponsesEvent(event: Record<string, unknown>): boolean {
 /**
  * A decoder of Responses events. An output item that calls a tool (`function_call`, or a built-in
  * tool's `*_call`) is a tool call; text of a later message item is set apart by a blank line.
- * `response.failed` and `error` are failures.
+ * `response.failed` and `error` are failures; `response.incomplete` cuts the text short.
  * @internal
  */
 export function responsesDecoder(): Decoder {
@@ -36,6 +36,12 @@ export function responsesDecoder(): Decoder {
         toolSinceText = true;
         const id = str(item.call_id) ?? str(item.id);
         out.push({ name: str(item.name) ?? type, ...(id ? { id } : {}), source: 'openai-responses' });
+        return;
+      }
+      case 'response.incomplete': {
+        // The text so far stands; the reason says what ended it (the output limit, or a filter).
+        const reason = record(record(fields.response)?.incomplete_details)?.reason;
+        out.push({ cutShort: reason === 'content_filter' ? 'content_filter' : 'length' });
         return;
       }
       case 'response.failed': {

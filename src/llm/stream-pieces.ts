@@ -11,8 +11,20 @@ export interface ToolCallInfo {
   source: ModelSourceKind;
 }
 
-/** One thing an event says: a piece of text, or a tool call. @internal */
-export type Piece = string | ToolCallInfo;
+/**
+ * Why a model stopped before its answer was done: it reached its output limit (`length`: OpenAI's
+ * `finish_reason: 'length'`, Responses' `max_output_tokens`, Anthropic's `max_tokens`), or a filter
+ * or refusal ended it (`content_filter`).
+ */
+export type ModelStopReason = 'length' | 'content_filter';
+
+/** A stop that leaves the text cut short. @internal */
+export interface CutShort {
+  cutShort: ModelStopReason;
+}
+
+/** One thing an event says: a piece of text, a tool call, or that the text was cut short. @internal */
+export type Piece = string | ToolCallInfo | CutShort;
 
 /**
  * Turns the events of one kind of stream into pieces, pushed onto `out`; throws a

@@ -2,9 +2,15 @@
 // so the SDK depends on no model package at run time.
 import { ValidationError } from '../core/errors.js';
 import { anthropicSnapshot, isMessageStream, type MessageStreamLike } from './message-stream-like.js';
-import type { ModelSourceKind } from './model-stream-error.js';
+import { type ModelSourceKind, ModelStreamError } from './model-stream-error.js';
 import { decoderFor, EXPECTED_SOURCES } from './source-kind.js';
-import { type Decoder, type Piece, record, type ToolCallInfo } from './stream-pieces.js';
+import {
+  type Decoder,
+  type ModelStopReason,
+  type Piece,
+  record,
+  type ToolCallInfo,
+} from './stream-pieces.js';
 
 /** Anything toTextStream reads: text chunks, a model SDK's stream, or an AI SDK `streamText` result. */
 export type ModelStreamSource =
@@ -20,7 +26,18 @@ export interface TextStreamOptions {
    * @example onToolCall: (call) => console.log(`Running ${call.name}…`)
    */
   onToolCall?: (call: ToolCallInfo) => unknown;
+  /**
+   * Written after the text when the model stopped before it was done: it reached its output limit
+   * (`max_tokens`, `max_output_tokens`) or a content filter ended it. A reader must be able to tell a
+   * cut answer from a whole one; `''` writes nothing (then tell the user yourself). A model that
+   * stopped so before writing any text is a ModelStreamError.
+   * @default ' … [truncated]'
+   */
+  truncatedNote?: string;
 }
+
+/** What toTextStream writes after a model's text that its output limit or a filter cut short. */
+export const DEFAULT_TRUNCATED_NOTE = ' … [truncated]';
 
 const CONTEXT = 'toTextStream';
 // Each stream a bot can read only once: a second read is a bug that would otherwise show as an
@@ -50,6 +67,8 @@ export function toTextStream(
   if (onToolCall !== undefined && typeof onToolCall !== 'function') {
     throw invalid('must be a function', 'onToolCall');
   }
+  const truncatedNote = options?.truncatedNote ?? DEFAULT_TRUNCATED_NOTE;
+  if (typeof truncatedNote !== 'string') throw invalid('must be a string', 'truncatedNote');
   if (typeof source === 'string') return single(source);
   const fields = record(source);
   // An AI SDK result: its full stream says when the model failed, where `textStream` just ends.
@@ -66,7 +85,7 @@ export function toTextStream(
     throw invalid('is an Anthropic MessageStream that already ended: pass it before reading it');
   }
   read.add(iterable);
-  return pieces(iterable as AsyncIterable<unknown> | Iterable<unknown>, onToolCall);
+  return pieces(iterable as AsyncIterable<unknown> | Iterable<unknown>, onToolCall, truncatedNote);
 }
 
 async function* single(text: string): AsyncGenerator<string> {
@@ -76,10 +95,12 @@ async function* single(text: string): AsyncGenerator<string> {
 async function* pieces(
   iterable: AsyncIterable<unknown> | Iterable<unknown>,
   onToolCall: TextStreamOptions['onToolCall'],
+  truncatedNote: string,
 ): AsyncGenerator<string> {
   let kind: ModelSourceKind | undefined;
   let decode: Decoder | undefined;
   const out: Piece[] = [];
+  const ending: Ending = { wroteText: false, cutShort: undefined };
   let index = 0;
   if (isMessageStream(iterable)) {
     // An event-emitting stream (Anthropic's MessageStream, openai's runners) hands its iterator only
@@ -114,18 +135,38 @@ async function* pieces(
       }
       index += 1;
       decode?.(event, out);
-      yield* drain(out, onToolCall);
+      yield* drain(out, onToolCall, ending);
     }
-    yield* drain(out, onToolCall);
+    yield* drain(out, onToolCall, ending);
   } catch (error) {
     throw consumedError(error) ?? error;
   }
+  if (ending.cutShort === undefined) return;
+  if (!ending.wroteText) {
+    const why = ending.cutShort === 'length' ? 'its output limit' : 'a content filter';
+    throw new ModelStreamError(kind ?? 'text', `the model stopped at ${why} before writing any text`);
+  }
+  if (truncatedNote !== '') yield truncatedNote;
 }
 
-async function* drain(out: Piece[], onToolCall: TextStreamOptions['onToolCall']): AsyncGenerator<string> {
+/** How the model's answer ended so far: a stop that cut it short counts only if no text followed. */
+interface Ending {
+  wroteText: boolean;
+  cutShort: ModelStopReason | undefined;
+}
+
+async function* drain(
+  out: Piece[],
+  onToolCall: TextStreamOptions['onToolCall'],
+  ending: Ending,
+): AsyncGenerator<string> {
   while (out.length > 0) {
     const piece = out.shift() as Piece;
-    if (typeof piece === 'string') yield piece;
+    if (typeof piece === 'string') {
+      ending.wroteText = true;
+      ending.cutShort = undefined;
+      yield piece;
+    } else if ('cutShort' in piece) ending.cutShort = piece.cutShort;
     else await onToolCall?.(piece);
   }
 }

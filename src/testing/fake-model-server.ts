@@ -30,6 +30,12 @@ export interface FakeModelTurn {
   toolCalls?: readonly FakeToolCall[];
   /** Breaks the connection once this many text chunks are sent (a model failing halfway). */
   cutAfter?: number;
+  /**
+   * How the answer ends when it ends well: `'done'` (default), or `'length'`, the model stopping at its
+   * output limit (chat `finish_reason: 'length'`, Responses `response.incomplete` for
+   * `max_output_tokens`, Anthropic `stop_reason: 'max_tokens'`).
+   */
+  stop?: 'done' | 'length';
   /** Fails before the first token: this HTTP status (401: a bad key) with the API's error body. */
   fail?: number | { status: number; message?: string };
 }
@@ -125,6 +131,7 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
       model: String(body.model ?? 'fake'),
       chunks: chunksOf(turn),
       toolCalls: turn.toolCalls ?? [],
+      cutShort: turn.stop === 'length',
     };
     const build = api === 'chat' ? chatFrames : api === 'responses' ? responsesFrames : anthropicFrames;
     await stream(res, build(wire, callId), turn.cutAfter);

@@ -18,6 +18,8 @@ export interface WireAnswer {
   model: string;
   chunks: readonly string[];
   toolCalls: readonly FakeToolCall[];
+  /** Ends at the output limit instead of a normal stop. */
+  cutShort: boolean;
 }
 
 /** A frame and whether it carries reply text (the fake counts those for `cutAfter`). @internal */
@@ -52,7 +54,7 @@ export function chatFrames(answer: WireAnswer, callId: (call: FakeToolCall) => s
       text: false,
     });
   });
-  const finish = answer.toolCalls.length > 0 ? 'tool_calls' : 'stop';
+  const finish = answer.cutShort ? 'length' : answer.toolCalls.length > 0 ? 'tool_calls' : 'stop';
   frames.push({ data: chunk({}, finish), text: false });
   frames.push({ data: 'data: [DONE]\n\n', text: false });
   return frames;
@@ -70,6 +72,7 @@ export function responsesFrames(answer: WireAnswer, callId: (call: FakeToolCall)
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: 2,
   };
+  const incomplete_details = answer.cutShort ? { reason: 'max_output_tokens' } : null;
   const response = (status: string, output: unknown[]) => ({
     id: `resp_${answer.id}`,
     object: 'response',
@@ -77,8 +80,8 @@ export function responsesFrames(answer: WireAnswer, callId: (call: FakeToolCall)
     status,
     model: answer.model,
     output,
-    usage: status === 'completed' ? usage : null,
-    incomplete_details: null,
+    usage: status === 'in_progress' ? null : usage,
+    incomplete_details: status === 'incomplete' ? incomplete_details : null,
     error: null,
   });
   const frames: Frame[] = [
@@ -101,7 +104,7 @@ export function responsesFrames(answer: WireAnswer, callId: (call: FakeToolCall)
     frames.push({ data: event('response.output_text.done', { ...at, text, logprobs: [] }), text: false });
     const done = { ...part, text };
     frames.push({ data: event('response.content_part.done', { ...at, part: done }), text: false });
-    const finished = { ...item, status: 'completed', content: [done] };
+    const finished = { ...item, status: answer.cutShort ? 'incomplete' : 'completed', content: [done] };
     output.push(finished);
     frames.push({ data: event('response.output_item.done', { output_index, item: finished }), text: false });
   }
@@ -130,8 +133,9 @@ export function responsesFrames(answer: WireAnswer, callId: (call: FakeToolCall)
     output.push(finished);
     frames.push({ data: event('response.output_item.done', { output_index, item: finished }), text: false });
   }
+  const status = answer.cutShort ? 'incomplete' : 'completed';
   frames.push({
-    data: event('response.completed', { response: response('completed', output) }),
+    data: event(`response.${status}`, { response: response(status, output) }),
     text: false,
   });
   return frames;
@@ -174,7 +178,7 @@ export function anthropicFrames(answer: WireAnswer, callId: (call: FakeToolCall)
     frames.push({ data: event('content_block_stop', { index }), text: false });
     index += 1;
   }
-  const stop_reason = answer.toolCalls.length > 0 ? 'tool_use' : 'end_turn';
+  const stop_reason = answer.cutShort ? 'max_tokens' : answer.toolCalls.length > 0 ? 'tool_use' : 'end_turn';
   frames.push({
     data: event('message_delta', {
       delta: { stop_reason, stop_sequence: null },

@@ -42,6 +42,24 @@ describe.each(sources)('%s against the fake model server', (_name, open) => {
     expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain('sk-test');
   });
 
+  it('marks a text the output limit cut short, and fails one cut before any text', async () => {
+    const clients = await fakeModel();
+    clients.model.push({ chunks: ['The capital ', 'of Austra'], stop: 'length' });
+    expect(await readAll(toTextStream(await open(clients)))).toBe('The capital of Austra … [truncated]');
+    clients.model.push({ chunks: ['Cut'], stop: 'length' });
+    expect(await readAll(toTextStream(await open(clients), { truncatedNote: ' [more]' }))).toBe('Cut [more]');
+    clients.model.push({ chunks: [], stop: 'length' });
+    const error = await readAll(toTextStream(await open(clients))).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelStreamError);
+    expect((error as Error).message).toMatch(/output limit before writing any text/);
+  });
+
+  it('ends a whole answer without a mark', async () => {
+    const clients = await fakeModel();
+    clients.model.push({ chunks: ['Canberra.'], stop: 'done' });
+    expect(await readAll(toTextStream(await open(clients)))).toBe('Canberra.');
+  });
+
   it('fails halfway after the text that came, when the connection breaks', async () => {
     const clients = await fakeModel();
     clients.model.push({ chunks: ['The capital ', 'of Australia ', 'is Can', 'berra.'], cutAfter: 3 });

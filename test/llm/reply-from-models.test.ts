@@ -34,6 +34,18 @@ describe.each(sources)('messages.reply(cnv, %s)', (_name, open) => {
     expect(appends()).toEqual([]);
   });
 
+  it('ends a reply the output limit cut short with a mark, as a complete message', async () => {
+    const clients = await fakeModel();
+    const { client, cnv, messages } = await service();
+    clients.model.push({ chunks: ['Step one, ', 'then step'], stop: 'length' });
+
+    const result = await client.messages.reply(cnv, await open(clients));
+
+    const text = 'Step one, then step … [truncated]';
+    expect(result).toMatchObject({ status: 'sent', text, outcome: 'complete' });
+    expect((await messages()).map((m) => m.parts?.map((part) => part.text))).toEqual([[text]]);
+  });
+
   it('keeps tool-call chunks out of the reply and reports the call', async () => {
     const clients = await fakeModel();
     const { client, cnv, messages } = await service();

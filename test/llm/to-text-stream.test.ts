@@ -163,4 +163,39 @@ describe('toTextStream refuses bad input with a ValidationError naming it', () =
     const error = await reject(() => toTextStream(['a'], { onToolCall: 'log' as never }));
     expect(error.field).toBe('onToolCall');
   });
+
+  it('a truncatedNote that is not a string', async () => {
+    const error = await reject(() => toTextStream(['a'], { truncatedNote: false as never }));
+    expect(error.field).toBe('truncatedNote');
+  });
+});
+
+describe('toTextStream marks text a stop cut short', () => {
+  const chunk = (id: string, delta: Record<string, unknown>, finish_reason: string | null = null) => ({
+    id,
+    object: 'chat.completion.chunk',
+    choices: [{ index: 0, delta, finish_reason }],
+  });
+
+  it('only when no text followed the stop (a tool runner asks again after a cut step)', async () => {
+    const events = [
+      chunk('a', { content: 'First answer' }, 'length'),
+      chunk('b', { content: 'Second answer.' }),
+      chunk('b', {}, 'stop'),
+    ];
+    expect(await readAll(toTextStream(asyncOf(events)))).toBe('First answerSecond answer.');
+  });
+
+  it('as a content filter too, and an Anthropic refusal', async () => {
+    const filtered = [chunk('a', { content: 'Half' }), chunk('a', {}, 'content_filter')];
+    expect(await readAll(toTextStream(asyncOf(filtered)))).toBe('Half … [truncated]');
+    const refused = [
+      { type: 'message_start', message: { id: 'm', role: 'assistant', content: [] } },
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'I can' } },
+      { type: 'message_delta', delta: { stop_reason: 'refusal' } },
+      { type: 'message_stop' },
+    ];
+    expect(await readAll(toTextStream(asyncOf(refused)))).toBe('I can … [truncated]');
+  });
 });
