@@ -11,6 +11,7 @@ import {
   writeError,
   writeResponse,
 } from './node-bridge.js';
+import { DELIVER, type DeliverDoor, type DeliveryAnswer } from './webhooks/delivery.js';
 
 /** Anything with a Web-standard `fetch(request)`, such as the bot of `createBot`. */
 export interface FetchHandler {
@@ -57,6 +58,22 @@ async function rawBody(req: IncomingMessage, limit: number): Promise<ReadBody | 
   return readBody(req, limit);
 }
 
+/** The headers of a node:http request as the delivery reads them (names are lowercase there). */
+const headersOf = (req: IncomingMessage) => ({
+  get(name: string): string | undefined {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  },
+});
+
+/** Writes a delivery's JSON answer with its head in one write. */
+function writeAnswer(res: ServerResponse, { status, body, headers }: DeliveryAnswer): void {
+  const head = ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body))];
+  if (headers) for (const [name, value] of Object.entries(headers)) head.push(name, value);
+  res.writeHead(status, head);
+  res.end(body);
+}
+
 /**
  * Serves a bot on node:http or Express, reading the raw body itself.
  *
@@ -66,6 +83,9 @@ async function rawBody(req: IncomingMessage, limit: number): Promise<ReadBody | 
  */
 export function toNodeHandler(bot: FetchHandler, options: NodeHandlerOptions = {}): NodeHandler {
   const { maxBodyBytes = 1024 * 1024 } = options;
+  // A bot of createBot takes the bytes and headers read here directly (no Request, no Response);
+  // any other fetch handler, a bot whose fetch was replaced, and any method but POST go through Fetch.
+  const door = (bot as { [DELIVER]?: DeliverDoor })[DELIVER];
   return async (req, res, next) => {
     try {
       const body = await rawBody(req, maxBodyBytes);
@@ -77,7 +97,14 @@ export function toNodeHandler(bot: FetchHandler, options: NodeHandlerOptions = {
       }
       let request: Request;
       try {
-        request = toRequest(req, originOf(req), body.bytes);
+        const origin = originOf(req);
+        // What Fetch could not make a URL of (a bad port, a broken IPv6 host) is refused below by toRequest.
+        const url = req.url ?? '';
+        const direct = door && bot.fetch === door.fetch && req.method === 'POST' && url.startsWith('/');
+        if (direct && URL.canParse(origin + url)) {
+          return writeAnswer(res, await door.deliver(body.bytes, headersOf(req)));
+        }
+        request = toRequest(req, origin, body.bytes);
       } catch (error) {
         if (!(error instanceof UnbridgeableRequest)) throw error;
         // Never a 500: the sender would retry a delivery that can never succeed.

@@ -9,11 +9,13 @@ import { checkOptions, createClient } from './bot-options.js';
 import type { Bot, BotErrorInfo, BotOptions } from './bot-types.js';
 import { createKindCache } from './conversation-kind.js';
 import { createLanes, type LaneOutcome } from './conversation-lanes.js';
-import { handleDelivery } from './delivery.js';
+import { DELIVER, type DeliverDoor, deliver, handleDelivery } from './delivery.js';
 import { createRun } from './handler-run.js';
+import type { WebhookHeaders } from './raw-input.js';
 import { createRouter } from './router.js';
 import { createSessions } from './session.js';
 import { legacyDeduper, storeDeduper } from './store-dedupe.js';
+import { prepareVerification, verifyPrepared } from './verify.js';
 
 /** How long a delivery waits for its handlers before answering 202, under the service's 10 s timeout. */
 export const DEFAULT_ACK_TIMEOUT_MS = 8000;
@@ -123,10 +125,14 @@ export function createBot(options: BotOptions): Bot {
     }
   };
 
+  // Checked by checkOptions above; each secret's key is prepared here once, not per delivery.
+  const verification = prepareVerification({
+    secret: ([] as string[]).concat(options.webhookSecret),
+    ...(options.toleranceSec === undefined ? {} : { toleranceSec: options.toleranceSec }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
   const deps = {
-    secrets: ([] as string[]).concat(options.webhookSecret),
-    toleranceSec: options.toleranceSec,
-    now: options.now,
+    verify: (bytes: Uint8Array, headers: WebhookHeaders) => verifyPrepared(bytes, headers, verification),
     // The deprecated `dedupe` option still wins for dedupe when given; everything else uses the store.
     dedupe,
     ack: options.ack ?? 'after-handler',
@@ -181,5 +187,11 @@ export function createBot(options: BotOptions): Bot {
       return handleDelivery(request, deps, waitUntil);
     },
   };
+  // toNodeHandler's door: the same delivery from the bytes and headers node:http already holds.
+  const door: DeliverDoor = {
+    fetch: bot.fetch,
+    deliver: (body, headers) => deliver(body, headers, deps, options.waitUntil),
+  };
+  Object.defineProperty(bot, DELIVER, { value: door });
   return bot;
 }

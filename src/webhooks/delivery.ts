@@ -1,22 +1,23 @@
-// One webhook delivery, from the Request to the Response: verify, deduplicate, run, acknowledge.
-// The status codes are the contract with the service's retries (PROTOCOL.md section 6): 2xx stops them,
-// anything else asks for another attempt, so a 500 is answered only when a handler failed.
+// One webhook delivery, from its bytes and headers to the answer: verify, deduplicate, run,
+// acknowledge. The status codes are the contract with the service's retries (PROTOCOL.md section 6):
+// 2xx stops them, anything else asks for another attempt, so a 500 is answered only when a handler
+// failed. Two thin doors share it: `bot.fetch` (a Web Request in, a Response out) and the node:http
+// door of `toNodeHandler`, which already holds the bytes and writes the answer itself.
 
 import type { WebhookEvent } from '../schemas/webhooks.js';
 import type { LaneOutcome } from './conversation-lanes.js';
-import { MAX_DELIVERY_BYTES, readLimitedBody } from './raw-input.js';
+import { MAX_DELIVERY_BYTES, readLimitedBody, type WebhookHeaders } from './raw-input.js';
 import type { Deduper } from './store-dedupe.js';
 import { WebhookVerificationError, type WebhookVerificationErrorCode } from './verification-error.js';
-import { verifyWebhook } from './verify.js';
+import type { VerifiedDelivery } from './verify.js';
 
 /** Hands a promise to the runtime so it may finish after the response (Workers' `ctx.waitUntil`). */
 export type WaitUntil = (promise: Promise<unknown>) => void;
 
 /** What a delivery needs from the bot. @internal */
 export interface DeliveryDeps {
-  secrets: readonly string[];
-  toleranceSec: number | undefined;
-  now: (() => Date) | undefined;
+  /** Verifies the bytes and headers (options checked and keys prepared once); throws the typed error. */
+  verify(bytes: Uint8Array, headers: WebhookHeaders): Promise<VerifiedDelivery>;
   dedupe: Deduper;
   ack: 'after-handler' | 'immediately';
   ackTimeoutMs: number;
@@ -28,11 +29,53 @@ export interface DeliveryDeps {
   warn(message: string, fields: Record<string, string>): void;
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+/** A delivery's answer: its status, its JSON body, and headers besides `content-type`. @internal */
+export interface DeliveryAnswer {
+  readonly status: number;
+  /** JSON text. */
+  readonly body: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The bot's door for a runtime that already holds a delivery's bytes and headers (agent-messaging/node
+ * on node:http): the same delivery as `bot.fetch`, without a Request or a Response. A symbol of the
+ * global registry, so another copy of the package (bundled twice) still finds it.
+ * @internal
+ */
+export const DELIVER: unique symbol = Symbol.for('agent-messaging.deliver') as never;
+
+/**
+ * What a bot keeps under {@link DELIVER}: `deliver` answers a POST's body and headers; `fetch` is the
+ * bot's own, so a caller can tell a `bot.fetch` replaced since (a wrapper then keeps its say). @internal
+ */
+export interface DeliverDoor {
+  fetch: unknown;
+  deliver(body: Uint8Array, headers: WebhookHeaders): Promise<DeliveryAnswer>;
+}
+
+const answer = (status: number, body: unknown, headers?: Record<string, string>): DeliveryAnswer =>
+  Object.freeze({ status, body: JSON.stringify(body), ...(headers ? { headers } : {}) });
 
 const failure = (status: number, code: string, message: string, headers?: Record<string, string>) =>
-  json(status, { error: { code, message } }, headers);
+  answer(status, { error: { code, message } }, headers);
+
+// The answers that never vary, written once.
+const RECEIVED = answer(200, { received: true });
+const ACCEPTED = answer(202, { received: true });
+const DUPLICATE = answer(200, { received: true, duplicate: true });
+const NOT_POST = failure(405, 'method_not_allowed', 'webhooks are delivered with POST', { allow: 'POST' });
+const TOO_LARGE = failure(413, 'payload_too_large', `the body is over ${MAX_DELIVERY_BYTES} bytes`);
+const UNREADABLE = failure(400, 'invalid_body', 'the request body could not be read');
+const DEDUPE_DOWN = failure(503, 'dedupe_unavailable', 'the dedupe store failed; retry later');
+// Not a 2xx: if the first attempt then fails, its claim is released and this retry must come back.
+const IN_PROGRESS = failure(409, 'delivery_in_progress', 'this webhook-id is being handled; retry later', {
+  'retry-after': '5',
+});
+const STORE_DOWN = failure(503, 'store_unavailable', 'the bot store failed; retry later', {
+  'retry-after': '5',
+});
+const HANDLER_FAILED = failure(500, 'handler_failed', 'the webhook handler failed; retry the delivery');
 
 // 401 when the sender could not prove who it is (or proved it too long ago), 400 for a malformed delivery.
 const UNAUTHENTICATED: ReadonlySet<WebhookVerificationErrorCode> = new Set([
@@ -42,64 +85,82 @@ const UNAUTHENTICATED: ReadonlySet<WebhookVerificationErrorCode> = new Set([
 ]);
 
 /** Resolves with the work's outcome, or with `'timeout'` when it takes longer than `ms`. */
-async function within<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), ms);
+function within<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms, 'timeout');
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
-/** Answers one delivery. @internal */
+/** The Web Response of an answer. @internal */
+export function toResponse({ status, body, headers }: DeliveryAnswer): Response {
+  return new Response(body, {
+    status,
+    headers: headers
+      ? { 'content-type': 'application/json', ...headers }
+      : { 'content-type': 'application/json' },
+  });
+}
+
+/** `bot.fetch`'s door: reads the Request's body (capped) and answers a Response. @internal */
 export async function handleDelivery(
   request: Request,
   deps: DeliveryDeps,
   waitUntil: WaitUntil | undefined,
 ): Promise<Response> {
-  if (request.method !== 'POST') {
-    return failure(405, 'method_not_allowed', 'webhooks are delivered with POST', { allow: 'POST' });
-  }
-  let event: WebhookEvent;
+  if (request.method !== 'POST') return toResponse(NOT_POST);
+  let body: Uint8Array | 'too_large';
   try {
-    const body = await readLimitedBody(request, MAX_DELIVERY_BYTES);
-    if (body === 'too_large') {
-      deps.warn('webhook refused', { code: 'payload_too_large', reason: 'body over the limit' });
-      return failure(413, 'payload_too_large', `the body is over ${MAX_DELIVERY_BYTES} bytes`);
-    }
-    event = await verifyWebhook(body, request.headers, {
-      secret: deps.secrets,
-      ...(deps.toleranceSec === undefined ? {} : { toleranceSec: deps.toleranceSec }),
-      ...(deps.now ? { now: deps.now } : {}),
-    });
+    body = await readLimitedBody(request, MAX_DELIVERY_BYTES);
+  } catch {
+    // The body could not even be read (the client went away): nothing was verified, nothing ran.
+    return toResponse(UNREADABLE);
+  }
+  return toResponse(await deliver(body, request.headers, deps, waitUntil));
+}
+
+/**
+ * Answers one POSTed delivery from its bytes (or `'too_large'` when its reader stopped past the
+ * limit) and headers: the one delivery path under both doors. @internal
+ */
+export async function deliver(
+  body: Uint8Array | 'too_large',
+  headers: WebhookHeaders,
+  deps: DeliveryDeps,
+  waitUntil: WaitUntil | undefined,
+): Promise<DeliveryAnswer> {
+  if (body === 'too_large' || body.byteLength > MAX_DELIVERY_BYTES) {
+    deps.warn('webhook refused', { code: 'payload_too_large', reason: 'body over the limit' });
+    return TOO_LARGE;
+  }
+  let verified: VerifiedDelivery;
+  try {
+    verified = await deps.verify(body, headers);
   } catch (error) {
-    if (!WebhookVerificationError.is(error)) {
-      // The body could not even be read (the client went away): nothing was verified, nothing ran.
-      return failure(400, 'invalid_body', 'the request body could not be read');
-    }
+    if (!WebhookVerificationError.is(error)) return UNREADABLE;
     deps.warn('webhook refused', { code: error.code, reason: error.message });
     return failure(UNAUTHENTICATED.has(error.code) ? 401 : 400, error.code, error.message);
   }
-  // Present and signed: verification refuses a delivery without it.
-  const webhookId = (request.headers.get('webhook-id') ?? event.eventId).trim();
+  const { event, webhookId } = verified;
 
   let claim: string;
   try {
     claim = await deps.dedupe.claim(webhookId);
   } catch (error) {
     deps.report(error, event, webhookId);
-    return failure(503, 'dedupe_unavailable', 'the dedupe store failed; retry later');
+    return DEDUPE_DOWN;
   }
-  if (claim === 'done') return json(200, { received: true, duplicate: true });
-  if (claim === 'in_flight') {
-    // Not a 2xx: if the first attempt then fails, its claim is released and this retry must come back.
-    return failure(409, 'delivery_in_progress', 'this webhook-id is being handled; retry later', {
-      'retry-after': '5',
-    });
-  }
+  if (claim === 'done') return DUPLICATE;
+  if (claim === 'in_flight') return IN_PROGRESS;
 
   const work = deps.dispatch(event, webhookId).then(async (outcome) => {
     // Not recorded as handled: forget the claim (if the store is back) so the retry runs it.
@@ -109,13 +170,11 @@ export async function handleDelivery(
   const outcome = deps.ack === 'immediately' ? 'timeout' : await within(work, deps.ackTimeoutMs);
   if (outcome === 'timeout') {
     waitUntil?.(work);
-    return json(202, { received: true });
+    return ACCEPTED;
   }
-  if (outcome === 'ok') return json(200, { received: true });
+  if (outcome === 'ok') return RECEIVED;
   // Handled by the instance that holds the conversation: this delivery's part is done.
-  if (outcome === 'elsewhere') return json(202, { received: true });
-  if (outcome === 'store_failed') {
-    return failure(503, 'store_unavailable', 'the bot store failed; retry later', { 'retry-after': '5' });
-  }
-  return failure(500, 'handler_failed', 'the webhook handler failed; retry the delivery');
+  if (outcome === 'elsewhere') return ACCEPTED;
+  if (outcome === 'store_failed') return STORE_DOWN;
+  return HANDLER_FAILED;
 }
