@@ -27,6 +27,11 @@ const STREAMED_TYPES = /^\s*(?:text\/event-stream|application\/x-ndjson)\b/i;
 // Answers sent as UTF-8 text (JSON, HTML, plain text); anything else goes out as the exact bytes.
 const TEXT_TYPES = /^\s*(?:application\/json|text\/)/i;
 
+/** False for the methods Fetch refuses to construct a Request with (CONNECT, TRACE, TRACK). */
+export function isFetchMethod(method: string): boolean {
+  return !FORBIDDEN_METHODS.has(method.toUpperCase());
+}
+
 /** A body read whole, or the part read before it grew over the limit (reading stops there). */
 export type ReadBody = { complete: true; bytes: Buffer } | { complete: false; head: Buffer[] };
 
@@ -92,7 +97,7 @@ export function toRequest(
   signal?: AbortSignal,
 ): Request {
   const method = req.method ?? 'GET';
-  if (FORBIDDEN_METHODS.has(method.toUpperCase())) {
+  if (!isFetchMethod(method)) {
     throw new UnbridgeableRequest(405, `method: ${method} is not served here`);
   }
   const target = req.url ?? '/';
@@ -118,6 +123,25 @@ export function writeError(res: ServerResponse, status: number, code: string, me
   const body = JSON.stringify({ error: { code, message } });
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+/**
+ * Writes a text answer (JSON) whose headers are already in hand, head and body in one write: no
+ * Fetch `Response` in between. `headers` has lower-case names; the body's length is set here.
+ */
+export function writeText(
+  res: ServerResponse,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  text: string,
+): void {
+  const flat: string[] = [];
+  for (const name in headers) {
+    if (name !== 'content-length' && name !== 'transfer-encoding') flat.push(name, headers[name]!);
+  }
+  flat.push('content-length', String(Buffer.byteLength(text)));
+  res.writeHead(status, flat);
+  res.end(text);
 }
 
 /**

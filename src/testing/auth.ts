@@ -1,5 +1,6 @@
 // Authentication (PROTOCOL.md section 3): agent tokens and user sessions, 401 for the wrong kind.
 import { MockError } from './http.js';
+import type { HeaderReader } from './incoming.js';
 import type { AgentRecord, MockState, UserRecord } from './state.js';
 
 /** Which credential an endpoint takes. */
@@ -13,9 +14,9 @@ export type Caller =
 const unauthorized = (message: string) => new MockError(401, 'unauthorized', message);
 
 /** The caller of the request, checked against what the endpoint takes; 401 otherwise. */
-export function authenticate(state: MockState, request: Request, kind: AuthKind): Caller | undefined {
+export function authenticate(state: MockState, headers: HeaderReader, kind: AuthKind): Caller | undefined {
   if (kind === 'none') return undefined;
-  const header = request.headers.get('authorization');
+  const header = headers.get('authorization');
   const token = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
   if (!token) throw unauthorized('Authorization: a bearer token is required');
   const caller = findCaller(state, token);

@@ -4,6 +4,7 @@ import type * as z from 'zod/mini';
 import { describeIssues, safeParse } from '../schemas/issues.js';
 import { readAtMost } from '../webhooks/raw-input.js';
 import { invalid, MAX_BODY_BYTES, MockError } from './http.js';
+import type { HeaderReader } from './incoming.js';
 
 /** Parses JSON text against a strict schema; 400 `invalid_request` naming each bad field. */
 export function parseJson<S extends z.ZodMiniType>(schema: S, text: string, root = 'body'): z.output<S> {
@@ -69,8 +70,8 @@ export function loggedBody(text: string, bytes?: number, over = false): string {
 }
 
 /** True when the request body is NDJSON (the streamed input of PROTOCOL.md section 8). */
-export function isNdjson(request: Request): boolean {
-  return /^application\/x-ndjson\b/i.test(request.headers.get('content-type') ?? '');
+export function isNdjson(headers: HeaderReader): boolean {
+  return /^application\/x-ndjson\b/i.test(headers.get('content-type') ?? '');
 }
 
 /**

@@ -3,25 +3,37 @@
 
 import { IdempotencyKey } from '../schemas/common.js';
 import { describeIssues, safeParse } from '../schemas/issues.js';
-import { invalid, MockError } from './http.js';
+import { canonicalJson, decodeJson } from './body.js';
+import { type Answer, invalid, JsonAnswer, MockError } from './http.js';
+import type { HeaderReader } from './incoming.js';
 import type { RouteContext } from './router.js';
-import type { IdempotencyRecord, MockState } from './state.js';
+import type { IdempotencyRecord, MockState, RequestPrint } from './state.js';
 
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 
 /** A reserved key: finish it with the answer to store, or release it when the work failed. */
 export interface Reservation {
-  store(replay: (ctx: RouteContext) => Response): void;
+  store(replay: (ctx: RouteContext) => Answer): void;
   release(): void;
 }
 
 /** The `Idempotency-Key` header, checked; 400 naming the header when missing or malformed. */
-export function idempotencyKeyOf(request: Request): string {
-  const key = request.headers.get('idempotency-key');
+export function idempotencyKeyOf(headers: HeaderReader): string {
+  const key = headers.get('idempotency-key');
   if (key === null) throw invalid('Idempotency-Key header: is required');
   const parsed = safeParse(IdempotencyKey, key);
   if (!parsed.success) throw invalid(describeIssues(parsed.error, 'Idempotency-Key header'));
   return key;
+}
+
+/**
+ * True when two requests under one key are the same request: both streamed or both not, and bodies
+ * that are the same JSON, key order and spacing aside. The same text is the common case (a retry
+ * sends the very bytes again), so the canonical forms are computed only when the texts differ.
+ */
+export function sameRequest(a: RequestPrint, b: RequestPrint): boolean {
+  if (a.stream !== b.stream) return false;
+  return a.body === b.body || canonicalJson(decodeJson(a.body)) === canonicalJson(decodeJson(b.body));
 }
 
 /**
@@ -31,12 +43,12 @@ export function idempotencyKeyOf(request: Request): string {
 export function beginIdempotent(
   state: MockState,
   scope: string,
-  fingerprint: string,
+  print: RequestPrint,
   nowMs: number,
-): { replay: (ctx: RouteContext) => Response } | { reservation: Reservation } {
+): { replay: (ctx: RouteContext) => Answer } | { reservation: Reservation } {
   const existing = state.idempotency.get(scope);
   if (existing && existing.created_at + RETENTION_MS > nowMs) {
-    if (existing.fingerprint !== fingerprint) {
+    if (!sameRequest(existing.print, print)) {
       throw new MockError(
         422,
         'idempotency_key_reused',
@@ -52,7 +64,7 @@ export function beginIdempotent(
     }
     return { replay: existing.replay };
   }
-  const record: IdempotencyRecord = { fingerprint, created_at: nowMs };
+  const record: IdempotencyRecord = { print, created_at: nowMs };
   state.idempotency.set(scope, record);
   const generation = state.generation;
   return {
@@ -67,8 +79,15 @@ export function beginIdempotent(
   };
 }
 
-/** A replay of a stored JSON answer: the same status and body (the pipeline marks it replayed). */
-export async function snapshotReplay(response: Response): Promise<(ctx: RouteContext) => Response> {
+/** A replay of a stored answer: the same status and body (the pipeline marks it replayed). */
+export async function snapshotReplay(response: Answer): Promise<(ctx: RouteContext) => Answer> {
+  if (response instanceof JsonAnswer) {
+    // Copied now: the pipeline sets this answer's Request-Id in place afterwards.
+    const { status, text } = response;
+    const headers: Record<string, string> = {};
+    for (const name in response.headers) if (name !== 'request-id') headers[name] = response.headers[name]!;
+    return () => new JsonAnswer(status, text, { ...headers });
+  }
   const body = await response.clone().text();
   const status = response.status;
   const headers = [...response.headers].filter(([name]) => name !== 'request-id');

@@ -1,5 +1,5 @@
 import { agentOf, conversationFor, messageFor, requireActive } from './access.js';
-import { invalid, json, notFound } from './http.js';
+import { invalid, type JsonAnswer, json, notFound } from './http.js';
 import { messageUpdated, typingChanged } from './live-events.js';
 import { endpoint, type RouteContext } from './router.js';
 import type { MessageRecord } from './state.js';
@@ -27,7 +27,7 @@ export const typing = endpoint('conversations.typing', {
 });
 
 /** Sets `delivered_at` or `read_at` once; a repeat answers the first time. */
-function mark(ctx: RouteContext, messageId: string, type: 'delivered' | 'read'): Response {
+function mark(ctx: RouteContext, messageId: string, type: 'delivered' | 'read'): JsonAnswer {
   const agent = agentOf(ctx);
   const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');
   const message = conversation.messages.find((candidate) => candidate.id === messageId);

@@ -7,7 +7,7 @@
 // origin with a JSON body (which a browser sends cross-site only after a preflight the mock never
 // grants). /v1 and the file URLs are the service's API and stay open, as a real service's are.
 // The msw door and mock.fetch are in-process and never see this.
-import { errorResponse, forbidden, type MockError, withHeaders } from './http.js';
+import { errorResponse, forbidden, type MockError, toResponse, withHeaders } from './http.js';
 import { newId } from './ids.js';
 
 type Fetch = (request: Request) => Promise<Response>;
@@ -19,7 +19,7 @@ export function guardLoopback(fetch: Fetch): Fetch {
   return async (request) => {
     const refusal = refusalOf(request);
     if (!refusal) return fetch(request);
-    return withHeaders(errorResponse(refusal), { 'request-id': newId('req') });
+    return toResponse(withHeaders(errorResponse(refusal), { 'request-id': newId('req') }));
   };
 }
 

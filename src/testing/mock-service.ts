@@ -11,7 +11,7 @@ import { clickAction } from './postbacks.js';
 import { snapshotRequests } from './request-log.js';
 import { serviceRoutes } from './routes.js';
 import { seedWorld } from './seed.js';
-import { createServiceFetch } from './service-fetch.js';
+import { createServicePipeline } from './service-fetch.js';
 import { takeSnapshot } from './snapshot.js';
 import { createState } from './state.js';
 import { StreamHub } from './stream-hub.js';
@@ -44,7 +44,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     webhooks: new WebhookDispatcher(() => world),
     events: new MockEventBus(),
   };
-  const serviceFetch = createServiceFetch(() => world, { service: serviceRoutes, control: controlRoutes });
+  const pipeline = createServicePipeline(() => world, { service: serviceRoutes, control: controlRoutes });
   const fetch = (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
     // A Request keeps its method, headers and body when init adds to it (ky always passes an init);
     // only a string or URL is resolved against the base URL.
@@ -54,7 +54,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
           ? input
           : new Request(input, init)
         : new Request(new URL(String(input), `${baseUrl}/`), init);
-    return serviceFetch(request);
+    return pipeline.fetch(request);
   };
 
   let handlers: ReturnType<typeof handlersWith> | undefined;
@@ -73,8 +73,13 @@ export function createMockService(options: MockServiceOptions = {}): MockService
         import('./emulator/serve.js'),
         import('./loopback-guard.js'),
       ]);
-      // Only this door is reachable from web pages, so only it checks Host and Origin.
-      return serveOnLoopback(guardLoopback(withEmulatorPage(serviceFetch)), port);
+      // Only this door is reachable from web pages, so only it checks Host and Origin. The page and
+      // /_mock go through both wrappers as Fetch requests; /v1 and the file URLs, which neither
+      // wrapper touches, go to the pipeline as the node:http request the door already read.
+      return serveOnLoopback(
+        { fetch: guardLoopback(withEmulatorPage(pipeline.fetch)), serve: pipeline.serve },
+        port,
+      );
     },
     createUser: (input) => createUser(world, input),
     installAgent: (input) => installAgent(world, input),

@@ -1,10 +1,13 @@
 // The node:http door: a real server on 127.0.0.1 over the shared node:http <-> Fetch bridge
 // (../node-bridge.ts). A JSON body is read whole before the mock sees it; an NDJSON body streams in,
-// so it is applied line by line while the event stream flows the other way.
+// so it is applied line by line while the event stream flows the other way. A call to /v1 or a file
+// URL with a body read whole (almost every call) goes to the pipeline as the request node:http
+// parsed, and a JSON answer goes back as its text: no Fetch `Request` or `Response` in between.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import {
+  isFetchMethod,
   type ReadBody,
   readBody,
   restOfBody,
@@ -12,24 +15,32 @@ import {
   UnbridgeableRequest,
   writeError,
   writeResponse,
+  writeText,
 } from '../node-bridge.js';
-import { MAX_BODY_BYTES } from './http.js';
+import { type Answer, JsonAnswer, MAX_BODY_BYTES } from './http.js';
+import { type Incoming, RawHeaders } from './incoming.js';
 import type { MockServer } from './types.js';
 
-type Fetch = (request: Request) => Promise<Response>;
+/** What the door hands requests to. */
+export interface DoorHandlers {
+  /** Any request, as a Fetch `Request` (the emulator page and /_mock go through here). */
+  fetch: (request: Request) => Promise<Response>;
+  /** /v1 and the file URLs with a body read whole, as the pipeline reads them. */
+  serve: (incoming: Incoming) => Promise<Answer>;
+}
 
 // Read into memory before the mock sees the request: the service's limit and one byte more, enough
 // for the mock to tell a body over the limit (413). A larger body (a file upload) streams on.
 const BUFFERED_BYTES = MAX_BODY_BYTES + 1;
 const NDJSON = /^\s*application\/x-ndjson\b/i;
 
-/** Listens on 127.0.0.1:`port` (0 picks a free port) and answers every request with `fetch`. */
-export async function serveOnLoopback(fetch: Fetch, port: number): Promise<MockServer> {
+/** Listens on 127.0.0.1:`port` (0 picks a free port) and answers every request with `handlers`. */
+export async function serveOnLoopback(handlers: DoorHandlers, port: number): Promise<MockServer> {
   let origin = '';
   const server = createServer((req, res) => {
     const socket = req.socket;
     // Nothing the bridge meets may crash the process; a broken exchange just closes its connection.
-    bridge(fetch, req, res, origin).catch(() => socket.destroy());
+    bridge(handlers, req, res, origin).catch(() => socket.destroy());
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -54,10 +65,10 @@ export async function serveOnLoopback(fetch: Fetch, port: number): Promise<MockS
 async function bodyOf(
   req: IncomingMessage,
   res: ServerResponse,
+  ndjson: boolean,
 ): Promise<Uint8Array | ReadableStream<Uint8Array> | undefined> {
   if (req.method === 'GET' || req.method === 'HEAD') return undefined;
-  if (NDJSON.test(req.headers['content-type'] ?? ''))
-    return Readable.toWeb(req) as ReadableStream<Uint8Array>;
+  if (ndjson) return Readable.toWeb(req) as ReadableStream<Uint8Array>;
   const read: ReadBody = await readBody(req, BUFFERED_BYTES);
   if (read.complete) return read.bytes;
   // What the mock leaves unread is never drained: the connection closes after the answer.
@@ -65,39 +76,91 @@ async function bodyOf(
   return restOfBody(req, read.head);
 }
 
+/**
+ * The URL of a request the pipeline can take as node:http parsed it: origin-form, a method Fetch
+ * represents, not NDJSON, and a path neither the loopback guard nor the page looks at (they take
+ * Fetch requests). Parsed as Fetch would, so `/v1/../_mock` is `/_mock` here too.
+ */
+function apiUrl(req: IncomingMessage, origin: string, ndjson: boolean): URL | undefined {
+  const target = req.url ?? '/';
+  if (ndjson || !target.startsWith('/') || !isFetchMethod(req.method ?? 'GET')) return undefined;
+  let url: URL;
+  try {
+    url = new URL(origin + target);
+  } catch {
+    return undefined;
+  }
+  const path = url.pathname;
+  return path === '/' || path === '/_mock' || path.startsWith('/_mock/') ? undefined : url;
+}
+
+/**
+ * The client went away before the answer finished: tells the mock (it stops following, and changes
+ * nothing). Made on first use, since only a stream or a built Request needs it.
+ */
+function departure(res: ServerResponse): () => AbortSignal {
+  let controller: AbortController | undefined;
+  return () => {
+    if (!controller) {
+      const made = new AbortController();
+      controller = made;
+      if (res.destroyed && !res.writableFinished) made.abort();
+      else
+        res.once('close', () => {
+          if (!res.writableFinished) made.abort();
+        });
+    }
+    return controller.signal;
+  };
+}
+
 async function bridge(
-  fetch: Fetch,
+  handlers: DoorHandlers,
   req: IncomingMessage,
   res: ServerResponse,
   origin: string,
 ): Promise<void> {
   // Held now: once the request stream is destroyed, req.socket reads null.
   const socket = req.socket;
-  const aborted = new AbortController();
-  // The client went away before the answer finished: tell the mock (it stops following, and changes nothing).
-  res.once('close', () => {
-    if (!res.writableFinished) aborted.abort();
-  });
-  let request: Request;
+  const headers = new RawHeaders(req.rawHeaders);
+  const ndjson = NDJSON.test(headers.get('content-type') ?? '');
+  const url = apiUrl(req, origin, ndjson);
+  const signal = departure(res);
+  let body: Uint8Array | ReadableStream<Uint8Array> | undefined;
+  let answer: Answer;
   try {
-    // The request carries the signal only where the mock may answer with a stream that follows it
-    // (undici's abort wiring costs a few µs and a finalizer per request); a streamed answer is
-    // cancelled by writeResponse all the same when the client goes away.
-    const mayStream =
-      req.method === 'GET' ||
-      NDJSON.test(req.headers['content-type'] ?? '') ||
-      /[?&]stream=/.test(req.url ?? '');
-    request = toRequest(req, origin, await bodyOf(req, res), mayStream ? aborted.signal : undefined);
+    body = await bodyOf(req, res, ndjson);
+    if (url && !(body instanceof ReadableStream)) {
+      const bytes = body;
+      let request: Request | undefined;
+      answer = await handlers.serve({
+        method: req.method ?? 'GET',
+        url,
+        headers,
+        bytes: bytes ?? new Uint8Array(0),
+        // The rules that read the Fetch request (a file upload, a stream that follows the client).
+        request: () => {
+          request ??= toRequest(req, origin, bytes, signal());
+          return request;
+        },
+      });
+    } else {
+      // The request carries the signal only where the mock may answer with a stream that follows it
+      // (undici's abort wiring costs a few µs and a finalizer per request); a streamed answer is
+      // cancelled by writeResponse all the same when the client goes away.
+      const mayStream = req.method === 'GET' || ndjson || /[?&]stream=/.test(req.url ?? '');
+      answer = await handlers.fetch(toRequest(req, origin, body, mayStream ? signal() : undefined));
+    }
   } catch (error) {
     if (!(error instanceof UnbridgeableRequest)) throw error;
     const code = error.status === 405 ? 'method_not_allowed' : 'invalid_request';
     return writeError(res, error.status, code, error.message);
   }
-  const response = await fetch(request);
-  if (response.type === 'error') {
+  if (answer instanceof JsonAnswer) return writeText(res, answer.status, answer.headers, answer.text);
+  if (answer.type === 'error') {
     // drop_after_commit: the work is done, the answer never comes.
     socket.destroy();
     return;
   }
-  await writeResponse(res, response, aborted.signal);
+  await writeResponse(res, answer, signal());
 }

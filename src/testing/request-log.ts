@@ -1,5 +1,6 @@
 // The request log of PROTOCOL.md section 13: each /v1 request as it arrived, before any fault.
 import type { RequestLogEntry } from '../schemas/mock-control.js';
+import type { HeaderReader } from './incoming.js';
 import type { MockState } from './state.js';
 
 /** Bearer tokens are credentials: the log shows their kind, never their value. */
@@ -11,7 +12,7 @@ function redact(name: string, value: string): string {
 /** Appends an entry for the request; a streamed body is filled in later by the caller. */
 export function logRequest(
   state: MockState,
-  request: Request,
+  request: { method: string; headers: HeaderReader },
   url: URL,
   body: string | null,
 ): RequestLogEntry {

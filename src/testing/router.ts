@@ -5,13 +5,14 @@ import { type EndpointKey, endpoints, type RetryClass } from '../endpoints.js';
 import type { AuthKind, Caller } from './auth.js';
 import type { LineReader } from './body.js';
 import type { Fault } from './faults.js';
-import { MockError } from './http.js';
+import { type Answer, MockError } from './http.js';
 import type { MockWorld } from './world.js';
 
 /** What a rule receives about its request. */
 export interface RouteContext<Body = unknown> {
   world: MockWorld;
-  request: Request;
+  /** The Fetch request (on the loopback door, built on first read: most rules never need it). */
+  readonly request: Request;
   url: URL;
   params: Record<string, string>;
   caller: Caller | undefined;
@@ -23,7 +24,7 @@ export interface RouteContext<Body = unknown> {
   /** The rest of a streamed NDJSON body, after its first line. */
   lines: LineReader | undefined;
   /** A rule whose answer cannot be stored as JSON (a stream) says how to replay it. */
-  replayWith?: (ctx: RouteContext) => Response;
+  replayWith?: (ctx: RouteContext) => Answer;
 }
 
 /** One endpoint. */
@@ -39,7 +40,7 @@ export interface Route<Body = unknown> {
   retry?: RetryClass;
   /** True for the one endpoint that takes an NDJSON streamed body. */
   acceptsNdjson?: boolean;
-  handle(ctx: RouteContext<Body>): Response | Promise<Response>;
+  handle(ctx: RouteContext<Body>): Answer | Promise<Answer>;
 }
 
 /** Declares a route with its body type taken from its schema. */
@@ -74,18 +75,43 @@ type EndpointBody<K extends EndpointKey> = (typeof endpoints)[K] extends {
   ? S
   : z.ZodMiniType<undefined>;
 
+/** A route's path pattern split once: each segment, and the parameter name where it is one. */
+interface CompiledRoute {
+  route: Route;
+  segments: readonly string[];
+  params: readonly (string | undefined)[];
+}
+
+// Each table is compiled the first time it is matched against, not on every request.
+const compiledTables = new WeakMap<readonly Route[], readonly CompiledRoute[]>();
+
+function compiled(routes: readonly Route[]): readonly CompiledRoute[] {
+  let table = compiledTables.get(routes);
+  if (!table) {
+    table = routes.map((route) => {
+      const segments = route.path.split('/');
+      const params = segments.map((segment) => (segment.startsWith(':') ? segment.slice(1) : undefined));
+      return { route, segments, params };
+    });
+    compiledTables.set(routes, table);
+  }
+  return table;
+}
+
 /** The route for a request and its path parameters; 404 when no route has the path. */
 export function matchRoute(
   routes: readonly Route[],
   method: string,
   path: string,
 ): { route: Route; params: Record<string, string> } {
+  const got = path.split('/');
+  const wanted = method.toUpperCase();
   let pathMatched = false;
-  for (const candidate of routes) {
-    const params = matchPath(candidate.path, path);
-    if (!params) continue;
+  for (const candidate of compiled(routes)) {
+    if (!pathMatches(candidate, got)) continue;
     pathMatched = true;
-    if (candidate.method === method.toUpperCase()) return { route: candidate, params };
+    if (candidate.route.method === wanted)
+      return { route: candidate.route, params: paramsOf(candidate, got) };
   }
   throw new MockError(
     404,
@@ -94,21 +120,22 @@ export function matchRoute(
   );
 }
 
-function matchPath(pattern: string, path: string): Record<string, string> | undefined {
-  const want = pattern.split('/');
-  const got = path.split('/');
-  if (want.length !== got.length) return undefined;
-  const params: Record<string, string> = {};
-  for (const [i, segment] of want.entries()) {
-    const actual = got[i] ?? '';
-    if (segment.startsWith(':')) {
-      if (actual === '') return undefined;
-      params[segment.slice(1)] = safeDecode(actual);
-    } else if (segment !== actual) {
-      return undefined;
-    }
+/** Literal segments equal, parameter segments not empty. */
+function pathMatches({ segments, params }: CompiledRoute, got: readonly string[]): boolean {
+  if (segments.length !== got.length) return false;
+  for (let i = 0; i < segments.length; i++) {
+    if (params[i] === undefined ? segments[i] !== got[i] : got[i] === '') return false;
   }
-  return params;
+  return true;
+}
+
+function paramsOf({ params }: CompiledRoute, got: readonly string[]): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (let i = 0; i < params.length; i++) {
+    const name = params[i];
+    if (name !== undefined) values[name] = safeDecode(got[i]!);
+  }
+  return values;
 }
 
 function safeDecode(segment: string): string {

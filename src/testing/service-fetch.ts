@@ -1,10 +1,11 @@
-// mock.fetch: every request goes through here, and the checks run in the order of PROTOCOL.md
-// section 2: log, faults, authentication (401), streamed-body refusal (415), size (413), shape
-// (400), idempotent replay, then the rule (404, 403, 409/410, 422). The doors (msw, node:http) only translate to and from this.
+// mock.fetch and the loopback door: every request goes through here, and the checks run in the
+// order of PROTOCOL.md section 2: log, faults, authentication (401), streamed-body refusal (415),
+// size (413), shape (400), idempotent replay, then the rule (404, 403, 409/410, 422). The doors
+// (msw, node:http) only translate to and from this.
 import type { AuthKind } from './auth.js';
 import { authenticate } from './auth.js';
 import {
-  canonicalJson,
+  type CappedBody,
   decodeJson,
   isNdjson,
   LineReader,
@@ -14,7 +15,16 @@ import {
   readCapped,
 } from './body.js';
 import { type Fault, takeFault } from './faults.js';
-import { errorResponse, invalid, MAX_BODY_BYTES, MockError, statusResponse, withHeaders } from './http.js';
+import {
+  type Answer,
+  errorResponse,
+  invalid,
+  MAX_BODY_BYTES,
+  MockError,
+  statusResponse,
+  toResponse,
+  withHeaders,
+} from './http.js';
 import {
   beginIdempotent,
   idempotencyKeyOf,
@@ -23,6 +33,7 @@ import {
   snapshotReplay,
 } from './idempotency.js';
 import { newId } from './ids.js';
+import { fromRequest, type Incoming } from './incoming.js';
 import { requestLogged } from './live-events.js';
 import { logRequest } from './request-log.js';
 import { matchRoute, type Route, type RouteContext } from './router.js';
@@ -34,20 +45,29 @@ export interface RouteTables {
   control: readonly Route[];
 }
 
-/** Builds `mock.fetch` over a world (read on every call, since reset replaces the state). */
-export function createServiceFetch(
-  world: () => MockWorld,
-  tables: RouteTables,
-): (request: Request) => Promise<Response> {
-  return async (request) => {
+/** The mock's pipeline, by the two ways into it. */
+export interface ServicePipeline {
+  /** `mock.fetch`: a Fetch `Request` in, a Fetch `Response` out (msw, in-process calls). */
+  fetch(request: Request): Promise<Response>;
+  /** The loopback door's way in: a request as the pipeline reads it, the answer as the rule gave it. */
+  serve(incoming: Incoming): Promise<Answer>;
+}
+
+/** Builds the pipeline over a world (read on every call, since reset replaces the state). */
+export function createServicePipeline(world: () => MockWorld, tables: RouteTables): ServicePipeline {
+  const serve = async (incoming: Incoming): Promise<Answer> => {
     const requestId = newId('req');
-    let response: Response;
+    let response: Answer;
     try {
-      response = await dispatch(world(), tables, request);
+      response = await dispatch(world(), tables, incoming);
     } catch (error) {
       response = errorResponse(error instanceof MockError ? error : internalError(error));
     }
     return withHeaders(response, { 'request-id': requestId });
+  };
+  return {
+    serve,
+    fetch: async (request) => toResponse(await serve(fromRequest(request))),
   };
 }
 
@@ -58,21 +78,30 @@ function internalError(error: unknown): MockError {
   return new MockError(500, 'internal_error', `the mock service failed: ${detail}`);
 }
 
-async function dispatch(world: MockWorld, tables: RouteTables, request: Request): Promise<Response> {
-  const url = new URL(request.url);
+/** At most the limit and one byte of the body: the bytes the door read, or read from the request. */
+function readIncoming(incoming: Incoming): Promise<CappedBody> | CappedBody {
+  const { bytes } = incoming;
+  if (bytes === undefined) return readCapped(incoming.request(), MAX_BODY_BYTES);
+  return { bytes, over: bytes.byteLength > MAX_BODY_BYTES };
+}
+
+const decoder = new TextDecoder();
+
+async function dispatch(world: MockWorld, tables: RouteTables, incoming: Incoming): Promise<Answer> {
+  const { url } = incoming;
   const path = url.pathname;
   if (path === '/_mock' || path.startsWith('/_mock/')) {
     // At most the limit and one byte is read; 413 once the caller is authenticated, as on /v1.
-    const { bytes, over } = await readCapped(request, MAX_BODY_BYTES);
-    const text = over ? undefined : new TextDecoder().decode(bytes);
-    return run(world, tables.control, request, url, {
+    const { bytes, over } = await readIncoming(incoming);
+    const text = over ? undefined : decoder.decode(bytes);
+    return run(world, tables.control, incoming, {
       text,
       fault: undefined,
       lines: undefined,
       early: over ? tooLarge() : undefined,
     });
   }
-  const ndjson = isNdjson(request);
+  const ndjson = isNdjson(incoming.headers);
   let bytes: Uint8Array | undefined;
   let over = false;
   let decoded: string | undefined;
@@ -80,14 +109,14 @@ async function dispatch(world: MockWorld, tables: RouteTables, request: Request)
   if (path.startsWith('/v1/')) {
     // Recorded on arrival, before any fault; a streamed body fills in as its lines are read. At most
     // the limit and one byte is read, and the log keeps a bounded start of a large body.
-    if (!ndjson) ({ bytes, over } = await readCapped(request, MAX_BODY_BYTES));
-    decoded = bytes && bytes.byteLength > 0 ? new TextDecoder().decode(bytes) : undefined;
+    if (!ndjson) ({ bytes, over } = await readIncoming(incoming));
+    decoded = bytes && bytes.byteLength > 0 ? decoder.decode(bytes) : undefined;
     const text = decoded === undefined ? null : loggedBody(decoded, bytes?.byteLength, over);
-    const logged = logRequest(world.state, request, url, ndjson ? '' : text);
+    const logged = logRequest(world.state, incoming, url, ndjson ? '' : text);
     requestLogged(world, logged);
     entry = logged;
   }
-  const fault = takeFault(world.state, request.method, path);
+  const fault = takeFault(world.state, incoming.method, path);
   if (fault?.fault === 'status') return statusResponse(fault.status, fault.code, fault.retry_after);
   const refused = ndjson && (fault?.fault === 'refuse_streamed_body' || !world.options.streamedBodies);
   // 415 and 413 are known now but answered after authentication (section 2's order).
@@ -102,14 +131,14 @@ async function dispatch(world: MockWorld, tables: RouteTables, request: Request)
       : undefined;
   const lines =
     ndjson && entry && !refused
-      ? new LineReader(request.body, (chunk) => {
+      ? new LineReader(incoming.request().body, (chunk) => {
           // The log keeps the start of a long stream, then one mark.
           const logged = entry?.body ?? '';
           if (entry && logged.length <= LOGGED_BODY_CHARS) entry.body = loggedBody(logged + chunk);
         })
       : undefined;
   const text = bytes && !over ? (decoded ?? '') : undefined;
-  return run(world, tables.service, request, url, { text, fault, lines, early });
+  return run(world, tables.service, incoming, { text, fault, lines, early });
 }
 
 interface Input {
@@ -118,22 +147,23 @@ interface Input {
   fault: Fault | undefined;
   lines: LineReader | undefined;
   /** A refusal due once the caller is authenticated: 415 for a refused streamed body, 413 for size. */
-  early?: MockError;
+  early?: MockError | undefined;
 }
 
 async function run(
   world: MockWorld,
   routes: readonly Route[],
-  request: Request,
-  url: URL,
+  incoming: Incoming,
   input: Input,
-): Promise<Response> {
-  const { route, params } = matchRoute(routes, request.method, url.pathname);
-  const caller = authenticate(world.state, request, route.auth as AuthKind);
+): Promise<Answer> {
+  const { url } = incoming;
+  const { route, params } = matchRoute(routes, incoming.method, url.pathname);
+  const caller = authenticate(world.state, incoming.headers, route.auth as AuthKind);
   if (input.early) throw input.early;
   let raw = input.text;
+  const streaming = url.search !== '' && url.searchParams.get('stream') === 'true';
   if (input.lines) {
-    if (!route.acceptsNdjson || url.searchParams.get('stream') !== 'true') {
+    if (!route.acceptsNdjson || !streaming) {
       throw invalid(
         'content-type: application/x-ndjson is only accepted by the streaming send (?stream=true)',
       );
@@ -142,10 +172,12 @@ async function run(
     raw = (await input.lines.nextNonBlank()) ?? '';
   }
   const body = parseBody(route, raw);
-  const key = route.retry === 'keyed' ? idempotencyKeyOf(request) : undefined;
+  const key = route.retry === 'keyed' ? idempotencyKeyOf(incoming.headers) : undefined;
   const ctx: RouteContext = {
     world,
-    request,
+    get request() {
+      return incoming.request();
+    },
     url,
     params,
     caller,
@@ -156,10 +188,9 @@ async function run(
   };
   let reservation: Reservation | undefined;
   if (key !== undefined && caller) {
-    const streamFlag = url.searchParams.get('stream') === 'true' ? 'stream ' : '';
-    const fingerprint = streamFlag + canonicalJson(decodeJson(raw ?? ''));
-    const scope = idempotencyScope(caller.id, request.method, url.pathname, key);
-    const begun = beginIdempotent(world.state, scope, fingerprint, world.clock.nowMs());
+    const scope = idempotencyScope(caller.id, incoming.method, url.pathname, key);
+    const print = { stream: streaming, body: raw ?? '' };
+    const begun = beginIdempotent(world.state, scope, print, world.clock.nowMs());
     if ('replay' in begun) {
       return answer(
         withHeaders(begun.replay(ctx), { 'idempotent-replayed': 'true' }),
@@ -169,7 +200,7 @@ async function run(
     }
     reservation = begun.reservation;
   }
-  let response: Response;
+  let response: Answer;
   try {
     response = await route.handle(ctx);
   } catch (error) {
@@ -192,15 +223,15 @@ async function run(
 
 /** Applies the delay and drop_after_commit faults to a finished answer. */
 async function answer(
-  response: Response,
+  response: Answer,
   fault: Fault | undefined,
   commit: (() => void) | undefined,
-): Promise<Response> {
+): Promise<Answer> {
   // The key stays in flight during a delay, so a second request with it meets 409.
   if (fault?.fault === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.delay_ms));
   commit?.();
   if (fault?.fault === 'drop_after_commit') {
-    await response.body?.cancel().catch(() => undefined);
+    if (response instanceof Response) await response.body?.cancel().catch(() => undefined);
     return Response.error();
   }
   return response;

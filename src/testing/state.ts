@@ -1,5 +1,6 @@
 // The whole service as plain data. Rules are functions over this; nothing here does I/O.
 import type { Delivery, FaultSpec, RequestLogEntry } from '../schemas/mock-control.js';
+import type { Answer } from './http.js';
 import type { RouteContext } from './router.js';
 
 /** A user of the service's app. */
@@ -116,12 +117,20 @@ export interface InviteRecord {
   result_conversation_id: string | null;
 }
 
+/** What a key's request is compared by: a second request with the key must be the same one. */
+export interface RequestPrint {
+  /** True for the streaming form (`?stream=true`). */
+  stream: boolean;
+  /** The JSON body text as sent ('' for none); compared as JSON, key order and spacing aside. */
+  body: string;
+}
+
 /** A stored outcome for one `Idempotency-Key`. */
 export interface IdempotencyRecord {
-  fingerprint: string;
+  print: RequestPrint;
   created_at: number;
   /** Absent while the first request is in flight. */
-  replay?: (ctx: RouteContext) => Response;
+  replay?: (ctx: RouteContext) => Answer;
 }
 
 /** An injected fault and how many more requests it will match. */
