@@ -24,6 +24,7 @@ const MEASUREMENTS: Measurement[] = [
   { title: '1. Send-call client CPU', script: 'send-cpu.ts', profile: () => profile('send') },
   { title: '2. Stream reading', script: 'stream-read.ts', profile: () => profile('stream-read') },
   { title: '3. Streamed replies', script: 'reply-requests.ts' },
+  { title: '3b. Time to first token', script: 'first-token.ts' },
   {
     title: '4. Cold start',
     script: 'cold-start.ts',

@@ -109,6 +109,18 @@ export interface BotReplyOptions {
    * @example onToolCall: (call) => console.log(`Looking up ${call.name}…`)
    */
   onToolCall?: (call: ToolCallInfo) => unknown;
+  /**
+   * A streamed reply's lease on its key, as `messages.reply` takes it (default 30000): renewed every
+   * third of it while the reply writes; a writer that loses it stops with `reply_lease_lost`.
+   * @example writerLeaseMs: 60_000
+   */
+  writerLeaseMs?: number;
+  /**
+   * How long a streamed reply waits for another writer of its key (a second instance running the
+   * same delivery) before a ConflictError `reply_in_progress`, as `messages.reply` takes it (default 10000).
+   * @example writerWaitMs: 0
+   */
+  writerWaitMs?: number;
 }
 
 /** What `ctx.replyWithFile` produced. */

@@ -9,7 +9,9 @@
 //   reply cut short writes its answer as a new message: the attempt counter and the writer's lease
 //   live in the bot's store, so a shared store gives the same guarantee across instances.
 import type { AgentClient } from '../client/agent-client.js';
+import { ValidationError } from '../core/errors.js';
 import type { ToolCallInfo } from '../llm/stream-pieces.js';
+import type { FieldIssue } from '../schemas/issues.js';
 import type { BotStore } from '../store/bot-store.js';
 import type { ReplyOutcome } from '../streaming/options.js';
 import { type ReplySource, replySource } from '../streaming/pipe-reply.js';
@@ -65,6 +67,7 @@ export function createContextReply(deps: ContextReplyDeps): {
   const stopping = new Set<Promise<void>>();
 
   const reply = async (input: string | ReplySource, options: BotReplyOptions = {}) => {
+    const lease = leaseOptions(options);
     const idempotencyKey = deps.nextReplyKey();
     const replyTo = options.replyToMessageId === undefined ? deps.messageId : options.replyToMessageId;
     const fields = {
@@ -124,6 +127,7 @@ export function createContextReply(deps: ContextReplyDeps): {
         idempotencyKey,
         ...(deps.signal === undefined ? {} : { signal: deps.signal }),
         ...(ledger === undefined ? {} : { ledger }),
+        ...lease,
       });
     } finally {
       stop();
@@ -134,6 +138,27 @@ export function createContextReply(deps: ContextReplyDeps): {
     await Promise.all(stopping);
   };
   return { reply, finish };
+}
+
+/**
+ * The reply lease options given, checked before anything is sent (a string reply takes no lease,
+ * but a bad value is a mistake all the same), for `messages.reply`.
+ */
+function leaseOptions(options: BotReplyOptions): Pick<BotReplyOptions, 'writerLeaseMs' | 'writerWaitMs'> {
+  const { writerLeaseMs, writerWaitMs } = options ?? {};
+  const issues: FieldIssue[] = [];
+  const isInt = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value);
+  if (writerLeaseMs !== undefined && !(isInt(writerLeaseMs) && writerLeaseMs > 0)) {
+    issues.push({ field: 'writerLeaseMs', message: 'must be a positive integer' });
+  }
+  if (writerWaitMs !== undefined && !(isInt(writerWaitMs) && writerWaitMs >= 0)) {
+    issues.push({ field: 'writerWaitMs', message: 'must be a non-negative integer' });
+  }
+  if (issues.length > 0) throw new ValidationError(issues, 'ctx.reply');
+  return {
+    ...(writerLeaseMs === undefined ? {} : { writerLeaseMs }),
+    ...(writerWaitMs === undefined ? {} : { writerWaitMs }),
+  };
 }
 
 /** The source's chunks; the first non-empty one (the reply's message appears with it) stops typing. */

@@ -2,7 +2,7 @@
 // before its first token leaves nothing and fails the delivery, whose retry answers normally; one
 // that fails halfway leaves its reply marked and the retry answers in a new message, with the
 // attempt counter in the bot's store; typing shows until the first chunk and stops with the reply.
-import { createBot, createMemoryStore } from 'agent-messaging';
+import { type BotStore, ConflictError, createBot, createMemoryStore, ValidationError } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
 import { createLoop, gate, type Loop } from '../webhooks/harness.js';
 
@@ -135,5 +135,130 @@ describe('ctx.reply when ctx.signal fires', () => {
     expect(replies.map((message) => [message.status, message.parts?.[0]?.text])).toEqual([
       ['sent', 'Let me think … [interrupted]'],
     ]);
+  });
+});
+
+describe('ctx.reply and its first token (issue 17)', () => {
+  const words = Array.from({ length: 300 }, (_, i) => `word${i} `);
+  const written = words.join('');
+  async function* fastModel() {
+    yield* words;
+  }
+
+  it.each([
+    ['stream', false],
+    ['append (the streamed start refused)', true],
+  ])('on %s sends the first token alone before the rest, and coalesces the rest', async (_, refused) => {
+    const loop = await createLoop();
+    if (refused) {
+      loop.mock.faults.inject({
+        method: 'POST',
+        path: '/v1/conversations/*/messages',
+        fault: 'refuse_streamed_body',
+      });
+    }
+    let result: { text: string; outcome: string } | undefined;
+    loop.bot.on('message.received', async (ctx) => {
+      result = await ctx.reply(fastModel());
+    });
+    const before = loop.requests().length;
+    await loop.post('hi');
+    await loop.bot.idle();
+    expect(result).toMatchObject({ text: written, outcome: 'complete' });
+    const log = loop.requests().slice(before);
+    const replyRequests = log.filter((entry) => entry.method === 'POST' && !entry.path.endsWith('/typing'));
+    const starts = replyRequests.filter(isStart);
+    if (refused) {
+      // The first append is the first token alone: the rest was written back to back behind it.
+      const appends = replyRequests.filter((entry) => entry.path.endsWith('/append'));
+      expect(JSON.parse(appends[0]!.body!).value).toBe(words[0]);
+      const afterStart = replyRequests.length - starts.length;
+      expect(afterStart).toBeLessThanOrEqual(Math.ceil(written.length / 256) + 2);
+    } else {
+      expect(replyRequests).toHaveLength(1);
+      const patches = starts[0]!
+        .body!.split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+        .filter((line) => line.type === 'message.patch');
+      expect(patches[0].patch.value).toBe(words[0]);
+      expect(patches.length).toBeLessThanOrEqual(Math.ceil(written.length / 256) + 1);
+    }
+    expect((await loop.agentMessages()).map((message) => message.parts?.[0]?.text)).toEqual([written]);
+  });
+});
+
+describe('ctx.reply and the reply lease options', () => {
+  /** A memory store that records the reply leases asked of it; `heldByAnother` takes the first one first. */
+  function leaseRecordingStore(heldByAnother: boolean) {
+    const store = createMemoryStore();
+    const leases: { key: string; ttlMs: number }[] = [];
+    let taken = false;
+    const recording: BotStore = Object.create(store);
+    recording.acquireLock = async (key, ttlMs) => {
+      if (key.startsWith('reply-lease:')) {
+        leases.push({ key, ttlMs });
+        if (heldByAnother && !taken) {
+          taken = true;
+          // Another instance writes this reply and does not finish.
+          await store.acquireLock(key, 600_000);
+        }
+      }
+      return store.acquireLock(key, ttlMs);
+    };
+    return { store: recording, leases };
+  }
+
+  it('takes the lease for writerLeaseMs', async () => {
+    const { store, leases } = leaseRecordingStore(false);
+    const loop = await createLoop({ store });
+    loop.bot.on('message.received', async (ctx) => {
+      await ctx.reply(model(['Hello ', 'there.']), { writerLeaseMs: 45_000 });
+    });
+    await loop.post('hi');
+    await loop.bot.idle();
+    expect(leases.map((lease) => lease.ttlMs)).toEqual([45_000]);
+    expect((await loop.agentMessages()).map((message) => message.parts?.[0]?.text)).toEqual(['Hello there.']);
+  });
+
+  it('with writerWaitMs 0 fails at once, sending nothing, when another writer holds the key', async () => {
+    const { store, leases } = leaseRecordingStore(true);
+    const loop = await createLoop({ store });
+    loop.bot.onError(() => {});
+    let failure: unknown;
+    loop.bot.on('message.received', async (ctx) => {
+      failure = await ctx.reply(model(['Hello ', 'there.']), { writerWaitMs: 0 }).catch((error) => error);
+    });
+    await loop.post('hi');
+    await loop.bot.idle();
+    expect(ConflictError.is(failure) && failure.code === 'reply_in_progress').toBe(true);
+    // One try, no waiting: the default would have polled the key for ten seconds.
+    expect(leases).toHaveLength(1);
+    expect(loop.requests().filter(isStart)).toHaveLength(0);
+    expect(await loop.agentMessages()).toEqual([]);
+  });
+
+  it.each([
+    [{ writerLeaseMs: 0 }, 'writerLeaseMs'],
+    [{ writerWaitMs: -1 }, 'writerWaitMs'],
+    [{ writerWaitMs: 1.5 }, 'writerWaitMs'],
+  ])('rejects %o with a ValidationError naming %s, before anything is sent', async (options, field) => {
+    const loop = await createLoop();
+    let failure: unknown;
+    loop.bot.on('message.received', async (ctx) => {
+      failure = await ctx.reply(model(['Hello']), options).catch((error) => error);
+    });
+    const before = loop.requests().length;
+    await loop.post('hi');
+    await loop.bot.idle();
+    expect(failure).toBeInstanceOf(ValidationError);
+    expect((failure as ValidationError).issues.map((issue) => issue.field)).toEqual([field]);
+    // Not even the typing indicator: the options are checked first.
+    expect(
+      loop
+        .requests()
+        .slice(before)
+        .filter((entry) => entry.method === 'POST'),
+    ).toEqual([]);
   });
 });
