@@ -1,19 +1,25 @@
 // The one place requests leave the process: auth, idempotency keys, and ky's own per-attempt timeout
 // and retries under the SDK's retry policy (retry.ts); failures become the SDK's typed errors.
 
-import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance, type Options } from 'ky';
+import type { KyInstance } from 'ky';
 import type * as z from 'zod/mini';
 import { type Endpoint, type EndpointKey, endpoints, PATH_PARAMS, type ResponseOf } from '../endpoints.js';
-import { ApiError, apiErrorName } from './api-error.js';
 import { ApiPromise, type WithResponse } from './api-promise.js';
-import { attemptBodyHook } from './attempt-body.js';
 import type { TransportConfig } from './client-config.js';
-import { AgentMessagingError, ConnectionError, TimeoutError } from './errors.js';
 import { randomIdempotencyKey } from './idempotency.js';
 import type { RequestOptions } from './options.js';
-import { errorFromAnswer, parseJsonAnswer, redact } from './response.js';
-import { abortedError, kyRetry } from './retry.js';
+import type { Call } from './send-call.js';
 import { checkRequestOptions, parseInput, pathId } from './validate.js';
+
+// ky, the retry policy and the readers of answers and error bodies are loaded with the first call,
+// not with the client: `new AgentClient()` then loads neither (an app's bundler fetches them on first
+// use; the bundle-size budget, BENCHMARKS.md). Once loaded, a call does not wait for them again.
+type Sending = typeof import('./send-call.js');
+let sending: Sending | undefined;
+const loadSending = async (): Promise<Sending> => {
+  sending ??= await import('./send-call.js');
+  return sending;
+};
 
 /** What a call by key carries besides the endpoint's own method, path and schemas. */
 export interface CallInit {
@@ -49,30 +55,11 @@ export interface UploadSpec {
   options?: RequestOptions | undefined;
 }
 
-/** One call as sent: ky's options plus what logs and errors need. */
-interface Call {
-  url: string;
-  method: Endpoint['method'];
-  /** The path without query (never an upload URL, which is a grant in itself), for logs. */
-  logPath: string;
-  operation: string;
-  headers: Record<string, string>;
-  body: BodyInit | undefined;
-  signal: AbortSignal | undefined;
-  timeoutMs: number;
-  retries: number;
-  /** The 2xx body is read inside the attempt (JSON calls); raw and upload answers are handed over unread. */
-  readsAnswer: boolean;
-  /** The 2xx body as the attempt read it (JSON calls). */
-  answer?: string;
-  onUploadProgress?: UploadSpec['onProgress'];
-}
-
 const isByteStream = (body: unknown): body is ReadableStream<Uint8Array> =>
   typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
 
 /**
- * One per client: holds the ky instance (created once), the bearer token and the retry policy.
+ * One per client: holds the ky instance (created on the first call), the bearer token and the retry policy.
  * Resources validate their input first; the transport sends, retries and maps errors.
  * @internal
  */
@@ -80,12 +67,12 @@ export class Transport {
   /** The base URL, without a trailing slash. */
   readonly baseUrl: string;
   readonly #config: TransportConfig;
-  readonly #ky: KyInstance;
+  /** Made on the first call, with ky. */
+  #ky: KyInstance | undefined;
 
   constructor(config: TransportConfig) {
     this.#config = config;
     this.baseUrl = config.baseUrl;
-    this.#ky = ky.create(config.fetch ? { fetch: config.fetch } : {});
   }
 
   /**
@@ -138,7 +125,8 @@ export class Transport {
     const response = await this.#send(call);
     const text = call.answer ?? (await response.text());
     const schema = (endpoints[key] as Endpoint).response as z.ZodMiniType<ResponseOf<K>>;
-    return parseJsonAnswer(schema, response, text, call.operation);
+    // #send loaded send-call.ts.
+    return (sending as Sending).parseJsonAnswer(schema, response, text, call.operation);
   }
 
   /** Checks the call against its endpoint and builds what is sent; `bytes` is a body sent as is. */
@@ -181,92 +169,11 @@ export class Transport {
     };
   }
 
-  /** Sends through ky, which times each attempt and retries under the SDK's policy. */
+  /** Sends through ky (loaded with the first call: send-call.ts), which times each attempt and retries. */
   async #send(call: Call): Promise<Response> {
-    if (call.signal?.aborted) throw abortedError(call.signal);
-    const log = this.#config.log;
-    let attempt = 1;
-    let started = 0;
-    const logAttempt = (response: Response | undefined, failure?: unknown) =>
-      log?.('agent-messaging request', {
-        method: call.method,
-        path: call.logPath,
-        status: response?.status,
-        attempt,
-        requestId: response?.headers.get('request-id') ?? undefined,
-        durationMs: Math.round(performance.now() - started),
-        error:
-          response && !response.ok ? apiErrorName(response.status) : (failure as Error | undefined)?.name,
-      });
-    const begin = () => {
-      started = performance.now();
-    };
-    const onRetry = (failure: unknown, next: number, delayMs: number) => {
-      if (!ApiError.is(failure)) logAttempt(undefined, failure);
-      attempt = next;
-      log?.('agent-messaging retry', {
-        method: call.method,
-        path: call.logPath,
-        attempt: next,
-        delayMs,
-        reason: (failure as Error).name,
-      });
-    };
-    // Reads the body inside the attempt, under the client's cap; first, so that a forced retry (a body
-    // too slow) skips the log hook, the retry line then reporting that attempt.
-    const readBody = attemptBodyHook({
-      readsAnswer: call.readsAnswer,
-      maxBytes: this.#config.maxResponseBytes,
-      timeoutMs: call.timeoutMs,
-      operation: call.operation,
-      retries: call.retries,
-      startedAt: () => started,
-      aborted: () => call.signal?.aborted === true,
-      onRetry,
-      onAnswer: (text) => {
-        call.answer = text;
-      },
-    });
-    const options: Options = {
-      method: call.method,
-      headers: call.headers,
-      body: call.body,
-      signal: call.signal,
-      timeout: call.timeoutMs,
-      retry: kyRetry(call.retries, (error) => this.#toSdkError(error, call), onRetry),
-      // ky hands each afterResponse hook a clone of the answer (a tee of its body): the log hook only
-      // with a logger. The body hook is always there (a raw 2xx passes it unread, its branch cancelled).
-      hooks: {
-        beforeRetry: [begin],
-        afterResponse: log ? [readBody, ({ response }) => void logAttempt(response)] : [readBody],
-      },
-      ...(call.onUploadProgress ? { onUploadProgress: call.onUploadProgress } : {}),
-    };
-    try {
-      // The first attempt's clock starts here, not in a beforeRequest hook: ky runs its hooks through
-      // extra promises and a normalized-options copy, a measurable share of a small call's CPU.
-      begin();
-      return await this.#ky(call.url, options);
-    } catch (error) {
-      const failure = this.#toSdkError(error, call);
-      if (!isHTTPError(error)) logAttempt(undefined, failure);
-      throw failure;
-    }
-  }
-
-  /** What a failure of ky's becomes: the typed ApiError, a timeout, an abort, or a lost connection. */
-  #toSdkError(error: unknown, call: Call): AgentMessagingError {
-    if (AgentMessagingError.is(error)) return error;
-    if (call.signal?.aborted) return abortedError(call.signal);
-    const secret = this.#config.token;
-    if (isHTTPError(error)) return errorFromAnswer(error.response, error.data, secret);
-    if (isTimeoutError(error)) {
-      return new TimeoutError(`${call.operation}: no answer within ${call.timeoutMs} ms (timeoutMs).`);
-    }
-    // ky's NetworkError holds the Request, whose headers carry the token: keep only what fetch threw.
-    const cause = isNetworkError(error) ? error.cause : error;
-    const detail = redact(cause instanceof Error ? cause.message : String(cause), secret);
-    return new ConnectionError(`${call.operation}: the connection failed (${detail}).`, { cause });
+    const sender = sending ?? (await loadSending());
+    this.#ky ??= sender.createKy(this.#config.fetch);
+    return sender.sendCall(this.#ky, call, this.#config);
   }
 
   /** Hides the configuration (and its token) from `console.log` and `JSON.stringify`. */
