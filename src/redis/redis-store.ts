@@ -14,7 +14,15 @@ import { createCommands } from './commands.js';
 import { ADMIT, SETTLE } from './compound-scripts.js';
 import { type RedisStoreOptions, resolveRedisStoreOptions } from './options.js';
 import { createPubSub } from './pubsub.js';
-import { COMPARE_AND_SET, ENQUEUE, INCREMENT, RELEASE_LOCK, RENEW_LOCK, TAKE_QUEUED } from './scripts.js';
+import {
+  COMPARE_AND_SET,
+  ENQUEUE,
+  INCREMENT,
+  READ_QUEUED,
+  RELEASE_LOCK,
+  RENEW_LOCK,
+  TAKE_QUEUED,
+} from './scripts.js';
 
 /** A {@link BotStore} on Redis, with a way to close the connection the store opened itself. */
 export interface RedisStore extends BotStore {
@@ -171,6 +179,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       if (step === 0) return { outcome: 'lost' };
       if (step === 1) return { outcome: 'taken', taken: strings(answer) };
       return { outcome: 'released' };
+    },
+    async readQueued(key, settled = []) {
+      return strings(await evalScript('readQueued', READ_QUEUED, [queueKey(key)], [...settled]));
     },
 
     async publish(channel, message) {

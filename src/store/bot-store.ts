@@ -7,6 +7,7 @@
 //   setIfAbsent -> SET NX PX        compareAndSet -> Lua GET/compare/SET|DEL
 //   acquireLock -> SET NX PX token  renewLock / releaseLock -> Lua, token-checked
 //   enqueue -> ZADD (+PEXPIRE)      takeQueued -> Lua ZRANGE + ZREM (all, lowest score first)
+//   readQueued -> Lua ZREM (the settled) + ZRANGE (the rest, kept: the lanes' durable read)
 //   increment -> INCR (+PEXPIRE)    publish / subscribe -> PUBLISH / SUBSCRIBE
 // and two optional compound steps, one Lua script each, for a delivery's fast path (compound.ts):
 //   admit  -> claim + enqueue + try the lock (+ take)    settle -> mark done + take | release + publish
@@ -64,6 +65,12 @@ export interface BotStore {
   enqueue(key: string, member: string, score: number, ttlMs: number): Promise<void>;
   /** Removes and answers every member of the queue at `key`, lowest score first. */
   takeQueued(key: string): Promise<string[]>;
+  /**
+   * Removes the members in `settled` from the queue at `key`, then answers every member left, lowest
+   * score first, without removing them: a message stays queued until its holder settled it, so a
+   * holder that dies mid-handler leaves it (and the rest) to the next holder, in order.
+   */
+  readQueued(key: string, settled?: readonly string[]): Promise<string[]>;
 
   /** Sends `message` to every subscriber of `channel`, in this process and in others sharing the store. */
   publish(channel: string, message: string): Promise<void>;

@@ -178,6 +178,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
       publish(released.channel, released.message);
       return { outcome: 'released' };
     },
+    async readQueued(key, settled = []) {
+      const queue = queues.get(key);
+      if (!queue || queue.expiresAt <= now()) {
+        queues.delete(key);
+        return [];
+      }
+      for (const member of settled) queue.members.delete(member);
+      if (queue.members.size === 0) queues.delete(key);
+      return [...queue.members].sort((a, b) => a[1] - b[1]).map(([member]) => member);
+    },
 
     async publish(channel, message) {
       publish(channel, message);

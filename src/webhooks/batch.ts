@@ -48,6 +48,8 @@ export async function runBatch(
 ): Promise<BatchOutcome> {
   const last = items.at(-1);
   let ok = true;
+  // The runner answers for these claims while it runs them (their delivering processes may be gone).
+  const letGo = deps.dedupe.hold?.(items.map((item) => item.webhookId));
   try {
     await deps.run(items, signal);
   } catch (error) {
@@ -70,6 +72,8 @@ export async function runBatch(
   } catch (error) {
     deps.report(error, last?.event, last?.webhookId);
     return 'store_failed';
+  } finally {
+    letGo?.();
   }
   return ok ? 'ok' : 'failed';
 }

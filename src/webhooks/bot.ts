@@ -27,10 +27,6 @@ export const DEFAULT_MAX_HANDLER_MS = 10 * 60 * 1000;
 /** How long 'debounce' gathers messages before one handler answers them together. */
 export const DEFAULT_DEBOUNCE_MS = 1000;
 
-// How much longer than a handler may run an in-flight claim outlives a process that died holding it:
-// past it, the service's next retry runs the handler again.
-const IN_FLIGHT_SLACK_MS = 5 * 60 * 1000;
-
 /**
  * A bot: verified webhooks, typed handlers, replies from a handler. Serve `bot.fetch` on any
  * Web-standard runtime, or `toNodeHandler(bot)` from `agent-messaging/node` on Node.
@@ -78,9 +74,11 @@ export function createBot(options: BotOptions): Bot {
   });
 
   const maxHandlerMs = options.maxHandlerMs ?? DEFAULT_MAX_HANDLER_MS;
+  const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
+  // An in-flight claim lives one lock TTL past its last renewal (store-dedupe.ts says who renews it).
   const dedupe = options.dedupe
     ? legacyDeduper(options.dedupe)
-    : storeDeduper(store, maxHandlerMs + IN_FLIGHT_SLACK_MS);
+    : storeDeduper(store, lockTtlMs, (error) => report(error, undefined, undefined));
   const batchDeps = { run, dedupe, report };
   const policy = options.concurrency ?? 'queue';
   const lanes =
@@ -89,12 +87,12 @@ export function createBot(options: BotOptions): Bot {
       : createLanes({
           store,
           policy,
-          lockTtlMs: options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS,
+          lockTtlMs,
           maxHandlerMs,
           debounceMs: options.debounceMs ?? DEFAULT_DEBOUNCE_MS,
           runBatch: (items, signal, stopped) => runBatch(batchDeps, items, signal, stopped),
           report: (error) => report(error, undefined, undefined),
-          ...(dedupe.state ? { claimState: dedupe.state } : {}),
+          dedupe,
         });
 
   // Every handler run the bot started, for bot.idle(): a delivery answered 202 still counts.

@@ -3,9 +3,15 @@
 // so a handled id is kept at least that long; any shorter and a late retry would run its handler again.
 //
 // claim   -> setIfAbsent(id, 'in_flight', in-flight TTL)   (else: get answers in_flight or done)
+// renew   -> compareAndSet(id, 'in_flight', 'in_flight', in-flight TTL)   while someone alive needs it
 // complete-> set(id, 'done', 18 h)                           only after the handler succeeded
 // release -> compareAndSet(id, 'in_flight', absent)          the handler failed: the retry runs it
-// An in-flight claim expires on its own (a process that died mid-handler must not block the retries).
+// An in-flight claim is short (the bot's lock TTL) and renewed every third of it by whoever is alive
+// and answerable for it: the process that took the delivery, while it waits for its conversation or
+// runs it, and the conversation's holder while it runs it. A claim whose every holder died expires
+// within one TTL, so the service's next retry runs the message (a process that died mid-handler must
+// not block the retries); the message itself stays queued (conversation-lanes.ts), so a later holder
+// of its conversation may run it even before that retry.
 
 import type { BotStore } from '../store/bot-store.js';
 import { type ClaimResult, DEDUPE_RETENTION_MS, type DedupeStore } from './dedupe-store.js';
@@ -20,13 +26,57 @@ export interface Deduper {
    * claimed). Absent for the deprecated `dedupe` option, which cannot tell.
    */
   state?(id: string): Promise<'in_flight' | 'done' | undefined>;
+  /**
+   * Keeps the in-flight claims of `ids` alive (renewed every third of their TTL) until the returned
+   * function is called; holds from several callers add up. Absent for the deprecated `dedupe` option,
+   * whose claims do not expire on their own.
+   */
+  hold?(ids: readonly string[]): () => void;
 }
 
 const key = (id: string) => `dedupe:${id}`;
 
-/** Dedupe kept in a {@link BotStore}; `inFlightMs` bounds a claim whose process died. @internal */
-export function storeDeduper(store: BotStore, inFlightMs: number): Deduper {
+/**
+ * Dedupe kept in a {@link BotStore}; `inFlightMs` bounds a claim no live process holds any more.
+ * `report` hears a renewal that failed (the store is down: the claim may expire, the lock then guards).
+ * @internal
+ */
+export function storeDeduper(
+  store: BotStore,
+  inFlightMs: number,
+  report: (error: unknown) => void = () => {},
+): Deduper {
+  const holds = new Map<string, number>();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const renewAll = () => {
+    for (const id of holds.keys()) {
+      store.compareAndSet(key(id), 'in_flight', 'in_flight', inFlightMs).catch(report);
+    }
+  };
+  const letGo = (id: string) => {
+    const count = (holds.get(id) ?? 1) - 1;
+    if (count > 0) holds.set(id, count);
+    else holds.delete(id);
+    if (holds.size === 0 && timer) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  };
   return {
+    hold(ids) {
+      for (const id of ids) holds.set(id, (holds.get(id) ?? 0) + 1);
+      if (!timer && holds.size > 0) {
+        // One timer for every claim of this process; it must not keep a Node process alive on its own.
+        timer = setInterval(renewAll, Math.max(1, Math.floor(inFlightMs / 3)));
+        (timer as { unref?: () => void }).unref?.();
+      }
+      let held = true;
+      return () => {
+        if (!held) return;
+        held = false;
+        for (const id of ids) letGo(id);
+      };
+    },
     async claim(id) {
       if (await store.setIfAbsent(key(id), 'in_flight', inFlightMs)) return 'claimed';
       const state = await store.get(key(id));

@@ -111,7 +111,7 @@ export function describeBotStoreContract(name: string, target: () => ContractTar
         expect(await store.get('k')).toBeUndefined();
         expect(lock).toBeDefined();
         expect(await peer.acquireLock('k', LONG)).toBeUndefined();
-        expect(await store.takeQueued('k')).toEqual(['m1']);
+        expect(await store.readQueued('k')).toEqual(['m1']);
       });
 
       it('increment counts from 1, atomically across instances, and restarts after its TTL', async () => {
@@ -190,11 +190,39 @@ export function describeBotStoreContract(name: string, target: () => ContractTar
         expect(await peer.takeQueued('other')).toEqual(['evt_x']);
       });
 
+      it('readQueued answers every member, lowest score first, and keeps them; a member is kept once', async () => {
+        const { store, peer } = await setup();
+        await store.enqueue('q', 'evt_c', 3, LONG);
+        await peer.enqueue('q', 'evt_a', 1, LONG);
+        await store.enqueue('q', 'evt_d', 10, LONG);
+        await peer.enqueue('q', 'evt_b', 2, LONG);
+        await store.enqueue('q', 'evt_b', 2, LONG); // a redelivery enqueues the same member again
+        await store.enqueue('other', 'evt_x', 1, LONG);
+        expect(await peer.readQueued('q')).toEqual(['evt_a', 'evt_b', 'evt_c', 'evt_d']);
+        // Read, not taken: a holder that dies leaves them to the next one.
+        expect(await store.readQueued('q')).toEqual(['evt_a', 'evt_b', 'evt_c', 'evt_d']);
+        expect(await store.readQueued('never')).toEqual([]);
+        expect(await peer.readQueued('other')).toEqual(['evt_x']);
+      });
+
+      it('readQueued removes the settled members first, in the same step, and answers the rest', async () => {
+        const { store, peer } = await setup();
+        for (const [i, member] of ['evt_a', 'evt_b', 'evt_c'].entries())
+          await store.enqueue('q', member, i, LONG);
+        expect(await peer.readQueued('q', ['evt_a', 'evt_never'])).toEqual(['evt_b', 'evt_c']);
+        await store.enqueue('q', 'evt_a', 0, LONG); // a retry queues a settled message again
+        expect(await store.readQueued('q', ['evt_b'])).toEqual(['evt_a', 'evt_c']);
+        expect(await peer.readQueued('q', ['evt_a', 'evt_c'])).toEqual([]);
+        expect(await store.readQueued('q')).toEqual([]);
+        await store.enqueue('q', 'evt_e', 5, LONG); // a new queue once emptied
+        expect(await store.readQueued('q')).toEqual(['evt_e']);
+      });
+
       it('scores order large sequence numbers and fractions exactly', async () => {
         const { store } = await setup();
         const scores = [1_700_000_000_002, 1_700_000_000_001, 0.5, 1_700_000_000_001.5, -3];
         for (const score of scores) await store.enqueue('q', `m${score}`, score, LONG);
-        expect(await store.takeQueued('q')).toEqual(
+        expect(await store.readQueued('q')).toEqual(
           [...scores].sort((a, b) => a - b).map((score) => `m${score}`),
         );
       });
@@ -203,11 +231,11 @@ export function describeBotStoreContract(name: string, target: () => ContractTar
         const { store, peer } = await setup();
         await store.enqueue('q', 'old', 1, SHORT);
         await t.advance(PAST_SHORT);
-        expect(await peer.takeQueued('q')).toEqual([]);
+        expect(await peer.readQueued('q')).toEqual([]);
         await store.enqueue('q2', 'first', 1, SHORT);
         await store.enqueue('q2', 'second', 2, LONG);
         await t.advance(PAST_SHORT);
-        expect(await peer.takeQueued('q2')).toEqual(['first', 'second']);
+        expect(await peer.readQueued('q2')).toEqual(['first', 'second']);
       });
 
       it('a member enqueued while another instance takes is either taken or still queued, never lost', async () => {
@@ -218,6 +246,20 @@ export function describeBotStoreContract(name: string, target: () => ContractTar
         await Promise.all([...writes, ...takes]);
         taken.push(...(await store.takeQueued('q')));
         expect([...taken].sort()).toEqual(Array.from({ length: 40 }, (_, i) => `m${i}`).sort());
+      });
+
+      it('a member enqueued while another instance reads and removes is either read or still queued, never lost', async () => {
+        const { store, peer } = await setup();
+        const seen = new Set<string>();
+        const writes = Array.from({ length: 40 }, (_, i) => store.enqueue('q', `m${i}`, i, LONG));
+        // Each reader removes what it has seen so far, as a holder removes what it settled.
+        const reads = Array.from({ length: 10 }, async () => {
+          for (const member of await peer.readQueued('q', [...seen])) seen.add(member);
+        });
+        await Promise.all([...writes, ...reads]);
+        for (const member of await store.readQueued('q', [...seen])) seen.add(member);
+        expect([...seen].sort()).toEqual(Array.from({ length: 40 }, (_, i) => `m${i}`).sort());
+        expect(await store.readQueued('q', [...seen])).toEqual([]);
       });
     });
 

@@ -99,7 +99,7 @@ describe('key layout and TTLs', () => {
     await store.enqueue('cnv_1', 'evt_1', 1, 20);
     await expect.poll(() => store.get('evt_1'), { interval: 10 }).toBeUndefined();
     await expect.poll(() => store.acquireLock('cnv_1', 60_000), { interval: 10 }).toBeDefined();
-    expect(await store.takeQueued('cnv_1')).toEqual([]);
+    expect(await store.readQueued('cnv_1')).toEqual([]);
   });
 
   it('two prefixes on one Redis never see each other', async () => {
@@ -142,6 +142,7 @@ describe('a Redis that goes away', () => {
       ['releaseLock', () => store.releaseLock(lock)],
       ['enqueue', () => store.enqueue('q', 'm', 1, 1000)],
       ['takeQueued', () => store.takeQueued('q')],
+      ['readQueued', () => store.readQueued('q', ['m'])],
       ['increment', () => store.increment('n', 1000)],
       ['publish', () => store.publish('ch', 'm')],
       ['subscribe', () => store.subscribe('other', () => {})],

@@ -11,7 +11,7 @@ const say = (loop: Loop, text: string) =>
   loop.mock.postUserMessage(loop.conversationId, { user_id: loop.user.id, text });
 
 describe('per-conversation order, at its races', () => {
-  it("handles a message queued between the holder's last (empty) take and its release (Chat SDK's second bug)", async () => {
+  it("handles a message queued between the holder's last (empty) read and its release (Chat SDK's second bug)", async () => {
     const inner = createMemoryStore();
     let armed = false;
     let emptySeen = false;
@@ -20,8 +20,8 @@ describe('per-conversation order, at its races', () => {
     const secondRefused = gate();
     const store: BotStore = {
       ...inner,
-      takeQueued: async (key) => {
-        const taken = await inner.takeQueued(key);
+      readQueued: async (key, settled) => {
+        const taken = await inner.readQueued(key, settled);
         if (armed && taken.length === 0) {
           // The holder saw an empty queue and is about to release: m2 is queued and refused meanwhile.
           armed = false;
