@@ -8,7 +8,11 @@ import type { HeaderReader } from './incoming.js';
 
 /** Parses JSON text against a strict schema; 400 `invalid_request` naming each bad field. */
 export function parseJson<S extends z.ZodMiniType>(schema: S, text: string, root = 'body'): z.output<S> {
-  const value = decodeJson(text, root);
+  return checkJson(schema, decodeJson(text, root), root);
+}
+
+/** Checks a decoded JSON value against a strict schema; 400 `invalid_request` naming each bad field. */
+export function checkJson<S extends z.ZodMiniType>(schema: S, value: unknown, root = 'body'): z.output<S> {
   const parsed = safeParse(schema, value);
   if (!parsed.success) throw invalid(describeIssues(parsed.error, root));
   return parsed.data;

@@ -17,10 +17,16 @@ export interface Reservation {
   release(): void;
 }
 
+// IdempotencyKey's rules in one expression (8 to 255 printable ASCII characters without spaces):
+// nearly every key passes here, and only one that does not is read by the schema, for its message.
+// test/mock/hand-checks.test.ts holds the two to the same answer.
+const WELL_FORMED_KEY = /^[\x21-\x7e]{8,255}$/;
+
 /** The `Idempotency-Key` header, checked; 400 naming the header when missing or malformed. */
 export function idempotencyKeyOf(headers: HeaderReader): string {
   const key = headers.get('idempotency-key');
   if (key === null) throw invalid('Idempotency-Key header: is required');
+  if (WELL_FORMED_KEY.test(key)) return key;
   const parsed = safeParse(IdempotencyKey, key);
   if (!parsed.success) throw invalid(describeIssues(parsed.error, 'Idempotency-Key header'));
   return key;
@@ -66,17 +72,30 @@ export function beginIdempotent(
   }
   const record: IdempotencyRecord = { print, created_at: nowMs };
   state.idempotency.set(scope, record);
-  const generation = state.generation;
-  return {
-    reservation: {
-      store: (replay) => {
-        if (state.generation === generation) record.replay = replay;
-      },
-      release: () => {
-        if (state.idempotency.get(scope) === record) state.idempotency.delete(scope);
-      },
-    },
-  };
+  return { reservation: new KeyReservation(state, scope, record) };
+}
+
+/** A key reserved in `state` (a class: no closures made per request). */
+class KeyReservation implements Reservation {
+  readonly #generation: number;
+
+  constructor(
+    private readonly state: MockState,
+    private readonly scope: string,
+    private readonly record: IdempotencyRecord,
+  ) {
+    this.#generation = state.generation;
+  }
+
+  /** Keeps the answer to replay, unless the mock was reset meanwhile. */
+  store(replay: (ctx: RouteContext) => Answer): void {
+    if (this.state.generation === this.#generation) this.record.replay = replay;
+  }
+
+  /** Frees the key, unless another request has taken it since (after a reset). */
+  release(): void {
+    if (this.state.idempotency.get(this.scope) === this.record) this.state.idempotency.delete(this.scope);
+  }
 }
 
 /** A replay of a stored answer: the same status and body (the pipeline marks it replayed). */

@@ -42,7 +42,6 @@ export function createMessage(
     status: input.status,
     created_at: now,
     reply_to: input.reply_to ? { message_id: input.reply_to, part_index: input.reply_part_index ?? 0 } : null,
-    ...(input.invoked_agents?.length ? { invoked_agents: input.invoked_agents } : {}),
     metadata: input.metadata ?? null,
     delivered_at: null,
     read_at: null,
@@ -50,6 +49,8 @@ export function createMessage(
     revision: 0,
     last_change: now,
   };
+  // Set after the literal (a spread inside it makes every later field a slow keyed define).
+  if (input.invoked_agents?.length) message.invoked_agents = input.invoked_agents;
   conversation.messages.push(message);
   world.state.messages.set(message.id, message);
   if (message.status === 'streaming') scheduleAutoComplete(world, message);

@@ -9,6 +9,7 @@ import { messageUpdated } from './live-events.js';
 import { createMessage } from './message-store.js';
 import { messageView, newestFirst, sendBlock, tombstoneView } from './message-view.js';
 import { endpoint } from './router.js';
+import { isPlainTextSend } from './send-check.js';
 import type { AgentRecord, BlockRecord, ConversationRecord, MockState } from './state.js';
 import { startStreamingSend } from './streaming.js';
 
@@ -45,6 +46,7 @@ export function checkReplyTo(conversation: ConversationRecord, replyTo: string |
 /** `POST /v1/conversations/{id}/messages`, both forms (`?stream=true` answers a stream). */
 export const sendMessage = endpoint('messages.send', {
   acceptsNdjson: true,
+  accepts: isPlainTextSend,
   handle: (ctx) => {
     const streaming = ctx.url.searchParams.get('stream') === 'true';
     if (!streaming && ctx.body.stream) throw invalid('stream: is only accepted with ?stream=true');

@@ -95,23 +95,51 @@ function apiUrl(req: IncomingMessage, origin: string, ndjson: boolean): URL | un
 }
 
 /**
- * The client went away before the answer finished: tells the mock (it stops following, and changes
- * nothing). Made on first use, since only a stream or a built Request needs it.
+ * Tells the mock the client went away before the answer finished (it stops following, and changes
+ * nothing). Made on first use: only a streamed answer or a built Request needs it.
  */
-function departure(res: ServerResponse): () => AbortSignal {
-  let controller: AbortController | undefined;
-  return () => {
-    if (!controller) {
-      const made = new AbortController();
-      controller = made;
-      if (res.destroyed && !res.writableFinished) made.abort();
+class Departure {
+  #controller: AbortController | undefined;
+
+  constructor(private readonly res: ServerResponse) {}
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      const controller = new AbortController();
+      this.#controller = controller;
+      const { res } = this;
+      if (res.destroyed && !res.writableFinished) controller.abort();
       else
         res.once('close', () => {
-          if (!res.writableFinished) made.abort();
+          if (!res.writableFinished) controller.abort();
         });
     }
-    return controller.signal;
-  };
+    return this.#controller.signal;
+  }
+}
+
+// The body of a GET or HEAD, as the pipeline reads it.
+const NO_BYTES = new Uint8Array(0);
+
+/** A call of the loopback door as the pipeline reads it; its Fetch `Request` is built on first use. */
+class DoorRequest implements Incoming {
+  #request: Request | undefined;
+
+  constructor(
+    readonly method: string,
+    readonly url: URL,
+    readonly headers: RawHeaders,
+    readonly bytes: Uint8Array,
+    private readonly req: IncomingMessage,
+    private readonly origin: string,
+    private readonly departure: Departure,
+  ) {}
+
+  /** For the rules that read the Fetch request (a file upload, a stream that follows the client). */
+  request(): Request {
+    this.#request ??= toRequest(this.req, this.origin, this.bytes, this.departure.signal);
+    return this.#request;
+  }
 }
 
 async function bridge(
@@ -125,31 +153,20 @@ async function bridge(
   const headers = new RawHeaders(req.rawHeaders);
   const ndjson = NDJSON.test(headers.get('content-type') ?? '');
   const url = apiUrl(req, origin, ndjson);
-  const signal = departure(res);
-  let body: Uint8Array | ReadableStream<Uint8Array> | undefined;
+  const method = req.method ?? 'GET';
+  const departure = new Departure(res);
   let answer: Answer;
   try {
-    body = await bodyOf(req, res, ndjson);
+    const body = await bodyOf(req, res, ndjson);
     if (url && !(body instanceof ReadableStream)) {
-      const bytes = body;
-      let request: Request | undefined;
-      answer = await handlers.serve({
-        method: req.method ?? 'GET',
-        url,
-        headers,
-        bytes: bytes ?? new Uint8Array(0),
-        // The rules that read the Fetch request (a file upload, a stream that follows the client).
-        request: () => {
-          request ??= toRequest(req, origin, bytes, signal());
-          return request;
-        },
-      });
+      const incoming = new DoorRequest(method, url, headers, body ?? NO_BYTES, req, origin, departure);
+      answer = await handlers.serve(incoming);
     } else {
       // The request carries the signal only where the mock may answer with a stream that follows it
       // (undici's abort wiring costs a few µs and a finalizer per request); a streamed answer is
       // cancelled by writeResponse all the same when the client goes away.
-      const mayStream = req.method === 'GET' || ndjson || /[?&]stream=/.test(req.url ?? '');
-      answer = await handlers.fetch(toRequest(req, origin, body, mayStream ? signal() : undefined));
+      const mayStream = method === 'GET' || ndjson || /[?&]stream=/.test(req.url ?? '');
+      answer = await handlers.fetch(toRequest(req, origin, body, mayStream ? departure.signal : undefined));
     }
   } catch (error) {
     if (!(error instanceof UnbridgeableRequest)) throw error;
@@ -162,5 +179,5 @@ async function bridge(
     socket.destroy();
     return;
   }
-  await writeResponse(res, answer, signal());
+  await writeResponse(res, answer, departure.signal);
 }

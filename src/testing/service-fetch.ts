@@ -6,12 +6,12 @@ import type { AuthKind } from './auth.js';
 import { authenticate } from './auth.js';
 import {
   type CappedBody,
+  checkJson,
   decodeJson,
   isNdjson,
   LineReader,
   LOGGED_BODY_CHARS,
   loggedBody,
-  parseJson,
   readCapped,
 } from './body.js';
 import { type Fault, takeFault } from './faults.js';
@@ -239,7 +239,10 @@ async function answer(
 
 function parseBody(route: Route, raw: string | undefined): unknown {
   if (raw === undefined) return undefined;
-  if (route.body) return parseJson(route.body, raw);
+  if (route.body) {
+    const value = decodeJson(raw);
+    return route.accepts?.(value) ? value : checkJson(route.body, value);
+  }
   const value = decodeJson(raw);
   if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length > 0) {
     throw invalid('body: this endpoint takes no body');
