@@ -25,6 +25,7 @@ async function main() {
   const client = createClient({ url: env('REDIS_URL') });
   client.on('error', () => {}); // the soak cuts nothing on the Redis side; reconnects are node-redis's
   await client.connect();
+  const lockTtlMs = Number(process.env.SOAK_LOCK_TTL_MS ?? 2000);
   const bot = createBot({
     apiKey: env('SOAK_API_KEY'),
     webhookSecret: env('SOAK_WEBHOOK_SECRET'),
@@ -32,7 +33,7 @@ async function main() {
     store: createRedisStore({ client, prefix }),
     concurrency: 'queue',
     // A killed holder's conversation moves on after two seconds, not the default thirty.
-    lockTtlMs: Number(process.env.SOAK_LOCK_TTL_MS ?? 2000),
+    lockTtlMs,
     maxHandlerMs: 20_000,
     logger: (message, fields) => {
       if (process.env.SOAK_VERBOSE) console.error(`[bot ${process.pid}] ${message}`, fields);
@@ -56,7 +57,9 @@ async function main() {
       }
     }
     try {
-      await ctx.reply(stream());
+      // The reply's writer lease lives as long as the conversation's lock: the next holder of a killed
+      // one's conversation finds the dead writer's lease gone too (or waits it out, writerWaitMs).
+      await ctx.reply(stream(), { writerLeaseMs: lockTtlMs });
     } finally {
       // A handler that threw has ended too (its delivery is retried): only a kill leaves a run open.
       await log('end', run, ctx.conversationId, ctx.text);
