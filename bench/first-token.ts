@@ -3,6 +3,7 @@
 // `append` transports, through the loopback door: the first token, the first after a pause (a model's
 // tool call), and every token (p50/p95) at a model's pace; with the requests each reply made. The
 // floor is a raw NDJSON patch line (or a raw append call) over the same loopback, to the same reader.
+import { type Bot, createBot, type StreamBody } from '../src/index.js';
 import { AGENT_SEND_SCHEMA } from '../src/schemas/common.js';
 import { progress, runAsChild } from './lib/child.js';
 import { markdownTable, type Outcome, type Row } from './lib/report.js';
@@ -23,8 +24,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 type Transport = 'stream' | 'append';
 
 /** A reader of the message under `key` (a replayed start follows it live): when each character became visible. */
-async function follow(world: World, key: string) {
-  const stream = await world.client.messages.stream(world.conversations[0]!, {}, { idempotencyKey: key });
+async function follow(world: World, key: string, body: StreamBody = {}) {
+  const stream = await world.client.messages.stream(world.conversations[0]!, body, { idempotencyKey: key });
   const seen: { at: number; chars: number }[] = [];
   let onStarted!: () => void;
   const ready = new Promise<void>((resolve) => {
@@ -91,6 +92,15 @@ async function writerRun(world: World, transport: Transport, key: string): Promi
   return { first: latencies[0]!, afterPause: latencies[PAUSE_AT]!, latencies, requests, chars };
 }
 
+/** The pieces, one every PACE_MS (a model's pace), telling `first` when the first was handed over. */
+async function* paced(pieces: readonly string[], first: (at: number) => void) {
+  for (const [i, piece] of pieces.entries()) {
+    if (i > 0) await sleep(PACE_MS);
+    else first(performance.now());
+    yield piece;
+  }
+}
+
 /**
  * `messages.reply()` (what `ctx.reply` calls): the message is made at the first chunk, so the
  * first token's time includes the start. The reader attaches once the mock reports the message
@@ -101,17 +111,86 @@ async function pipeRun(world: World, transport: Transport, key: string): Promise
   const pieces = tokens(TOKENS / 4);
   let firstAt = 0;
   const created = followWhenCreated(world, key);
-  async function* source() {
-    for (const [i, piece] of pieces.entries()) {
-      if (i > 0) await sleep(PACE_MS);
-      else firstAt = performance.now();
-      yield piece;
-    }
-  }
-  await world.client.messages.reply(world.conversations[0]!, source(), { transport, idempotencyKey: key });
+  const source = paced(pieces, (at) => {
+    firstAt = at;
+  });
+  await world.client.messages.reply(world.conversations[0]!, source, { transport, idempotencyKey: key });
   const follower = await created.reader();
   await follower.done;
   return follower.visibleAt(pieces[0]!.length) - firstAt;
+}
+
+/**
+ * `ctx.reply` in a bot's handler, the delivery made by the mock: from the model's first chunk to the
+ * reader seeing it, timed and read as in pipeRun (the reader replays the start under the key the
+ * bot's client sent, taken from its request). The typing indicator runs as in any bot.
+ */
+async function botRun(world: World, bot: BotOf, transport: Transport): Promise<number> {
+  const pieces = tokens(TOKENS / 4);
+  let firstAt = 0;
+  if (transport === 'append') {
+    world.mock.faults.inject({
+      method: 'POST',
+      path: '/v1/conversations/*/messages',
+      fault: 'refuse_streamed_body',
+    });
+  }
+  bot.source = () =>
+    paced(pieces, (at) => {
+      firstAt = at;
+    });
+  let reader: ReturnType<typeof follow> | undefined;
+  const { user_id } = bot;
+  const { message } = world.mock.postUserMessage(world.conversations[0]!, { user_id, text: 'hi' });
+  const unsubscribe = world.mock.events.subscribe((event) => {
+    if (event.type === 'message.created' && event.message.sender.id === world.agentId) {
+      reader ??= follow(world, bot.lastKey!, { replyToMessageId: message.id });
+    }
+  });
+  await world.mock.idle();
+  await bot.bot.idle();
+  unsubscribe();
+  if (bot.failure !== undefined) throw bot.failure;
+  if (reader === undefined) throw new Error('the bot made no reply');
+  const follower = await reader;
+  await follower.done;
+  return follower.visibleAt(pieces[0]!.length) - firstAt;
+}
+
+interface BotOf {
+  bot: Bot;
+  user_id: string;
+  source: () => AsyncIterable<string>;
+  lastKey: string | undefined;
+  failure: unknown;
+}
+
+/** A bot on the world's mock whose handler replies with `source()`; its client's start keys are noted. */
+function botOf(world: World, route: (deliver: (request: Request) => Promise<Response>) => void): BotOf {
+  const state = { source: () => paced([], () => {}), lastKey: undefined, failure: undefined } as Omit<
+    BotOf,
+    'bot' | 'user_id'
+  >;
+  const bot = createBot({
+    apiKey: world.apiKey,
+    baseUrl: world.baseUrl,
+    webhookSecret: world.webhookSecret,
+    fetch: (input, init) => {
+      const request = input instanceof Request ? input : undefined;
+      const url = String(request?.url ?? input);
+      const headers = new Headers(request?.headers ?? init?.headers);
+      if (url.includes('stream=true')) state.lastKey = headers.get('idempotency-key') ?? undefined;
+      return fetch(input, init);
+    },
+  });
+  bot.onError((error) => {
+    state.failure = error;
+  });
+  bot.on('message.received', async (ctx) => {
+    await ctx.reply(state.source());
+  });
+  route((request) => bot.fetch(request));
+  return Object.assign(state, { bot, user_id: world.userIds[0]! });
 }
 
 /** The requests of a reply of 1,000 pieces written back to back (the request-count goal's case). */
@@ -206,7 +285,11 @@ async function floorRun(
 
 /** Both transports: the SDK's writer, messages.reply, and the floors, each against a `messages.stream()` reader. */
 export async function measureFirstToken(): Promise<Outcome> {
-  const world = await startWorld();
+  let deliver: (request: Request) => Promise<Response> = async () => new Response(null, { status: 204 });
+  const world = await startWorld({ mock: { fetch: (request) => deliver(request) } });
+  const bot = botOf(world, (to) => {
+    deliver = to;
+  });
   try {
     let runs = 0;
     const key = () => `bench-first-${process.pid}-${++runs}`;
@@ -216,18 +299,21 @@ export async function measureFirstToken(): Promise<Outcome> {
       await pipeRun(world, transport, key());
       await floorRun(world, transport, key(), 'line');
       await floorRun(world, transport, key(), 'start');
+      await botRun(world, bot, transport);
     }
     const rows: Row[] = [];
     const lines: string[][] = [];
     for (const transport of ['stream', 'append'] as const) {
       const writes: Run[] = [];
       const pipes: number[] = [];
+      const bots: number[] = [];
       const floors: number[] = [];
       const startFloors: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         progress(`first token (${transport}): round ${round + 1}`);
         writes.push(await writerRun(world, transport, key()));
         pipes.push(await pipeRun(world, transport, key()));
+        bots.push(await botRun(world, bot, transport));
         for (let i = 0; i < FLOORS_PER_ROUND; i++) {
           floors.push(await floorRun(world, transport, key(), 'line'));
           startFloors.push(await floorRun(world, transport, key(), 'start'));
@@ -239,6 +325,7 @@ export async function measureFirstToken(): Promise<Outcome> {
       const p50 = median(writes.map((run) => median(run.latencies)));
       const p95 = median(writes.map((run) => percentile(run.latencies, 95)));
       const pipe = median(pipes);
+      const ctxReply = median(bots);
       const floor = median(floors);
       const startFloor = median(startFloors);
       const paced = Math.max(...writes.map((run) => run.requests));
@@ -250,6 +337,7 @@ export async function measureFirstToken(): Promise<Outcome> {
         fmt(afterPause, 2),
         fmt(floor, 2),
         fmt(pipe, 2),
+        fmt(ctxReply, 2),
         fmt(startFloor, 2),
         fmt(p50, 1),
         fmt(p95, 1),
@@ -261,7 +349,7 @@ export async function measureFirstToken(): Promise<Outcome> {
         result:
           `first ${fmt(first, 2)} ms, after a pause ${fmt(afterPause, 2)} ms (raw line ${fmt(floor, 2)} ms); ` +
           `per token p50 ${fmt(p50, 1)} / p95 ${fmt(p95, 1)} ms; messages.reply from the first chunk, start included, ` +
-          `${fmt(pipe, 2)} ms (raw start + line ${fmt(startFloor, 2)} ms); ${burst.requests} requests for ` +
+          `${fmt(pipe, 2)} ms, ctx.reply ${fmt(ctxReply, 2)} ms (raw start + line ${fmt(startFloor, 2)} ms); ${burst.requests} requests for ` +
           `${fmt(burst.chars)} chars back to back`,
         goal: `<= ${GOAL_MS} ms; ${transport === 'stream' ? '1 request' : `<= ceil(chars/256)+2 = ${budget} requests`}`,
         status: worst <= GOAL_MS && burst.requests <= budget ? 'met' : 'NOT MET',
@@ -287,6 +375,7 @@ export async function measureFirstToken(): Promise<Outcome> {
           'After a pause ms',
           'Raw line ms',
           'messages.reply first chunk ms',
+          'ctx.reply first chunk ms',
           'Raw start + line ms',
           'Per token p50 ms',
           'p95 ms',
