@@ -35,26 +35,48 @@ export interface MessageContextDeps {
 
 /** The text parts of a message, joined with newlines as the service joins them for `fallback_text`. */
 export function messageText(event: MessageReceivedEvent): string {
-  const parts = event.message.parts ?? [];
-  return parts
-    .filter((part) => part.type === 'text' && typeof part.text === 'string')
-    .map((part) => part.text)
-    .join('\n');
+  let text: string | undefined;
+  for (const part of event.message.parts ?? []) {
+    if (part.type !== 'text' || typeof part.text !== 'string') continue;
+    text = text === undefined ? part.text : `${text}\n${part.text}`;
+  }
+  return text ?? '';
 }
+
+const refuseSession = (): never => {
+  throw new ValidationError(
+    [{ field: 'session', message: 'ctx.session needs the session option: createBot({ session: {} })' }],
+    'ctx.session',
+  );
+};
+
+/**
+ * What the context of a bot without `session` inherits: a `session` that throws when read or set
+ * instead of being an object nobody saves (a write would be lost without a word). On the prototype,
+ * so it is not enumerable (spreading or printing the context does not throw) and costs nothing per
+ * message.
+ */
+const SESSIONLESS: object = Object.defineProperty({}, 'session', {
+  get: refuseSession,
+  set: refuseSession,
+  enumerable: false,
+  configurable: true,
+});
 
 /**
  * Builds the context and the `finish` the bot calls once the handlers settled: it stops every typing
- * indicator still running, so a handler that forgot to stop one does not leave it on.
+ * indicator still running, so a handler that forgot to stop one does not leave it on. What a handler
+ * may never use is made on first use: the reply machinery, the set of typing indicators.
  * @internal
  */
 export function createMessageContext(deps: MessageContextDeps): {
   ctx: MessageContext;
   finish: () => Promise<void>;
 } {
-  const { event, webhookId, client } = deps;
+  const { event, webhookId, client, signal, store } = deps;
   const conversationId = event.conversationId;
   const message = event.message;
-  const typingStops = new Set<StopTyping>();
+  let typingStops: Set<StopTyping> | undefined;
   let replies = 0;
 
   // The n-th reply of a handler gets the same key on every delivery of the event: a redelivery
@@ -64,100 +86,75 @@ export function createMessageContext(deps: MessageContextDeps): {
     return idempotencyKeyFor(webhookId, replies === 1 ? 'reply' : `reply-${replies}`);
   };
 
-  // ctx.reply's body lives in context-reply.ts (issue 11's outcomes for bots).
-  const contextReply = createContextReply({
-    client,
-    conversationId,
-    messageId: message.id,
-    nextReplyKey,
-    signal: deps.signal,
-    store: deps.store,
-    typingRenewMs: deps.typingRenewMs,
-    typingShown: () => typingStops.size > 0,
-    warn: deps.warn,
-  });
+  // ctx.reply's body lives in context-reply.ts (issue 11's outcomes for bots), made at the first reply.
+  let contextReply: ReturnType<typeof createContextReply> | undefined;
+  const replier = () =>
+    (contextReply ??= createContextReply({
+      client,
+      conversationId,
+      messageId: message.id,
+      nextReplyKey,
+      signal,
+      store,
+      typingRenewMs: deps.typingRenewMs,
+      typingShown: () => (typingStops?.size ?? 0) > 0,
+      warn: deps.warn,
+    }));
 
-  const ctx: MessageContext = {
-    event,
-    webhookId,
-    client,
-    signal: deps.signal,
-    ...deps.addressing,
-    ...(event.postback
-      ? {
-          action: {
-            actionId: event.postback.actionId,
-            value: event.postback.value,
-            messageId: event.postback.messageId,
-          },
-        }
-      : {}),
-    message,
-    messages: deps.batch,
-    // Loaded by the sessions step before the handlers run (replaced below when the bot keeps none).
-    session: {},
-    text: messageText(event),
-    conversationId,
-    reply: contextReply.reply,
-    replyWithFile: (data, options) => {
-      // Numbered with the text replies, so a redelivery that replies in the same order replays each.
-      const idempotencyKey = nextReplyKey();
-      return sendFileReply(
-        {
-          client,
-          store: deps.store,
-          conversationId,
-          idempotencyKey,
-          replyToMessageId: message.id,
-          signal: deps.signal,
-        },
-        data,
-        options,
-      );
-    },
-    async typing() {
-      const stop = await keepTyping((state) => client.conversations.typing(conversationId, { state }), {
-        ...(deps.typingRenewMs === undefined ? {} : { renewMs: deps.typingRenewMs }),
-        onError: deps.warn,
-      });
-      typingStops.add(stop);
-      return stop;
-    },
-    react: (emoji) => client.messages.react(message.id, { emoji, action: 'add' }),
-    markRead: () => client.conversations.markRead(conversationId, { message_id: message.id }),
-    // Before the run's first message: the model sees the batch through ctx.messages, not twice.
-    history: (options) =>
-      conversationHistory(
-        {
-          client,
-          conversationId,
-          agentId: event.agentId,
-          beforeSequence: (deps.batch[0] ?? message).sequence,
-        },
-        options,
-      ),
-  };
-
-  if (!deps.sessions) withoutSessions(ctx);
-
-  const finish = async () => {
-    await Promise.all([...typingStops].map((stop) => stop()));
-    await contextReply.finish();
-  };
-  return { ctx, finish };
-}
-
-/**
- * A bot without `session` reads no state from the store on each message; its `ctx.session` throws
- * instead of being an object nobody saves (a write would be lost without a word). Not enumerable, so
- * spreading or printing the context does not throw.
- */
-function withoutSessions(ctx: MessageContext): void {
-  const refuse = (): never => {
-    throw new ValidationError(
-      [{ field: 'session', message: 'ctx.session needs the session option: createBot({ session: {} })' }],
-      'ctx.session',
+  // Loaded by the sessions step before the handlers run; inherited from SESSIONLESS without sessions.
+  const ctx = Object.create(deps.sessions ? Object.prototype : SESSIONLESS) as MessageContext;
+  ctx.event = event;
+  ctx.webhookId = webhookId;
+  ctx.client = client;
+  ctx.signal = signal;
+  ctx.mentioned = deps.addressing.mentioned;
+  ctx.isGroup = deps.addressing.isGroup;
+  ctx.isDirect = deps.addressing.isDirect;
+  if (event.postback) {
+    const { actionId, value, messageId } = event.postback;
+    ctx.action = { actionId, value, messageId };
+  }
+  ctx.message = message;
+  ctx.messages = deps.batch;
+  if (deps.sessions) ctx.session = {};
+  ctx.text = messageText(event);
+  ctx.conversationId = conversationId;
+  ctx.reply = (input, options) => replier().reply(input, options);
+  ctx.replyWithFile = (data, options) => {
+    // Numbered with the text replies, so a redelivery that replies in the same order replays each.
+    const idempotencyKey = nextReplyKey();
+    return sendFileReply(
+      { client, store, conversationId, idempotencyKey, replyToMessageId: message.id, signal },
+      data,
+      options,
     );
   };
-  Object.defineProperty(ctx, 'session', { get: refuse, set: refuse, enumerable: false, configurable: true });
+  ctx.typing = async () => {
+    const stop = await keepTyping((state) => client.conversations.typing(conversationId, { state }), {
+      ...(deps.typingRenewMs === undefined ? {} : { renewMs: deps.typingRenewMs }),
+      onError: deps.warn,
+    });
+    typingStops ??= new Set();
+    typingStops.add(stop);
+    return stop;
+  };
+  ctx.react = (emoji) => client.messages.react(message.id, { emoji, action: 'add' });
+  ctx.markRead = () => client.conversations.markRead(conversationId, { message_id: message.id });
+  // Before the run's first message: the model sees the batch through ctx.messages, not twice.
+  ctx.history = (options) =>
+    conversationHistory(
+      {
+        client,
+        conversationId,
+        agentId: event.agentId,
+        beforeSequence: (deps.batch[0] ?? message).sequence,
+      },
+      options,
+    );
+
+  const finish = async () => {
+    if (typingStops) await Promise.all([...typingStops].map((stop) => stop()));
+    await contextReply?.finish();
+  };
+  return { ctx, finish };
 }
