@@ -13,6 +13,10 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 31);
 
 const importing = (file: string) =>
   `const { AgentClient } = await import(${JSON.stringify(pathToFileURL(file).href)}); new AgentClient({ apiKey: 'ams_sk_cold', baseUrl: 'http://127.0.0.1:9' });`;
+// The same, then one messages.send to a closed port: ky and the code that sends through it load with a
+// client's first call (src/core/send-call.ts), so this is what the import defers rather than saves.
+const calling = (file: string) =>
+  `const { AgentClient } = await import(${JSON.stringify(pathToFileURL(file).href)}); const client = new AgentClient({ apiKey: 'ams_sk_cold', baseUrl: 'http://127.0.0.1:9', maxRetries: 0 }); await client.messages.send('cnv_cold', { text: 'cold' }).catch(() => {});`;
 // Each process reports its own CPU time (user + system, all threads) as it exits, on stderr.
 const REPORT_CPU =
   "process.on('exit', () => { const u = process.cpuUsage(); process.stderr.write('@@cpu ' + (u.user + u.system)); });";
@@ -32,8 +36,9 @@ function programs(entry: string): Record<string, string[]> {
 }
 
 /** Where the time of the SDK's import goes: its dependencies alone, and a what-if build. */
-function breakdown(single: string): Record<string, string[]> {
+function breakdown(entry: string, single: string): Record<string, string[]> {
   return {
+    'agent-messaging, then a first call (refused)': esm(calling(entry)),
     "import('zod')": esm("await import('zod');"),
     "import('ky')": esm("await import('ky');"),
     'new Request() (what ky does on import)': cjs("new Request('https://empty.invalid')"),
@@ -69,7 +74,7 @@ function timeRun(args: string[]): { wall: number; cpu: number } {
 export async function measureColdStart(): Promise<Outcome> {
   progress('cold-start: building the package');
   const entry = await buildPackage();
-  const runs = { ...programs(entry), ...breakdown(await bundleSingle(entry)) };
+  const runs = { ...programs(entry), ...breakdown(entry, await bundleSingle(entry)) };
   const names = Object.keys(runs);
   const samples = new Map<string, { wall: number; cpu: number }[]>(names.map((name) => [name, []]));
   for (const name of names) timeRun(runs[name]!); // warm the file cache
@@ -129,12 +134,14 @@ export async function measureColdStart(): Promise<Outcome> {
       ]),
     ),
     '',
-    'The last four rows break the import down: each dependency alone (from node_modules, as a consumer ' +
-      "importing it would load it), the `Request` construction that ky's `supportsRequestStreams` check makes " +
-      "at import (it loads Node's fetch internals; the package's build makes that check, and ky's FormData " +
-      'and ReadableStream checks, run on first use instead: scripts/lazy-ky-checks.ts), and the build ' +
-      'bundled once more into one file. The package bundles ky, zod and eventsource-parser itself ' +
-      '(tsup.config.ts), so none of the 64 zod locale files is loaded.',
+    'The last five rows: the same import and construction followed by one `messages.send` to a closed ' +
+      "port (ky and the code that sends through it load with a client's first call, src/core/send-call.ts, " +
+      "and the call loads Node's fetch); then the import broken down: each dependency alone (from " +
+      "node_modules, as a consumer importing it would load it), the `Request` construction that ky's " +
+      "`supportsRequestStreams` check makes at import (it loads Node's fetch internals; the package's build " +
+      "makes that check, and ky's FormData and ReadableStream checks, run on first use instead: " +
+      'scripts/lazy-ky-checks.ts), and the build bundled once more into one file. The package bundles ky, ' +
+      'zod and eventsource-parser itself (tsup.config.ts), so none of the 64 zod locale files is loaded.',
   ];
   return { rows, details };
 }
