@@ -1,9 +1,11 @@
 // Measurement 10: webhook intake. The receiver's CPU per delivery at 16 connections (toNodeHandler(bot)
 // against grammY's webhookCallback and bare node:http + standardwebhooks, all in one server process),
 // and verifyWebhook alone against standardwebhooks' verify, in this process.
+import { dirname } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { verifyWebhook } from '../src/index.js';
 import { signWebhook } from '../src/testing/index.js';
+import { buildPackage } from './lib/build.js';
 import { progress, runAsChild } from './lib/child.js';
 import type { IntakeInfo } from './lib/intake-server.js';
 import { closePools, serverCpuPerCall, type Target } from './lib/load.js';
@@ -68,6 +70,7 @@ async function signedDeliveries(info: IntakeInfo, count: number) {
 
 const LABELS: Record<string, string> = {
   sdk: 'SDK `toNodeHandler(bot)`',
+  sdkConcurrent: "SDK `toNodeHandler(bot)`, `concurrency: 'concurrent'` (no lanes)",
   grammy: "grammY `webhookCallback(bot, 'http')`",
   standardwebhooks: 'bare node:http + `standardwebhooks` verify',
 };
@@ -91,6 +94,10 @@ async function verifyAlone(secret: string): Promise<{ sdk: number; standard: num
 }
 
 export async function measureWebhookIntake(): Promise<Outcome> {
+  // The receiver runs the built package, as users do (BENCH_INTAKE_SOURCE=1: the source under tsx).
+  if (process.env.BENCH_INTAKE_SOURCE !== '1') {
+    process.env.BENCH_INTAKE_DIST = dirname(await buildPackage());
+  }
   const server = await startServerChild<IntakeInfo>('lib/intake-server.ts');
   try {
     const { info } = server;
@@ -105,6 +112,7 @@ export async function measureWebhookIntake(): Promise<Outcome> {
       });
       return {
         sdk: delivery(info.ports.sdk),
+        sdkConcurrent: delivery(info.ports.sdkConcurrent),
         grammy: {
           origin: origin(info.ports.grammy),
           expectStatus: 200,
@@ -164,7 +172,11 @@ export async function measureWebhookIntake(): Promise<Outcome> {
         "(user + system) is read before and after each receiver's turn; ratios are taken within each round. " +
         'Each receiver has one handler that does nothing. The SDK and standardwebhooks get the same signed ' +
         '`message.received` delivery with a fresh webhook-id; grammY gets a Telegram update with the same ' +
-        'text and its secret-token header.',
+        'text and its secret-token header. All 16 connections deliver to one conversation, so under the ' +
+        "default 'queue' the deliveries wait on each other's lock. " +
+        (process.env.BENCH_INTAKE_DIST
+          ? 'The SDK receivers run the built package (tsup.config.ts, as published).'
+          : 'The SDK receivers run the source under tsx (BENCH_INTAKE_SOURCE=1).'),
       '',
       markdownTable(
         ['Receiver', 'µs CPU/delivery', 'vs grammY'],

@@ -26,6 +26,9 @@ export function moduleOf(url: string): string {
   if (url === '') return '(native / V8)';
   if (url.startsWith('node:')) return 'node: internals';
   const path = decodeURI(url.replace(/^file:\/\//, ''));
+  // The package as bench/lib/build.ts builds it: its chunks, named by file (functions keep their names).
+  const built = path.match(/\/\.cache\/agent-messaging-bench-[^/]+\/dist\/(.+)$/);
+  if (built) return `dist/${built[1]}`;
   const inModules = path.lastIndexOf('/node_modules/');
   if (inModules !== -1) {
     const rest = path.slice(inModules + '/node_modules/'.length).split('/');

@@ -1,17 +1,28 @@
 // The webhook receivers of measurement 10, in one process (bench/lib/server-child.ts): the SDK's bot
 // under toNodeHandler, grammY's webhookCallback on node:http, and bare node:http with standardwebhooks.
-// Each has one handler that does nothing, so only the intake is measured.
+// Each has one handler that does nothing, so only the intake is measured. The SDK is the built
+// package when BENCH_INTAKE_DIST names its folder (what users run: no tsx helpers around every
+// function), else the source under tsx.
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Bot, webhookCallback } from 'grammy';
 import { Webhook } from 'standardwebhooks';
-import { createBot } from '../../src/index.js';
-import { toNodeHandler } from '../../src/node.js';
 import { serveCommands } from './server-child.js';
+
+const dist = process.env.BENCH_INTAKE_DIST;
+const fromDist = (file: string) => import(pathToFileURL(join(dist!, file)).href);
+const { createBot } = (
+  dist ? await fromDist('index.js') : await import('../../src/index.js')
+) as typeof import('../../src/index.js');
+const { toNodeHandler } = (
+  dist ? await fromDist('node.js') : await import('../../src/node.js')
+) as typeof import('../../src/node.js');
 
 /** What the client needs to sign and address its deliveries. */
 export interface IntakeInfo {
-  ports: { sdk: number; grammy: number; standardwebhooks: number };
+  ports: { sdk: number; sdkConcurrent: number; grammy: number; standardwebhooks: number };
   webhookSecret: string;
   telegramSecret: string;
 }
@@ -26,10 +37,20 @@ const listen = (listener: RequestListener) =>
     server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
   });
 
-const bot = createBot({ apiKey: 'ams_sk_bench', webhookSecret, baseUrl: 'http://127.0.0.1:9' });
 let handled = 0;
-bot.on('message.received', () => {
-  handled += 1;
+// The default ('queue': one handler at a time per conversation, in order) and 'concurrent' (no lanes),
+// so the lanes' share of the intake shows.
+const bots = (['queue', 'concurrent'] as const).map((concurrency) => {
+  const bot = createBot({
+    apiKey: 'ams_sk_bench',
+    webhookSecret,
+    baseUrl: 'http://127.0.0.1:9',
+    concurrency,
+  });
+  bot.on('message.received', () => {
+    handled += 1;
+  });
+  return bot;
 });
 
 const telegram = new Bot('1:bench', {
@@ -52,7 +73,8 @@ telegram.on('message', () => {
 const standard = new Webhook(webhookSecret);
 
 const ports = {
-  sdk: await listen(toNodeHandler(bot)),
+  sdk: await listen(toNodeHandler(bots[0]!)),
+  sdkConcurrent: await listen(toNodeHandler(bots[1]!)),
   grammy: await listen(webhookCallback(telegram, 'http', { secretToken: telegramSecret })),
   standardwebhooks: await listen((req, res) => {
     const chunks: Buffer[] = [];

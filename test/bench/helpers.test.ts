@@ -86,5 +86,9 @@ describe('profile summaries', () => {
     expect(moduleOf('file:///x/node_modules/@scope/pkg/index.js')).toBe('@scope/pkg');
     expect(moduleOf('node:internal/streams/readable')).toBe('node: internals');
     expect(moduleOf('')).toBe('(native / V8)');
+    // The package built for the bench (bench/lib/build.ts), under node_modules/.cache: its chunk.
+    expect(moduleOf('file:///w/node_modules/.cache/agent-messaging-bench-1a2b3c4d/dist/chunk-X1.js')).toBe(
+      'dist/chunk-X1.js',
+    );
   });
 });
