@@ -64,17 +64,23 @@ export function createLanes(options: LaneOptions) {
 
   /**
    * The queued members to run now, parsed, without those already done: a holder that completed them
-   * died before removing them, or a retry queued one again after it was done. `fresh` is the
-   * caller's own delivery when no other holder can have run it yet, which needs no look. Skipped
-   * members go to `settled`, to be removed by the next read.
+   * died before removing them, or a retry queued one again after it was done, or this holder handled
+   * its id already (`ran`). `fresh` is the caller's own member when no other holder can have run it yet,
+   * which needs no look. Skipped members go to `settled`, to be removed by the next read.
    */
-  const runnable = async (members: string[], fresh: string | undefined, settled: string[]) => {
+  const runnable = async (
+    members: string[],
+    fresh: string | undefined,
+    ran: ReadonlySet<string>,
+    settled: string[],
+  ) => {
     const batch: { member: string; item: QueuedItem }[] = [];
     for (const member of members) {
       const item = JSON.parse(member) as QueuedItem;
-      if (item.webhookId !== fresh && (await dedupe.state?.(item.webhookId)) === 'done') {
+      const id = item.webhookId;
+      if (ran.has(id) || (member !== fresh && (await dedupe.state?.(id)) === 'done')) {
         settled.push(member);
-        waiting.get(item.webhookId)?.('ok');
+        if (!ran.has(id)) waiting.get(id)?.('ok');
       } else batch.push({ member, item });
     }
     return batch;
@@ -87,12 +93,13 @@ export function createLanes(options: LaneOptions) {
    */
   const drain = async (
     conversationId: string,
-    fresh: { id: string; until: number } | undefined,
+    fresh: { member: string; until: number } | undefined,
   ): Promise<'drained' | 'busy' | 'stopped'> => {
     const lock = await store.acquireLock(`conversation:${conversationId}`, options.lockTtlMs);
     if (!lock) return 'busy';
     // No other holder that read the caller's delivery can have let its lock expire before now.
-    const freshId = fresh && Date.now() < fresh.until ? fresh.id : undefined;
+    const freshMember = fresh && Date.now() < fresh.until ? fresh.member : undefined;
+    const ran = new Set<string>();
     let running: { controller: AbortController; sequence: number } | undefined;
     let stop: StopReason | undefined;
     const abort = (reason: StopReason) => {
@@ -124,7 +131,8 @@ export function createLanes(options: LaneOptions) {
         }
         // 'queue' handles the first message alone, then reads again (a retry of an earlier message
         // queued meanwhile comes next); the others hand everything queued to one run.
-        const batch = await runnable(policy === 'queue' ? members.slice(0, 1) : members, freshId, settled);
+        const next = policy === 'queue' ? members.slice(0, 1) : members;
+        const batch = await runnable(next, freshMember, ran, settled);
         if (batch.length === 0) continue;
         running = { controller: new AbortController(), sequence: sequenceOf(batch.at(-1)?.item) };
         stop = undefined;
@@ -133,7 +141,10 @@ export function createLanes(options: LaneOptions) {
         const outcome = await options.runBatch(items, running.controller.signal, () => stop);
         hold.disarm();
         running = undefined;
-        for (const item of items) waiting.get(item.webhookId)?.(outcome);
+        for (const item of items) {
+          waiting.get(item.webhookId)?.(outcome);
+          if (outcome === 'ok') ran.add(item.webhookId); // a failed one may come back with its retry
+        }
         // A lost lock leaves the message queued for the next holder, a failed store leaves it unsettled.
         if (outcome === 'store_failed' || hold.loss) break;
         settled.push(...batch.map(({ member }) => member));
@@ -152,14 +163,6 @@ export function createLanes(options: LaneOptions) {
     return result;
   };
 
-  const enqueue = (item: QueuedItem) =>
-    store.enqueue(
-      queueKey(item.event.conversationId),
-      JSON.stringify(item),
-      sequenceOf(item),
-      queueTtl(options),
-    );
-
   /** Queues the delivery and sees it handled, here or by the instance that holds its conversation. */
   const submit = async (item: QueuedItem): Promise<LaneOutcome> => {
     const conversationId = item.event.conversationId;
@@ -177,8 +180,8 @@ export function createLanes(options: LaneOptions) {
     let next: ReleaseWait | undefined;
     let unsubscribe: (() => Promise<void>) | undefined;
     try {
-      const fresh = { id: item.webhookId, until: Date.now() + options.lockTtlMs };
-      await enqueue(item);
+      const fresh = { member: JSON.stringify(item), until: Date.now() + options.lockTtlMs };
+      await store.enqueue(queueKey(conversationId), fresh.member, sequenceOf(item), queueTtl(options));
       let interrupted = false;
       for (;;) {
         // Listen before trying, so a release between the try and the wait is not missed.

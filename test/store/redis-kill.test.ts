@@ -1,0 +1,266 @@
+// Instances that die under a conversation, on the Redis store, through the mock with real signed
+// deliveries. A "killed" instance is frozen the way SIGKILL leaves it for everyone else: its handler
+// never returns, its Redis connection is cut (no renewal, no release, no mark), and the service sees
+// its delivery fail (502, as a load balancer answers for a dead upstream). Short TTLs come from the
+// options; the tests wait for the store's own expiry (polling Redis), never assert on time.
+
+import { AgentClient, type Bot, type BotOptions, createBot } from 'agent-messaging';
+import { createRedisStore, type RedisStore } from 'agent-messaging/redis';
+import { createMockService, type MockService } from 'agent-messaging/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cuttableProxy } from './cuttable-proxy.js';
+import { connectClient, startRedis, type TestRedis, uniquePrefix } from './redis-server.js';
+
+let redis: TestRedis;
+let raw: Awaited<ReturnType<typeof connectClient>>;
+const cleanups: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  raw = await connectClient(redis.url);
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+afterAll(async () => {
+  raw?.destroy();
+  await redis?.stop();
+});
+
+const LOCK_TTL_MS = 300;
+
+/** A mock seeded with an agent, a user and their conversation; webhooks go to `route`. */
+async function world(route: (request: Request) => Promise<Response>) {
+  const mock: MockService = createMockService({ fetch: (request) => route(request) });
+  const seed = await mock.seed();
+  const connection = { baseUrl: mock.baseUrl, fetch: mock.fetch };
+  const agent = new AgentClient({ apiKey: seed.apiKey, ...connection });
+  const replies = async () => {
+    const texts: string[] = [];
+    for await (const message of agent.conversations.history(seed.conversationId)) {
+      if (message.sender.id === seed.agent.id)
+        texts.push(message.parts?.find((part) => part.type === 'text')?.text ?? '');
+    }
+    return texts.reverse();
+  };
+  const say = (text: string) => mock.postUserMessage(seed.conversationId, { user_id: seed.user.id, text });
+  const attempts = (text: string) => {
+    const id = eventIdOf(text);
+    return mock.deliveries.filter((d) => d.event_id === id).map((d) => d.status);
+  };
+  const ids = new Map<string, string>();
+  const eventIdOf = (text: string) => ids.get(text) ?? '';
+  /** Deliveries of each text routed so far, this one included (the mock logs an attempt once answered). */
+  const routed = new Map<string, number>();
+  return { mock, seed, connection, replies, say, attempts, eventIdOf, ids, routed };
+}
+
+type World = Awaited<ReturnType<typeof world>>;
+
+/** A bot on its own connection to the shared Redis (another process, as far as Redis can tell). */
+async function instance(w: World, prefix: string, options: Partial<BotOptions> = {}, url = redis.url) {
+  const client = await connectClient(url);
+  const store: RedisStore = createRedisStore({ client, prefix, timeoutMs: 200 });
+  cleanups.push(async () => {
+    await store.close();
+    client.destroy();
+  });
+  const bot: Bot = createBot({
+    apiKey: w.seed.apiKey,
+    webhookSecret: w.seed.webhookSecret,
+    ...w.connection,
+    store,
+    lockTtlMs: LOCK_TTL_MS,
+    ...options,
+  });
+  bot.onError(() => undefined); // the failures here are the point; the tests read the wire instead
+  return bot;
+}
+
+/**
+ * An instance that dies while it runs its first message: once its handler started, its Redis
+ * connection is cut and the handler never returns; the service sees that delivery answered 502.
+ */
+async function doomed(w: World, prefix: string) {
+  const proxy = await cuttableProxy(new URL(redis.url));
+  cleanups.push(() => proxy.cut());
+  const bot = await instance(w, prefix, {}, proxy.url());
+  let died!: () => void;
+  const dead = new Promise<void>((resolve) => {
+    died = resolve;
+  });
+  const ran: string[] = [];
+  bot.on('message.received', async (ctx) => {
+    ran.push(ctx.text);
+    await proxy.cut();
+    died();
+    await new Promise(() => {}); // frozen for good, whatever its signal says
+  });
+  const deliver = async (request: Request) => {
+    void bot.fetch(request).catch(() => undefined);
+    await dead;
+    return new Response(null, { status: 502 });
+  };
+  return { ran, dead, deliver };
+}
+
+/** A live instance that answers each message with `re {text}` and records what it ran. */
+async function survivor(w: World, prefix: string, options: Partial<BotOptions> = {}) {
+  const bot = await instance(w, prefix, options);
+  const ran: string[] = [];
+  bot.on('message.received', async (ctx) => {
+    ran.push(ctx.text);
+    await ctx.reply(`re ${ctx.text}`);
+  });
+  return { bot, ran };
+}
+
+/** Waits until Redis itself dropped the dead instance's lock and claim (their TTLs, not renewed). */
+async function expired(w: World, prefix: string, text: string) {
+  await expect
+    .poll(() => raw.exists(`${prefix}lock:conversation:${w.seed.conversationId}`), { interval: 20 })
+    .toBe(0);
+  await expect.poll(() => raw.exists(`${prefix}k:dedupe:${w.eventIdOf(text)}`), { interval: 20 }).toBe(0);
+}
+
+/** Records each message's event id as the mock delivers it, and counts its deliveries. */
+async function noteEvent(w: World, request: Request) {
+  const event = (await request.clone().json()) as {
+    eventId: string;
+    message?: { parts?: { text?: string }[] };
+  };
+  const text = event.message?.parts?.[0]?.text ?? '';
+  if (!w.ids.has(text)) w.ids.set(text, event.eventId);
+  w.routed.set(text, (w.routed.get(text) ?? 0) + 1);
+  return text;
+}
+
+describe('an instance killed under its conversation (Redis store)', () => {
+  it("a holder killed mid-handler: the service's first retry, on another instance, answers it once", async () => {
+    const prefix = uniquePrefix('killed');
+    let route: (request: Request) => Promise<Response> = async () => new Response(null, { status: 503 });
+    const w = await world(async (request) => {
+      await noteEvent(w, request);
+      return route(request);
+    });
+    const a = await doomed(w, prefix);
+    const b = await survivor(w, prefix);
+    route = (request) => (w.routed.get('m1') === 1 ? a.deliver(request) : b.bot.fetch(request));
+
+    w.say('m1');
+    await w.mock.idle();
+    expect(a.ran).toEqual(['m1']);
+    expect(w.attempts('m1')).toEqual([502]);
+    // Nothing renews the dead holder's claim or lock: each is gone one lock TTL later, not after
+    // maxHandlerMs + 5 min, so the retry 5 s later (not the 30-minute one) finds the message free.
+    await expired(w, prefix, 'm1');
+    await w.mock.clock.advance(5);
+    await w.mock.idle();
+    await b.bot.idle();
+
+    expect(w.attempts('m1')).toEqual([502, 200]);
+    expect(b.ran).toEqual(['m1']);
+    expect(await w.replies()).toEqual(['re m1']);
+    expect(await raw.get(`${prefix}k:dedupe:${w.eventIdOf('m1')}`)).toBe('done');
+    expect(await raw.exists(`${prefix}q:queue:${w.seed.conversationId}`)).toBe(0);
+  });
+
+  it("a delivery waiting for a holder that dies runs the dead holder's message first, then its own", async () => {
+    const prefix = uniquePrefix('waiter');
+    const w = await world(async (request) => {
+      const text = await noteEvent(w, request);
+      return text === 'm1' && w.routed.get('m1') === 1 ? a.deliver(request) : b.bot.fetch(request);
+    });
+    const a = await doomed(w, prefix);
+    const b = await survivor(w, prefix);
+
+    w.say('m1');
+    await a.dead; // a holds the conversation and runs m1, then dies
+    w.say('m2'); // b queues m2 behind m1 and waits for the lock a will never release
+    await w.mock.idle();
+    await b.bot.idle();
+
+    // b took the lock once a's expired, found m1 still queued (a never settled it) and ran it first.
+    expect(b.ran).toEqual(['m1', 'm2']);
+    expect(await w.replies()).toEqual(['re m1', 're m2']);
+    expect(w.attempts('m1')).toEqual([502]);
+    expect(w.attempts('m2')).toEqual([200]);
+    // The service's retry of m1 is a duplicate now: answered 200 without a second run.
+    await w.mock.clock.advance(5);
+    await w.mock.idle();
+    expect(w.attempts('m1')).toEqual([502, 200]);
+    expect(b.ran).toEqual(['m1', 'm2']);
+    expect(await w.replies()).toEqual(['re m1', 're m2']);
+  });
+
+  it.each(['queue', 'concurrent'] as const)(
+    'a claim outlives its short TTL while its handler runs (renewed): a retry meanwhile is 409, no second run (%s)',
+    async (concurrency) => {
+      const prefix = uniquePrefix(`renew-${concurrency}`);
+      let route: (request: Request) => Promise<Response> = async () => new Response(null, { status: 503 });
+      const w = await world(async (request) => {
+        await noteEvent(w, request);
+        return route(request);
+      });
+      const dedupeKey = () => `${prefix}k:dedupe:${w.eventIdOf('long')}`;
+      const a = await instance(w, prefix, { concurrency });
+      const b = await survivor(w, prefix, { concurrency });
+      let finish!: () => void;
+      const finished = new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      let started!: () => void;
+      const running = new Promise<void>((resolve) => {
+        started = resolve;
+      });
+      const ran: string[] = [];
+      a.on('message.received', async (ctx) => {
+        ran.push(ctx.text);
+        started();
+        await finished;
+        await ctx.reply(`re ${ctx.text}`);
+      });
+      // The first attempt's answer is lost (502) while a keeps running the handler.
+      route = async (request) => {
+        if (w.routed.get('long') !== 1) return b.bot.fetch(request);
+        void a.fetch(request);
+        await running;
+        return new Response(null, { status: 502 });
+      };
+
+      w.say('long');
+      await w.mock.idle();
+      // More than a TTL passes while the handler runs: seen as the claim's TTL going back up four times.
+      let renewals = 0;
+      let last = await raw.pTTL(dedupeKey());
+      await expect
+        .poll(
+          async () => {
+            const ttl = await raw.pTTL(dedupeKey());
+            if (ttl > last) renewals++;
+            last = ttl;
+            return renewals;
+          },
+          { interval: 10, timeout: 10_000 },
+        )
+        .toBeGreaterThanOrEqual(4);
+      expect(await raw.get(dedupeKey())).toBe('in_flight');
+      expect(await raw.pTTL(dedupeKey())).toBeLessThanOrEqual(LOCK_TTL_MS);
+
+      await w.mock.clock.advance(5); // the retry reaches b while a still runs: in flight, not run
+      await w.mock.idle();
+      expect(w.attempts('long')).toEqual([502, 409]);
+      finish();
+      await a.idle();
+      await w.mock.clock.advance(300); // the next retry: a duplicate
+      await w.mock.idle();
+      await b.bot.idle();
+
+      expect(w.attempts('long')).toEqual([502, 409, 200]);
+      expect(ran).toEqual(['long']);
+      expect(b.ran).toEqual([]);
+      expect(await w.replies()).toEqual(['re long']);
+      expect(await raw.get(dedupeKey())).toBe('done');
+    },
+  );
+});
