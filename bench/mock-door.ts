@@ -12,6 +12,9 @@ import { fmt, median } from './lib/stats.js';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const IN_FLIGHT = 16;
+// Each round alternates the two servers in chunks of this many calls (CALLS per server in all), so a
+// change in the machine's load lands on both sides of a round's ratio instead of on one.
+const CHUNKS = 4;
 const TEXT = 'Hello from the door benchmark: a short message like most bots send.';
 const BODY = JSON.stringify({ schema: 'svc.agent-send.v1', content: [{ type: 'text', text: TEXT }] });
 
@@ -43,15 +46,30 @@ export async function measureMockDoor(): Promise<Outcome> {
     const targets: Record<string, Target> = { mock: send(info.mockUrl, 201), bare: send(info.bareUrl, 201) };
     const names = [...Object.keys(targets), 'inprocess'];
     const samples = new Map<string, number[]>(names.map((name) => [name, []]));
-    const run = (name: string) =>
-      name === 'inprocess'
-        ? server.command<number>('inprocess')
-        : serverCpuPerCall(server, targets[name]!, CALLS, IN_FLIGHT);
-    for (const name of names) await run(name); // warm-up
+    const chunk = Math.ceil(CALLS / CHUNKS);
+    // The two servers of one round, chunk by chunk in turns (the first one alternating by round).
+    const served = async (round: number) => {
+      const order = round % 2 === 0 ? ['mock', 'bare'] : ['bare', 'mock'];
+      const cpu: Record<string, number> = { mock: 0, bare: 0 };
+      for (let i = 0; i < CHUNKS; i++) {
+        for (const name of order)
+          cpu[name]! += await serverCpuPerCall(server, targets[name]!, chunk, IN_FLIGHT);
+      }
+      for (const name of order) samples.get(name)!.push(cpu[name]! / CHUNKS);
+    };
+    const inProcess = async () => samples.get('inprocess')!.push(await server.command<number>('inprocess'));
+    // Warm-up, then dropped.
+    await served(0);
+    await server.command<number>('inprocess');
+    for (const list of samples.values()) list.length = 0;
     for (let round = 0; round < ROUNDS; round++) {
       progress(`mock-door: round ${round + 1}/${ROUNDS}`);
-      for (const name of names.map((_, i) => names[(i + round) % names.length]!)) {
-        samples.get(name)!.push(await run(name));
+      if (round % 2 === 0) {
+        await served(round);
+        await inProcess();
+      } else {
+        await inProcess();
+        await served(round);
       }
     }
     const us = (name: string) => median(samples.get(name)!);
@@ -68,14 +86,23 @@ export async function measureMockDoor(): Promise<Outcome> {
     ];
     const details = [
       `Median of ${ROUNDS} rounds of ${CALLS} plain sends per server over ${IN_FLIGHT} keep-alive connections ` +
-        "(undici Pool in this process); both servers share one process, whose CPU is read before and after each one's " +
-        'turn; ratios are taken within each round. Each send carries a bearer token and a fresh Idempotency-Key; the ' +
-        "mock stores every message. The in-process row runs the same sends through `mock.fetch` in the server's process.",
+        `(undici Pool in this process), the two servers taking turns in ${CHUNKS} chunks of ${chunk} within a round; ` +
+        'both share one process, whose CPU is read before and after each chunk; ratios are taken within each round. ' +
+        'Each send carries a bearer token and a fresh Idempotency-Key; the mock stores every message. The in-process ' +
+        "row runs the same sends through `mock.fetch` in the server's process.",
       '',
       markdownTable(
         ['Server', 'µs CPU/call', 'vs bare node:http'],
         names.map((name) => [LABELS[name]!, fmt(us(name), 1), `${fmt(paired(name, 'bare'), 2)}x`]),
       ),
+      '',
+      `Round by round (µs CPU/call, mock / bare = ratio): ${samples
+        .get('mock')!
+        .map((mock, i) => {
+          const bare = samples.get('bare')![i]!;
+          return `${fmt(mock, 1)} / ${fmt(bare, 1)} = ${fmt(mock / bare, 2)}x`;
+        })
+        .join('; ')}.`,
     ];
     if (toBare > 2.5) {
       progress('mock-door: a goal is missed: profiling the server');

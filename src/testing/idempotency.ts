@@ -13,7 +13,7 @@ const RETENTION_MS = 24 * 60 * 60 * 1000;
 
 /** A reserved key: finish it with the answer to store, or release it when the work failed. */
 export interface Reservation {
-  store(replay: (ctx: RouteContext) => Answer): void;
+  store(replay: StoredAnswer): void;
   release(): void;
 }
 
@@ -42,17 +42,34 @@ export function sameRequest(a: RequestPrint, b: RequestPrint): boolean {
   return a.body === b.body || canonicalJson(decodeJson(a.body)) === canonicalJson(decodeJson(b.body));
 }
 
+/** A stored answer: a JSON answer kept as it was, or how to replay one that is not JSON (a stream). */
+export type StoredAnswer = JsonAnswer | ((ctx: RouteContext) => Answer);
+
+/** A fresh copy of a stored answer, for one replay (the pipeline marks it replayed). */
+export function replayAnswer(stored: StoredAnswer, ctx: RouteContext): Answer {
+  if (!(stored instanceof JsonAnswer)) return stored(ctx);
+  return new JsonAnswer(stored.status, stored.text, { ...stored.headers });
+}
+
 /**
- * Looks the key up: answers the stored replay, throws 422/409, or reserves the key for this
- * request and answers the reservation.
+ * Looks the key up in its scope: answers the stored replay, throws 422/409, or reserves the key for
+ * this request and answers the reservation.
  */
 export function beginIdempotent(
   state: MockState,
   scope: string,
+  key: string,
   print: RequestPrint,
   nowMs: number,
-): { replay: (ctx: RouteContext) => Answer } | { reservation: Reservation } {
-  const existing = state.idempotency.get(scope);
+): { replay: StoredAnswer } | { reservation: Reservation } {
+  // Keys by scope, then by the key itself: the key's string is the one the request log keeps, so
+  // a stored key costs no string of its own.
+  let keys = state.idempotency.get(scope);
+  if (!keys) {
+    keys = new Map();
+    state.idempotency.set(scope, keys);
+  }
+  const existing = keys.get(key);
   if (existing && existing.created_at + RETENTION_MS > nowMs) {
     if (!sameRequest(existing.print, print)) {
       throw new MockError(
@@ -71,41 +88,48 @@ export function beginIdempotent(
     return { replay: existing.replay };
   }
   const record: IdempotencyRecord = { print, created_at: nowMs };
-  state.idempotency.set(scope, record);
-  return { reservation: new KeyReservation(state, scope, record) };
+  keys.set(key, record);
+  return { reservation: new KeyReservation(keys, key, record) };
 }
 
-/** A key reserved in `state` (a class: no closures made per request). */
+/**
+ * A key reserved in its scope (a class: no closures made per request). After a reset the record
+ * belongs to the old state's maps, which nothing reads any more, so storing into it changes nothing.
+ */
 class KeyReservation implements Reservation {
-  readonly #generation: number;
-
   constructor(
-    private readonly state: MockState,
-    private readonly scope: string,
+    private readonly keys: Map<string, IdempotencyRecord>,
+    private readonly key: string,
     private readonly record: IdempotencyRecord,
-  ) {
-    this.#generation = state.generation;
+  ) {}
+
+  /** Keeps the answer to replay. */
+  store(replay: StoredAnswer): void {
+    this.record.replay = replay;
   }
 
-  /** Keeps the answer to replay, unless the mock was reset meanwhile. */
-  store(replay: (ctx: RouteContext) => Answer): void {
-    if (this.state.generation === this.#generation) this.record.replay = replay;
-  }
-
-  /** Frees the key, unless another request has taken it since (after a reset). */
+  /** Frees the key, unless another request has taken it since. */
   release(): void {
-    if (this.state.idempotency.get(this.scope) === this.record) this.state.idempotency.delete(this.scope);
+    if (this.keys.get(this.key) === this.record) this.keys.delete(this.key);
   }
 }
 
-/** A replay of a stored answer: the same status and body (the pipeline marks it replayed). */
-export async function snapshotReplay(response: Answer): Promise<(ctx: RouteContext) => Answer> {
+// The headers of nearly every stored JSON answer, kept once instead of once per key.
+const JSON_ONLY: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
+
+/** What to store of an answer: the same status and body (and headers but its Request-Id). */
+export async function snapshotReplay(response: Answer): Promise<StoredAnswer> {
   if (response instanceof JsonAnswer) {
     // Copied now: the pipeline sets this answer's Request-Id in place afterwards.
-    const { status, text } = response;
     const headers: Record<string, string> = {};
-    for (const name in response.headers) if (name !== 'request-id') headers[name] = response.headers[name]!;
-    return () => new JsonAnswer(status, text, { ...headers });
+    let count = 0;
+    for (const name in response.headers) {
+      if (name === 'request-id') continue;
+      headers[name] = response.headers[name]!;
+      count += 1;
+    }
+    const kept = count === 1 && headers['content-type'] === JSON_ONLY['content-type'] ? JSON_ONLY : headers;
+    return new JsonAnswer(response.status, response.text, kept as Record<string, string>);
   }
   const body = await response.clone().text();
   const status = response.status;
@@ -114,6 +138,6 @@ export async function snapshotReplay(response: Answer): Promise<(ctx: RouteConte
 }
 
 /** The scope of a key: who sent it to which endpoint. */
-export function idempotencyScope(callerId: string, method: string, path: string, key: string): string {
-  return JSON.stringify([callerId, method.toUpperCase(), path, key]);
+export function idempotencyScope(callerId: string, method: string, path: string): string {
+  return JSON.stringify([callerId, method.toUpperCase(), path]);
 }

@@ -9,6 +9,23 @@ function redact(name: string, value: string): string {
   return /^bearer\s/i.test(value) ? 'Bearer ***' : '***';
 }
 
+// The log keeps every request, so what repeats from one request to the next (a path, a Host, a
+// content type) is kept once: the strings a request arrives with are its own copies otherwise.
+// Bounded: once full, new values are kept as they come. An Idempotency-Key never repeats, so it is
+// not offered (a bearer token is never kept at all).
+const REPEATED = new Map<string, string>();
+const MOST_REPEATED = 4096;
+
+function once(value: string): string {
+  const kept = REPEATED.get(value);
+  if (kept !== undefined) return kept;
+  if (REPEATED.size < MOST_REPEATED) REPEATED.set(value, value);
+  return value;
+}
+
+// The query of most requests: none. Entries are copied before anyone outside sees them.
+const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({});
+
 /** Appends an entry for the request; a streamed body is filled in later by the caller. */
 export function logRequest(
   state: MockState,
@@ -18,12 +35,14 @@ export function logRequest(
 ): RequestLogEntry {
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => {
-    headers[name.toLowerCase()] = redact(name.toLowerCase(), value);
+    const lower = name.toLowerCase();
+    if (lower === 'authorization') headers[lower] = redact(lower, value);
+    else headers[lower] = lower === 'idempotency-key' ? value : once(value);
   });
   const entry: RequestLogEntry = {
     method: request.method.toUpperCase(),
-    path: url.pathname,
-    query: Object.fromEntries(url.searchParams),
+    path: once(url.pathname),
+    query: url.search === '' ? (NO_QUERY as Record<string, string>) : Object.fromEntries(url.searchParams),
     headers,
     body,
   };

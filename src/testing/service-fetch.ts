@@ -30,6 +30,7 @@ import {
   idempotencyKeyOf,
   idempotencyScope,
   type Reservation,
+  replayAnswer,
   snapshotReplay,
 } from './idempotency.js';
 import { newId } from './ids.js';
@@ -188,12 +189,12 @@ async function run(
   };
   let reservation: Reservation | undefined;
   if (key !== undefined && caller) {
-    const scope = idempotencyScope(caller.id, incoming.method, url.pathname, key);
+    const scope = idempotencyScope(caller.id, incoming.method, url.pathname);
     const print = { stream: streaming, body: raw ?? '' };
-    const begun = beginIdempotent(world.state, scope, print, world.clock.nowMs());
+    const begun = beginIdempotent(world.state, scope, key, print, world.clock.nowMs());
     if ('replay' in begun) {
       return answer(
-        withHeaders(begun.replay(ctx), { 'idempotent-replayed': 'true' }),
+        withHeaders(replayAnswer(begun.replay, ctx), { 'idempotent-replayed': 'true' }),
         input.fault,
         undefined,
       );

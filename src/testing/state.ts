@@ -1,7 +1,6 @@
 // The whole service as plain data. Rules are functions over this; nothing here does I/O.
 import type { Delivery, FaultSpec, RequestLogEntry } from '../schemas/mock-control.js';
-import type { Answer } from './http.js';
-import type { RouteContext } from './router.js';
+import type { StoredAnswer } from './idempotency.js';
 
 /** A user of the service's app. */
 export interface UserRecord {
@@ -130,7 +129,7 @@ export interface IdempotencyRecord {
   print: RequestPrint;
   created_at: number;
   /** Absent while the first request is in flight. */
-  replay?: (ctx: RouteContext) => Answer;
+  replay?: StoredAnswer;
 }
 
 /** An injected fault and how many more requests it will match. */
@@ -149,7 +148,8 @@ export interface MockState {
   messages: Map<string, MessageRecord>;
   attachments: Map<string, AttachmentRecord>;
   invites: Map<string, InviteRecord>;
-  idempotency: Map<string, IdempotencyRecord>;
+  /** Keys by scope (caller, method, path), then by the key. */
+  idempotency: Map<string, Map<string, IdempotencyRecord>>;
   faults: FaultRecord[];
   requests: RequestLogEntry[];
   deliveries: Delivery[];
