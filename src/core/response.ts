@@ -5,7 +5,7 @@ import { ErrorBody } from '../schemas/errors.js';
 import { fieldIssues, safeParse } from '../schemas/issues.js';
 import { type ApiError, type ApiErrorInit, createApiError, RateLimitError } from './api-error.js';
 import type { WithResponse } from './api-promise.js';
-import { InvalidResponseError, TimeoutError } from './errors.js';
+import { InvalidResponseError } from './errors.js';
 import { isRetryStatus, parseRetryAfter, retryAfterTooLong } from './retry.js';
 
 /** Replaces every occurrence of the credential, so no text the SDK shows can carry it. @internal */
@@ -47,55 +47,41 @@ export function errorFromAnswer(response: Response, data: unknown, secret: strin
   return later ? new RateLimitError(init) : createApiError(init);
 }
 
-/** What bounds the read of one answer body. @internal */
-export interface ReadLimits {
-  /** Most bytes, after decompression; more is an InvalidResponseError. */
-  maxBytes: number;
-  /** Milliseconds the read may take; longer is a TimeoutError. */
-  timeoutMs: number;
-  operation: string;
-}
+/** One decoder for every answer: decoding whole (not `stream: true`) takes the fast path, and holds no state. */
+const utf8 = new TextDecoder();
 
 /**
  * The body as text, read chunk by chunk so that a huge or decompression-bombed answer stops at
- * `maxBytes` (memory stays bounded) instead of being buffered whole.
+ * `maxBytes` (memory stays bounded) instead of being buffered whole; the bytes are decoded once, at
+ * the end. No timer of its own: it runs inside the attempt, whose timeout covers it.
  * @internal
  */
-export async function readCapped(response: Response, limits: ReadLimits): Promise<string> {
+export async function readCapped(response: Response, maxBytes: number, operation: string): Promise<string> {
   if (!response.body) return '';
   const reader = response.body.getReader();
-  const decoder = new TextDecoder();
+  const chunks: Uint8Array[] = [];
   let size = 0;
-  let text = '';
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    void reader.cancel().catch(() => undefined);
-  }, limits.timeoutMs);
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (timedOut) break;
-      if (done) return text + decoder.decode();
-      size += value.byteLength;
-      if (size > limits.maxBytes) {
-        void reader.cancel().catch(() => undefined);
-        throw new InvalidResponseError(
-          `${limits.operation}: the answer is larger than ${limits.maxBytes} bytes (maxResponseBytes).`,
-          { status: response.status, requestId: response.headers.get('request-id') ?? undefined },
-        );
-      }
-      text += decoder.decode(value, { stream: true });
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      void reader.cancel().catch(() => undefined);
+      throw new InvalidResponseError(
+        `${operation}: the answer is larger than ${maxBytes} bytes (maxResponseBytes).`,
+        { status: response.status, requestId: response.headers.get('request-id') ?? undefined },
+      );
     }
-  } finally {
-    clearTimeout(timer);
-    // Unlocked, the read stream's later cancel (ky cancels the clone it handed a hook) is a no-op
-    // instead of a rejected TypeError whose stack trace costs more CPU than the read itself.
-    reader.releaseLock();
+    chunks.push(value);
   }
-  throw new TimeoutError(
-    `${limits.operation}: the answer was not read within ${limits.timeoutMs} ms (timeoutMs).`,
-  );
+  if (chunks.length === 1) return utf8.decode(chunks[0]);
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return utf8.decode(bytes);
 }
 
 /** Parses a 2xx JSON answer with its schema; anything else is an InvalidResponseError. @internal */

@@ -53,28 +53,27 @@ export function retryDelayMs(error: unknown, retry: number): number | undefined 
   return jittered;
 }
 
+/** Every method the service uses: the endpoint's retry class already decided whether a call repeats. */
+const ALL_METHODS = ['get', 'put', 'delete', 'post', 'patch'];
+
 /**
  * ky's `retry` for one call: ky counts the attempts and sleeps (abortably, on the caller's signal).
- * `shouldRetry` applies this policy to the failure as the SDK error it will become and announces the
- * delay (`onRetry`) before the sleep; ky then waits the service's `Retry-After` itself
- * (`afterStatusCodes`, capped by `maxRetryAfter`: a longer one was refused by the policy already), or
- * else the backoff the policy drew.
+ * `shouldRetry` applies this policy to the failure as the SDK error it will become, including the
+ * service's `Retry-After` (retryDelayMs), and announces the delay (`onRetry`) before ky sleeps it.
+ * Only the four keys ky needs then: it normalizes (copies, filters, lower-cases) this object on every
+ * call and every attempt. A call that may not repeat gets `0`: ky then also skips cloning its request.
  * @internal
  */
 export function kyRetry(
   limit: number,
   toError: (error: unknown) => unknown,
   onRetry: (failure: unknown, attempt: number, delayMs: number) => void,
-): RetryOptions {
+): RetryOptions | 0 {
+  if (limit === 0) return 0;
   let delayMs = 0;
   return {
     limit,
-    // The endpoint's retry class already set `limit`: every method may be repeated within it.
-    methods: ['get', 'put', 'delete', 'post', 'patch'],
-    statusCodes: RETRY_STATUSES,
-    afterStatusCodes: RETRY_STATUSES,
-    maxRetryAfter: MAX_RETRY_AFTER_SECONDS * 1000,
-    retryOnTimeout: true,
+    methods: ALL_METHODS,
     delay: () => delayMs,
     shouldRetry: ({ error, retryCount }) => {
       const failure = toError(error);
@@ -82,8 +81,8 @@ export function kyRetry(
       if (delay === undefined) return false;
       delayMs = delay;
       onRetry(failure, retryCount + 1, delay);
-      // undefined: ky's own checks, which apply the Retry-After; true: ky waits `delay` above.
-      return ApiError.is(failure) && failure.headers['retry-after'] !== undefined ? undefined : true;
+      // Always a boolean: ky's own checks (status lists, its reading of Retry-After) are never consulted.
+      return true;
     },
   };
 }

@@ -5,7 +5,7 @@
 import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance, type Options } from 'ky';
 import type { Endpoint } from '../endpoints.js';
 import { ApiError, apiErrorName } from './api-error.js';
-import { attemptBodyHook } from './attempt-body.js';
+import { attemptFetch } from './attempt-fetch.js';
 import type { TransportConfig } from './client-config.js';
 import { AgentMessagingError, ConnectionError, TimeoutError } from './errors.js';
 import { errorFromAnswer, redact } from './response.js';
@@ -33,12 +33,17 @@ export interface Call {
   onUploadProgress?: UploadSpec['onProgress'];
 }
 
-/** The ky instance of one client, with its own `fetch` when it was given one. @internal */
-export const createKy = (fetch: TransportConfig['fetch']): KyInstance => ky.create(fetch ? { fetch } : {});
+/**
+ * The ky instance of one client. The client's own `fetch` is not given to ky: each call's attempt
+ * fetch (attempt-fetch.ts) calls it, or `globalThis.fetch` looked up per attempt (msw).
+ * @internal
+ */
+export const createKy = (): KyInstance => ky.create({});
 
 /**
  * Sends `call` through the client's ky instance, which times each attempt and retries under the SDK's
- * policy; a failure becomes the SDK's typed error.
+ * policy; the attempt's own `fetch` (attempt-fetch.ts) reads the answer's body inside the attempt, so
+ * no ky hook is needed. A failure becomes the SDK's typed error.
  * @internal
  */
 export async function sendCall(client: KyInstance, call: Call, config: TransportConfig): Promise<Response> {
@@ -56,10 +61,8 @@ export async function sendCall(client: KyInstance, call: Call, config: Transport
       durationMs: Math.round(performance.now() - started),
       error: response && !response.ok ? apiErrorName(response.status) : (failure as Error | undefined)?.name,
     });
-  const begin = () => {
-    started = performance.now();
-  };
   const onRetry = (failure: unknown, next: number, delayMs: number) => {
+    // An error answer was logged as it arrived; any other failure is logged here, with its attempt.
     if (!ApiError.is(failure)) logAttempt(undefined, failure);
     attempt = next;
     log?.('agent-messaging retry', {
@@ -70,40 +73,34 @@ export async function sendCall(client: KyInstance, call: Call, config: Transport
       reason: (failure as Error).name,
     });
   };
-  // Reads the body inside the attempt, under the client's cap; first, so that a forced retry (a body
-  // too slow) skips the log hook, the retry line then reporting that attempt.
-  const readBody = attemptBodyHook({
-    readsAnswer: call.readsAnswer,
-    maxBytes: config.maxResponseBytes,
-    timeoutMs: call.timeoutMs,
-    operation: call.operation,
-    retries: call.retries,
-    startedAt: () => started,
-    aborted: () => call.signal?.aborted === true,
-    onRetry,
-    onAnswer: (text) => {
-      call.answer = text;
-    },
-  });
+  // A JSON body goes with the attempt's fetch when that is globalThis.fetch (see AttemptPlan.body).
+  const bodyInFetch = !config.fetch && typeof call.body === 'string' && !call.onUploadProgress;
   const options: Options = {
     method: call.method,
     headers: call.headers,
-    body: call.body,
-    signal: call.signal,
     timeout: call.timeoutMs,
     retry: kyRetry(call.retries, (error) => toSdkError(error, call, config.token), onRetry),
-    // ky hands each afterResponse hook a clone of the answer (a tee of its body): the log hook only
-    // with a logger. The body hook is always there (a raw 2xx passes it unread, its branch cancelled).
-    hooks: {
-      beforeRetry: [begin],
-      afterResponse: log ? [readBody, ({ response }) => void logAttempt(response)] : [readBody],
-    },
-    ...(call.onUploadProgress ? { onUploadProgress: call.onUploadProgress } : {}),
+    fetch: attemptFetch({
+      fetch: config.fetch,
+      body: bodyInFetch ? (call.body as string) : undefined,
+      readsAnswer: call.readsAnswer,
+      maxBytes: config.maxResponseBytes,
+      operation: call.operation,
+      signal: call.signal,
+      onSend: () => {
+        started = performance.now();
+      },
+      onAnswer: (response, text) => {
+        call.answer = text;
+        if (log) logAttempt(response);
+      },
+    }),
   };
+  // Only the keys a call uses: ky merges every key of its options into a new object, one by one.
+  if (call.body !== undefined && !bodyInFetch) options.body = call.body;
+  if (call.signal !== undefined) options.signal = call.signal;
+  if (call.onUploadProgress) options.onUploadProgress = call.onUploadProgress;
   try {
-    // The first attempt's clock starts here, not in a beforeRequest hook: ky runs its hooks through
-    // extra promises and a normalized-options copy, a measurable share of a small call's CPU.
-    begin();
     return await client(call.url, options);
   } catch (error) {
     const failure = toSdkError(error, call, config.token);

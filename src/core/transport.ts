@@ -121,9 +121,9 @@ export class Transport {
     const call = this.#prepare(key, init, undefined, undefined);
     call.headers.accept = 'application/json';
     call.readsAnswer = true;
-    // Buffered under maxResponseBytes within the attempt (attempt-body.ts): this text is in memory.
+    // Buffered under maxResponseBytes within the attempt (attempt-fetch.ts): this text is in memory.
     const response = await this.#send(call);
-    const text = call.answer ?? (await response.text());
+    const text = call.answer ?? '';
     const schema = (endpoints[key] as Endpoint).response as z.ZodMiniType<ResponseOf<K>>;
     // #send loaded send-call.ts.
     return (sending as Sending).parseJsonAnswer(schema, response, text, call.operation);
@@ -172,7 +172,7 @@ export class Transport {
   /** Sends through ky (loaded with the first call: send-call.ts), which times each attempt and retries. */
   async #send(call: Call): Promise<Response> {
     const sender = sending ?? (await loadSending());
-    this.#ky ??= sender.createKy(this.#config.fetch);
+    this.#ky ??= sender.createKy();
     return sender.sendCall(this.#ky, call, this.#config);
   }
 

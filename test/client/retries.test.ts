@@ -33,6 +33,21 @@ describe.each(['msw', 'loopback'] as const)('retries over %s', (door) => {
     expect(await agentMessageIds(w)).toEqual([message.id]);
   });
 
+  test('logs one line per attempt, the error answer before its retry, each with its own attempt number', async () => {
+    w.mock.faults.inject({ method: 'POST', path: SEND_PATH, fault: 'status', status: 503, retry_after: 0 });
+
+    await w.client.messages.send(w.conversationId, { text: 'hello' });
+
+    expect(w.lines.map((line) => [line.message, line.fields.attempt, line.fields.status])).toEqual([
+      ['agent-messaging request', 1, 503],
+      ['agent-messaging retry', 2, undefined],
+      ['agent-messaging request', 2, 201],
+    ]);
+    expect(retryLines(w)[0]?.fields).toMatchObject({ delayMs: 0, reason: 'InternalServerError' });
+    const keys = keysOf(w);
+    expect(keys).toEqual([keys[0], keys[0]]);
+  });
+
   test('a connection dropped after the commit is retried and returns the original message', async () => {
     w.mock.faults.inject({ method: 'POST', path: SEND_PATH, fault: 'drop_after_commit' });
 

@@ -58,7 +58,11 @@ async function stallingClient(world: World, stalls = 1, cut = false) {
     baseUrl: `http://127.0.0.1:${port}`,
     logger: (message, fields) => lines.push({ message, fields }),
   });
-  return { client, retries: () => lines.filter((line) => line.message === 'agent-messaging retry') };
+  return {
+    client,
+    lines,
+    retries: () => lines.filter((line) => line.message === 'agent-messaging retry'),
+  };
 }
 
 describe('a 2xx body that stalls', () => {
@@ -101,6 +105,35 @@ describe('a 2xx body that stalls', () => {
     expect(retries().map((line) => line.fields)).toEqual([
       expect.objectContaining({ attempt: 2, reason: 'ConnectionError' }),
     ]);
+  });
+
+  test('cut mid-way on a keyed POST is retried with the same Idempotency-Key, and one message exists', async () => {
+    const { client, retries } = await stallingClient(w, 1, true);
+
+    const { message } = await client.messages.send(w.conversationId, { text: 'hello' });
+
+    const keys = w.requests().map((entry) => entry.headers['idempotency-key']);
+    expect(keys).toEqual([keys[0], keys[0]]);
+    expect(retries().map((line) => line.fields)).toEqual([
+      expect.objectContaining({ attempt: 2, reason: 'ConnectionError' }),
+    ]);
+    const { messages } = await w.client.conversations.listMessages(w.conversationId);
+    expect(messages.filter((entry) => entry.sender.id === w.agentId).map((entry) => entry.id)).toEqual([
+      message.id,
+    ]);
+  });
+
+  test('logs the cut attempt as its ConnectionError, then the retry, then the answer of attempt 2', async () => {
+    const { client, lines } = await stallingClient(w, 1, true);
+
+    await client.conversations.retrieve(w.conversationId);
+
+    expect(lines.map((line) => [line.message, line.fields.attempt, line.fields.error])).toEqual([
+      ['agent-messaging request', 1, 'ConnectionError'],
+      ['agent-messaging retry', 2, undefined],
+      ['agent-messaging request', 2, undefined],
+    ]);
+    expect(lines[2]?.fields.status).toBe(200);
   });
 
   test('on a `never` call is a TimeoutError, sent once', async () => {
