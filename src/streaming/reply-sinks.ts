@@ -130,9 +130,17 @@ export async function readBack(
 const SETTLE_POLL_MS = 50;
 
 /**
- * Reads the message back until its revision reaches `revision` (every change sent has landed) or
- * `settleMs` passed: lines in flight when a connection was cut may still be applied, and text sent
- * again before they land would be doubled.
+ * The longest a settle goes on while lines keep landing, in settle periods: the protocol has no
+ * fence for lines already in the service's pipeline, so the wait stays bounded (issue 11, outcome 4).
+ * @internal
+ */
+export const MAX_SETTLE_PERIODS = 10;
+
+/**
+ * Reads the message back until its revision reaches `revision` (every change sent has landed), or
+ * until `settleMs` passed without a change landing: lines in flight when a connection was cut may
+ * still be applied, and text sent again before they land would be doubled. A service still draining
+ * its backlog (the revision grows) is waited for, up to MAX_SETTLE_PERIODS settle periods in all.
  * @internal
  */
 export async function settledReadBack(
@@ -141,11 +149,16 @@ export async function settledReadBack(
   settleMs: number,
   signal: AbortSignal | undefined,
 ): Promise<AppliedState> {
-  const until = performance.now() + settleMs;
+  const started = performance.now();
+  const cap = started + settleMs * MAX_SETTLE_PERIODS;
+  let until = started + settleMs;
   let state = await read();
   while ((state.revision ?? 0) < revision && performance.now() < until) {
     await sleep(SETTLE_POLL_MS, signal);
+    const before = state.revision ?? 0;
     state = await read();
+    // A change landed: the service is still applying what was in flight, so it gets another period.
+    if ((state.revision ?? 0) > before) until = Math.min(cap, performance.now() + settleMs);
   }
   return state;
 }

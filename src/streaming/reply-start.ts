@@ -130,7 +130,8 @@ export async function startReply(
   }
 }
 
-// How long lines in flight at a cut get to land before the writer sends what is missing.
+// How long lines in flight at a cut get to land before the writer sends what is missing: a period,
+// renewed while they keep landing (reply-sinks.ts, MAX_SETTLE_PERIODS).
 const SETTLE_MS = 500;
 
 /** Ends a message a dead writer left streaming: its text stays, marked as cut, and it is completed. */

@@ -3,7 +3,7 @@
 import { ConnectionError, InvalidResponseError, TimeoutError } from '../core/errors.js';
 import type { StreamEvent } from '../schemas/stream.js';
 import type { NdjsonBody } from './ndjson-body.js';
-import type { Completion, ReplySink, SinkTarget } from './reply-sinks.js';
+import { type Completion, MAX_SETTLE_PERIODS, type ReplySink, type SinkTarget } from './reply-sinks.js';
 
 /** How long sent text or a sent completion may go unacknowledged by default (issue 11, outcome 5). */
 export const DEFAULT_PROGRESS_TIMEOUT_MS = 5_000;
@@ -151,13 +151,19 @@ export class StreamSink implements ReplySink {
     this.#stopDeadline();
     // The end of the upload tells the service no more lines come; an answer that then ends has
     // applied (and echoed) every line it ever will, so the read-back after it is the whole truth.
+    // The answer is given `settleMs` to end, renewed while it still echoes patches (the service is
+    // draining lines in flight), within MAX_SETTLE_PERIODS periods in all.
     this.#body.end();
+    const cap = performance.now() + settleMs * MAX_SETTLE_PERIODS;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, settleMs);
-    });
-    await Promise.race([this.#reading, late]);
-    clearTimeout(timer);
+    for (let patches = -1; patches !== this.#patches && !this.#ended && performance.now() < cap; ) {
+      patches = this.#patches;
+      const late = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, Math.min(settleMs, cap - performance.now()));
+      });
+      await Promise.race([this.#reading, late]);
+      clearTimeout(timer);
+    }
     const clean = this.#ended && this.#broken === undefined;
     this.close();
     return clean ? 0 : Math.max(0, this.#linesSent - this.#patches);

@@ -64,6 +64,27 @@ describe('a reply whose lines the service applies after the connection was cut',
     // Nothing was appended through the endpoint: every line landed, late.
     expect(server.requests.filter((entry) => entry.path.endsWith('/append'))).toEqual([]);
   });
+
+  it('waits while they keep landing, one by one, past one settle period: nothing is sent twice', async () => {
+    const { client, server } = await clientOf({
+      applyLate: { lateMs: 50, spacingMs: 150 },
+      ackCompletion: false,
+      keepAliveMs: 20,
+    });
+    // Five lines: the first token alone, then 90 characters each (no timer sends: its interval is
+    // ten minutes). They land 150 ms apart once the connection is cut, the last 650 ms after it:
+    // past one settle period (400 ms, the progress timeout here), each within one of the one before.
+    const reply = await client.messages.startReply(
+      CONVERSATION,
+      {},
+      { transport: 'stream', progressTimeoutMs: 400, coalesce: { chars: 90, ms: 600_000 } },
+    );
+    for (const piece of written) await reply.write(piece);
+    const result = await reply.complete();
+    expect(server.message).toMatchObject({ text, status: 'sent', revision: 5 });
+    expect(result).toMatchObject({ text, revision: 5, outcome: 'complete' });
+    expect(server.requests.filter((entry) => entry.path.endsWith('/append'))).toEqual([]);
+  });
 });
 
 describe('a recovered reply whose message the service changed', () => {

@@ -9,8 +9,11 @@ import type { AddressInfo } from 'node:net';
 export interface Script {
   /** Echo applied patch lines as `message.patch` events (default true). */
   echo?: boolean;
-  /** Hold patch lines unapplied; once the client cut the connection, apply them `lateMs` later. */
-  applyLate?: { lateMs: number };
+  /**
+   * Hold patch lines unapplied; once the client cut the connection, apply them `lateMs` later, all
+   * at once, or one every `spacingMs` after the first (a service draining a backlog).
+   */
+  applyLate?: { lateMs: number; spacingMs?: number };
   /** Answer a completion line with `message.completed` (default true). */
   ackCompletion?: boolean;
   /** Write `: keep-alive` this often while a stream is open. */
@@ -106,10 +109,17 @@ export async function startScriptedServer(script: Script = {}) {
       clearInterval(beat);
       open.delete(res);
       // The lines were in the server's pipeline when the client gave up: they land anyway, late.
-      if (script.applyLate && held.length > 0) {
-        setTimeout(() => {
-          for (const value of held.splice(0)) if (message.status === 'streaming') apply(value);
-        }, script.applyLate.lateMs);
+      const late = script.applyLate;
+      if (late && held.length > 0) {
+        const land = (values: string[]) => {
+          for (const value of values) if (message.status === 'streaming') apply(value);
+        };
+        if (late.spacingMs === undefined) setTimeout(() => land(held.splice(0)), late.lateMs);
+        else {
+          held.splice(0).forEach((value, i) => {
+            setTimeout(() => land([value]), late.lateMs + i * (late.spacingMs ?? 0));
+          });
+        }
       }
     });
   }
