@@ -141,7 +141,7 @@ try {
   const rows: Row[] = result.rows(seconds);
   console.log(`\n${machine}\n\n${plainTable(rows)}\n\n${result.details.join('\n')}\n`);
   console.log(
-    `${ok ? 'Every message answered exactly once, in order' : 'FAILED'} (${fmt(seconds, 1)} s, seed ${seed}).`,
+    `${ok ? 'Every message answered exactly once, in order' : 'FAILED'}${ok && result.undelivered ? ` (except ${result.undelivered} conversation(s) where a message no bot had received came back with its retry after newer ones)` : ''} (${fmt(seconds, 1)} s, seed ${seed}).`,
   );
   if (!ci) {
     const body = [
