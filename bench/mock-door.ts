@@ -2,6 +2,8 @@
 // its node:http door against bare node:http answering the same JSON (both in one server process),
 // and the mock's own logic in that process (mock.fetch, no HTTP), so the door's share shows.
 import { randomUUID } from 'node:crypto';
+import { dirname } from 'node:path';
+import { buildPackage } from './lib/build.js';
 import { progress, runAsChild } from './lib/child.js';
 import type { DoorInfo } from './lib/door-server.js';
 import { closePools, serverCpuPerCall, type Target } from './lib/load.js';
@@ -25,6 +27,8 @@ const LABELS: Record<string, string> = {
 };
 
 export async function measureMockDoor(): Promise<Outcome> {
+  // The mock runs the built package, as users do (BENCH_DOOR_SOURCE=1: the source under tsx).
+  if (process.env.BENCH_DOOR_SOURCE !== '1') process.env.BENCH_DOOR_DIST = dirname(await buildPackage());
   const server = await startServerChild<DoorInfo>('lib/door-server.ts');
   try {
     const { info } = server;
@@ -89,7 +93,10 @@ export async function measureMockDoor(): Promise<Outcome> {
         `(undici Pool in this process), the two servers taking turns in ${CHUNKS} chunks of ${chunk} within a round; ` +
         'both share one process, whose CPU is read before and after each chunk; ratios are taken within each round. ' +
         'Each send carries a bearer token and a fresh Idempotency-Key; the mock stores every message. The in-process ' +
-        "row runs the same sends through `mock.fetch` in the server's process.",
+        "row runs the same sends through `mock.fetch` in the server's process. " +
+        (process.env.BENCH_DOOR_SOURCE === '1'
+          ? 'The mock ran from the source under tsx (BENCH_DOOR_SOURCE=1).'
+          : 'The mock ran from the built package (tsup.config.ts, as published; BENCH_DOOR_SOURCE=1 runs the source).'),
       '',
       markdownTable(
         ['Server', 'µs CPU/call', 'vs bare node:http'],

@@ -1,10 +1,20 @@
 // The servers of measurement 11, in one process (bench/lib/server-child.ts): the mock behind its
 // loopback door with an agent and a conversation ready, and bare node:http answering the same JSON
-// (the floor). `inprocess` runs plain sends through mock.fetch in this process, without HTTP.
+// (the floor). `inprocess` runs plain sends through mock.fetch in this process, without HTTP. The
+// mock is the built package when BENCH_DOOR_DIST names its folder (what users run: no tsx helpers
+// around every function), else the source under tsx.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { serveCommands } from './server-child.js';
-import { startWorld } from './world.js';
+
+const dist = process.env.BENCH_DOOR_DIST;
+const { createMockService } = (
+  dist
+    ? await import(pathToFileURL(join(dist, 'testing/index.js')).href)
+    : await import('../../src/testing/index.js')
+) as typeof import('../../src/testing/index.js');
 
 /** What the client needs to address the two servers. */
 export interface DoorInfo {
@@ -15,8 +25,17 @@ export interface DoorInfo {
 }
 
 const TEXT = 'Hello from the door benchmark: a short message like most bots send.';
-const world = await startWorld();
-const conversationId = world.conversations[0]!;
+// An active agent and one user's conversation with it; webhook deliveries are answered in process.
+const mock = createMockService({ fetch: async () => new Response(null, { status: 204 }) });
+const door = await mock.listen({ port: 0 });
+const seed = await mock.seed({
+  handle: `bench_${process.pid}`,
+  displayName: 'Bench',
+  webhookUrl: 'http://hook.bench/',
+  capabilities: ['text'],
+  userName: 'User 1',
+});
+const { conversationId, apiKey } = seed;
 
 let counter = 0;
 const bare = createServer((req, res) => {
@@ -55,15 +74,15 @@ export const sendBody = JSON.stringify({
 /** Plain sends through mock.fetch, 16 at a time: µs of CPU per call, the mock's own logic. */
 async function inProcess(): Promise<number> {
   const calls = Number(process.env.BENCH_CALLS ?? 1000);
-  const url = `${world.baseUrl}/v1/conversations/${conversationId}/messages`;
+  const url = `${door.baseUrl}/v1/conversations/${conversationId}/messages`;
   let next = 0;
   const before = process.cpuUsage();
   const lane = async () => {
     while (next++ < calls) {
-      const response = await world.mock.fetch(url, {
+      const response = await mock.fetch(url, {
         method: 'POST',
         headers: {
-          authorization: `Bearer ${world.apiKey}`,
+          authorization: `Bearer ${apiKey}`,
           'content-type': 'application/json',
           'idempotency-key': `door-${process.pid}-${next}-${Math.random()}`,
         },
@@ -80,9 +99,9 @@ async function inProcess(): Promise<number> {
 
 serveCommands(
   {
-    mockUrl: world.baseUrl,
+    mockUrl: door.baseUrl,
     bareUrl: `http://127.0.0.1:${(bare.address() as AddressInfo).port}`,
-    apiKey: world.apiKey,
+    apiKey,
     conversationId,
   } satisfies DoorInfo,
   { inprocess: inProcess },
