@@ -1,7 +1,7 @@
 // Coalesces many small writes into few sends, one send at a time, with backpressure on the writer.
-// The first write, and the first after a pause, goes at once: the user sees the first token without
-// waiting for the timer (issue 17), and a pause is at least `ms` since the last send began, so an
-// immediate send never comes more often than the timer would send anyway.
+// The first write, and the first after a pause, goes at once (as soon as the sender is free): the user
+// sees the first token without waiting for the timer (issue 17). A pause is at least `ms` without a
+// write, so each pause adds at most one send to what the timer and the threshold send anyway.
 
 /** When buffered text is sent: whichever comes first. */
 export interface CoalesceOptions {
@@ -35,8 +35,8 @@ export class WriteBuffer {
   #failure: { error: unknown } | undefined;
   #writes: Promise<void> = Promise.resolve();
   #drained: (() => void)[] = [];
-  /** When the last send began (`performance.now()`); none yet at first. */
-  #lastSend = Number.NEGATIVE_INFINITY;
+  /** When the last write was taken (`performance.now()`); none yet at first. */
+  #lastWrite = Number.NEGATIVE_INFINITY;
 
   constructor(send: (batch: string) => Promise<void>, options: Required<CoalesceOptions>) {
     this.#send = send;
@@ -60,7 +60,9 @@ export class WriteBuffer {
       this.#throwIfFailed();
       if (text === '') return;
       this.#pending += text;
-      if (this.#running === undefined && performance.now() - this.#lastSend >= this.#ms) this.#due = true;
+      const now = performance.now();
+      if (now - this.#lastWrite >= this.#ms) this.#due = true;
+      this.#lastWrite = now;
       this.#armTimer();
       this.#kick();
     });
@@ -103,7 +105,6 @@ export class WriteBuffer {
       this.#due = false;
       this.#stopTimer();
       for (const wake of this.#drained.splice(0)) wake();
-      this.#lastSend = performance.now();
       try {
         await this.#send(batch);
       } catch (error) {

@@ -70,6 +70,39 @@ describe('the write buffer', () => {
     expect(sender.batches).toEqual(['Hello', ' again']);
   });
 
+  it('counts a pause from the last write: after the timer sent the tail, a write 100 ms after the one before goes at once', async () => {
+    const sender = manualSender();
+    const buffer = new WriteBuffer(sender.send, { chars: 256, ms: 100 });
+    await buffer.write('a');
+    sender.pending[0]!.resolve();
+    await vi.advanceTimersByTimeAsync(10);
+    await buffer.write('b');
+    await vi.advanceTimersByTimeAsync(100);
+    expect(sender.batches).toEqual(['a', 'b']);
+    sender.pending[1]!.resolve();
+    // 40 ms after the timer's send, 110 ms after the last write: a pause.
+    await vi.advanceTimersByTimeAsync(40);
+    await buffer.write('c');
+    expect(sender.batches).toEqual(['a', 'b', 'c']);
+    // Right after it, writes coalesce again.
+    sender.pending[2]!.resolve();
+    await buffer.write('d');
+    await vi.advanceTimersByTimeAsync(99);
+    expect(sender.batches).toEqual(['a', 'b', 'c']);
+  });
+
+  it('sends the first write after a pause as soon as a slow send in flight ends, not at the timer', async () => {
+    const sender = manualSender();
+    const buffer = new WriteBuffer(sender.send, { chars: 256, ms: 100 });
+    await buffer.write('slow');
+    await vi.advanceTimersByTimeAsync(150);
+    await buffer.write('after a pause');
+    expect(sender.batches).toEqual(['slow']);
+    sender.pending[0]!.resolve();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sender.batches).toEqual(['slow', 'after a pause']);
+  });
+
   it('keeps batches in order and never overlaps two sends', async () => {
     const sender = manualSender();
     const buffer = new WriteBuffer(sender.send, { chars: 4, ms: 100 });
