@@ -1,6 +1,6 @@
 // The store's two compound steps (src/store/compound.ts), one Lua script each, so a delivery on the
 // fast path costs two round trips: Redis runs a script as one atomic step, so no other instance's
-// command lands between the claim, the enqueue and the lock try, or between the take and the release.
+// command lands between the claim, the enqueue and the lock try, or between the read and the release.
 
 import { script } from './scripts.js';
 
@@ -9,7 +9,7 @@ import { script } from './scripts.js';
  * ARGV: [1] '1' to claim, [2] the claim's value, [3] its TTL in ms, [4] the member's score, [5] the
  * member, [6] the queue's TTL in ms, [7] the lock token, [8] the lock's TTL in ms.
  * Answers {0, current value} (claim refused, nothing queued), {1} (queued, the lock is someone else's)
- * or {2, members} (queued, the lock won, the whole queue taken lowest score first).
+ * or {2, members} (queued, the lock won, the whole queue read lowest score first and kept).
  */
 export const ADMIT = script(`
 if ARGV[1] == '1' and not redis.call('SET', KEYS[1], ARGV[2], 'NX', 'PX', ARGV[3]) then
@@ -18,25 +18,25 @@ end
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[6])
 if not redis.call('SET', KEYS[3], ARGV[7], 'NX', 'PX', ARGV[8]) then return {1} end
-local members = redis.call('ZRANGE', KEYS[2], 0, -1)
-redis.call('DEL', KEYS[2])
-return {2, members}`);
+return {2, redis.call('ZRANGE', KEYS[2], 0, -1)}`);
 
 /**
  * KEYS: [1] the lock, [2] the queue, [3...] the marks. ARGV: [1] the lock token, [2] the lock's TTL in
- * ms, [3] the channel the release is published on, [4] its message, then each mark's value and TTL.
+ * ms, [3] the channel the release is published on, [4] its message, [5] n, the settled members that
+ * follow ([6] to [5 + n]), then each mark's value and TTL in ms.
  * Answers {0} (the lock is not this token's: marks written, nothing else touched), {1, members} (the
- * queue taken, the lock kept and extended) or {2} (the queue was empty: the lock released and the
- * release published).
+ * settled removed, the rest read, the lock kept and extended) or {2} (the queue is empty: the lock
+ * released and the release published).
  */
 export const SETTLE = script(`
+local n = tonumber(ARGV[5])
 for i = 3, #KEYS do
-  redis.call('SET', KEYS[i], ARGV[2 * i - 1], 'PX', ARGV[2 * i])
+  redis.call('SET', KEYS[i], ARGV[n + 2 * i], 'PX', ARGV[n + 2 * i + 1])
 end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {0} end
+if n > 0 then redis.call('ZREM', KEYS[2], unpack(ARGV, 6, 5 + n)) end
 local members = redis.call('ZRANGE', KEYS[2], 0, -1)
 if #members > 0 then
-  redis.call('DEL', KEYS[2])
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return {1, members}
 end

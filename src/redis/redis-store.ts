@@ -14,15 +14,7 @@ import { createCommands } from './commands.js';
 import { ADMIT, SETTLE } from './compound-scripts.js';
 import { type RedisStoreOptions, resolveRedisStoreOptions } from './options.js';
 import { createPubSub } from './pubsub.js';
-import {
-  COMPARE_AND_SET,
-  ENQUEUE,
-  INCREMENT,
-  READ_QUEUED,
-  RELEASE_LOCK,
-  RENEW_LOCK,
-  TAKE_QUEUED,
-} from './scripts.js';
+import { COMPARE_AND_SET, ENQUEUE, INCREMENT, READ_QUEUED, RELEASE_LOCK, RENEW_LOCK } from './scripts.js';
 
 /** A {@link BotStore} on Redis, with a way to close the connection the store opened itself. */
 export interface RedisStore extends BotStore {
@@ -141,8 +133,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       const args = [checkScore(score, 'enqueue'), member, px(ttlMs, 'enqueue')];
       await evalScript('enqueue', ENQUEUE, [queueKey(key)], args);
     },
-    async takeQueued(key) {
-      return strings(await evalScript('takeQueued', TAKE_QUEUED, [queueKey(key)], []));
+    async readQueued(key, settled = []) {
+      return strings(await evalScript('readQueued', READ_QUEUED, [queueKey(key)], [...settled]));
     },
 
     async admit({ claim, queue, lock }): Promise<AdmitResult> {
@@ -166,22 +158,26 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       const [step, answer] = (await evalScript('admit', ADMIT, keys, args)) as [number, unknown];
       if (step === 0) return { claimed: false, current: answer == null ? undefined : String(answer) };
       if (step === 1) return { claimed: true, lock: undefined };
-      return { claimed: true, lock: { key: lock.key, token }, taken: strings(answer) };
+      return { claimed: true, lock: { key: lock.key, token }, queued: strings(answer) };
     },
-    async settle({ lock, lockTtlMs, marks, queue, released }): Promise<SettleResult> {
+    async settle({ lock, lockTtlMs, marks, settled, queue, released }): Promise<SettleResult> {
       const keys = [lockKey(lock.key), queueKey(queue)];
-      const args = [lock.token, px(lockTtlMs, 'settle'), channelName(released.channel), released.message];
+      const args = [
+        lock.token,
+        px(lockTtlMs, 'settle'),
+        channelName(released.channel),
+        released.message,
+        String(settled.length),
+        ...settled,
+      ];
       for (const mark of marks) {
         keys.push(valueKey(mark.key));
         args.push(mark.value, px(mark.ttlMs, 'settle'));
       }
       const [step, answer] = (await evalScript('settle', SETTLE, keys, args)) as [number, unknown];
       if (step === 0) return { outcome: 'lost' };
-      if (step === 1) return { outcome: 'taken', taken: strings(answer) };
+      if (step === 1) return { outcome: 'queued', queued: strings(answer) };
       return { outcome: 'released' };
-    },
-    async readQueued(key, settled = []) {
-      return strings(await evalScript('readQueued', READ_QUEUED, [queueKey(key)], [...settled]));
     },
 
     async publish(channel, message) {

@@ -67,12 +67,6 @@ redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1`);
 
-/** KEYS[1] the queue. Every member, lowest score first; the queue is then empty. */
-export const TAKE_QUEUED = script(`
-local members = redis.call('ZRANGE', KEYS[1], 0, -1)
-if #members > 0 then redis.call('DEL', KEYS[1]) end
-return members`);
-
 /** KEYS[1] the queue; ARGV the settled members to remove first. Every member left, lowest score first. */
 export const READ_QUEUED = script(`
 if #ARGV > 0 then redis.call('ZREM', KEYS[1], unpack(ARGV)) end

@@ -6,8 +6,7 @@
 // Each method is one atomic step, so a Redis implementation is one command or one Lua script each:
 //   setIfAbsent -> SET NX PX        compareAndSet -> Lua GET/compare/SET|DEL
 //   acquireLock -> SET NX PX token  renewLock / releaseLock -> Lua, token-checked
-//   enqueue -> ZADD (+PEXPIRE)      takeQueued -> Lua ZRANGE + ZREM (all, lowest score first)
-//   readQueued -> Lua ZREM (the settled) + ZRANGE (the rest, kept: the lanes' durable read)
+//   enqueue -> ZADD (+PEXPIRE)      readQueued -> Lua ZREM (the settled) + ZRANGE (the rest, kept)
 //   increment -> INCR (+PEXPIRE)    publish / subscribe -> PUBLISH / SUBSCRIBE
 // and two optional compound steps, one Lua script each, for a delivery's fast path (compound.ts):
 //   admit  -> claim + enqueue + try the lock (+ take)    settle -> mark done + take | release + publish
@@ -63,8 +62,6 @@ export interface BotStore {
 
   /** Adds `member` to the queue at `key`, ordered by `score` (a member already there keeps one entry). */
   enqueue(key: string, member: string, score: number, ttlMs: number): Promise<void>;
-  /** Removes and answers every member of the queue at `key`, lowest score first. */
-  takeQueued(key: string): Promise<string[]>;
   /**
    * Removes the members in `settled` from the queue at `key`, then answers every member left, lowest
    * score first, without removing them: a message stays queued until its holder settled it, so a

@@ -1,13 +1,16 @@
 // The two compound steps of a delivery on the fast path. A delivery to an idle conversation costs
-// the store one `admit` (claim the webhook id, queue the message, try the lock, take the queue) and
-// one `settle` (mark what was handled done, then take the queue again or release the lock), so a
-// shared store answers it in two round trips instead of eight. A store that implements them does
-// each as one atomic step (one Lua script on Redis); `admitWith` and `settleWith` compose the same
-// steps from the primitives for a store that does not, in the order the runtime always used.
+// the store one `admit` (claim the webhook id, queue the message, try the lock, read the queue) and
+// one `settle` (mark what was handled done, remove it from the queue, then read the rest or release
+// the lock), so a shared store answers it in two round trips instead of eight. A store that
+// implements them does each as one atomic step (one Lua script on Redis); `admitWith` and
+// `settleWith` compose the same steps from the primitives for a store that does not, in the order
+// the runtime always used.
 //
 // Why one step each is safe (Chat SDK's two lost-message bugs): `admit` queues before it tries the
-// lock, and `settle` releases only when it finds the queue empty, so a message queued by another
-// instance is either taken by the holder's settle or finds the lock free in its own admit.
+// lock, and `settle` releases only when its read found the queue empty, so a message queued by
+// another instance is either read by the holder's settle or finds the lock free in its own admit.
+// A message leaves the queue only in the settle that marks it done (or with a later settle), so a
+// holder that dies mid-handler leaves it queued for the next holder.
 
 import type { BotStore, StoreLock } from './bot-store.js';
 
@@ -29,34 +32,37 @@ export interface AdmitRequest {
 /**
  * What {@link BotStore.admit} did: the claim was refused (nothing queued; `current` is the claim's
  * value, `undefined` only if it vanished meanwhile), or the member is queued and the lock was won
- * (the whole queue taken, lowest score first, the member among it) or is held by someone else.
+ * (`queued`: the whole queue read as {@link BotStore.readQueued} reads it, the member among it) or is
+ * held by someone else.
  */
 export type AdmitResult =
   | { readonly claimed: false; readonly current: string | undefined }
-  | { readonly claimed: true; readonly lock: StoreLock; readonly taken: string[] }
+  | { readonly claimed: true; readonly lock: StoreLock; readonly queued: string[] }
   | { readonly claimed: true; readonly lock: undefined };
 
 /** What {@link BotStore.settle} does, in this order, as one step. */
 export interface SettleRequest {
   /** The held lock. */
   readonly lock: StoreLock;
-  /** The lock's TTL: a settle that takes the queue extends the lock to this from now. */
+  /** The lock's TTL: a settle that leaves the lock held extends it to this from now. */
   readonly lockTtlMs: number;
   /** Written first, whoever holds the lock now (the handled ids marked done): `set` with a TTL. */
   readonly marks: readonly { readonly key: string; readonly value: string; readonly ttlMs: number }[];
-  /** Then, while the lock is still this token's: the queue taken; if empty, the lock released. */
+  /** Then, while the lock is still this token's: these members removed from the queue at `queue`... */
+  readonly settled: readonly string[];
+  /** ...and the queue read; if it is empty, the lock released. */
   readonly queue: string;
   /** Published once the lock was released here. */
   readonly released: { readonly channel: string; readonly message: string };
 }
 
 /**
- * What {@link BotStore.settle} did: took a non-empty queue (the lock kept), released the lock (the
- * queue was empty; the release published), or found the lock no longer this token's (queue and
- * lock left to the new holder).
+ * What {@link BotStore.settle} did: read a non-empty queue (`queued`, the lock kept), released the
+ * lock (the queue was empty; the release published), or found the lock no longer this token's (only
+ * the marks written: queue and lock left to the new holder).
  */
 export type SettleResult =
-  | { readonly outcome: 'taken'; readonly taken: string[] }
+  | { readonly outcome: 'queued'; readonly queued: string[] }
   | { readonly outcome: 'released' }
   | { readonly outcome: 'lost' };
 
@@ -77,20 +83,20 @@ export async function admitWith(store: BotStore, request: AdmitRequest): Promise
   await store.enqueue(queue.key, queue.member, queue.score, queue.ttlMs);
   const held = await store.acquireLock(lock.key, lock.ttlMs);
   if (!held) return { claimed: true, lock: undefined };
-  return { claimed: true, lock: held, taken: await store.takeQueued(queue.key) };
+  return { claimed: true, lock: held, queued: await store.readQueued(queue.key) };
 }
 
 /**
  * {@link BotStore.settle} when the store has it, else the same steps from its primitives (not atomic:
- * the lock is checked by a renewal just before the take, so a lock lost in between goes unseen).
+ * the lock is checked by a renewal just before the read, so a lock lost in between goes unseen).
  * @internal
  */
 export async function settleWith(store: BotStore, request: SettleRequest): Promise<SettleResult> {
   if (store.settle) return store.settle(request);
   for (const mark of request.marks) await store.set(mark.key, mark.value, mark.ttlMs);
   if (!(await store.renewLock(request.lock, request.lockTtlMs))) return { outcome: 'lost' };
-  const taken = await store.takeQueued(request.queue);
-  if (taken.length > 0) return { outcome: 'taken', taken };
+  const queued = await store.readQueued(request.queue, request.settled);
+  if (queued.length > 0) return { outcome: 'queued', queued };
   if (!(await store.releaseLock(request.lock))) return { outcome: 'lost' };
   await store.publish(request.released.channel, request.released.message);
   return { outcome: 'released' };

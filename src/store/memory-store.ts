@@ -66,7 +66,23 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     entries.set(key, { value, expiresAt: ttlMs === undefined ? Number.POSITIVE_INFINITY : now() + ttlMs });
   };
 
-  const lockKey = (key: string) => `lock\u0000${key}`;
+  // Locks come and go with every delivery: in a map of their own, since a delete from the large map
+  // of values leaves a hole that V8 later pays for by rehashing every value.
+  const locks = new Map<string, Entry>();
+  const heldLock = (key: string) => {
+    const entry = locks.get(key);
+    if (entry && entry.expiresAt <= now()) {
+      locks.delete(key);
+      return undefined;
+    }
+    return entry;
+  };
+  const writeLock = (key: string, token: string, ttlMs: number) => {
+    if (locks.size >= maxEntries && !locks.has(key)) {
+      for (const [k, entry] of locks) if (entry.expiresAt <= now()) locks.delete(k);
+    }
+    locks.set(key, { value: token, expiresAt: now() + ttlMs });
+  };
   // Tokens only need to be unique in this process: a counter is cheaper than a random id.
   let tokens = 0;
 
@@ -77,16 +93,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     return true;
   };
   const acquireLock = (key: string, ttlMs: number): StoreLock | undefined => {
-    const k = lockKey(key);
-    if (live(k)) return undefined;
+    if (heldLock(key)) return undefined;
     const lock: StoreLock = { key, token: `m${++tokens}` };
-    write(k, lock.token, ttlMs);
+    writeLock(key, lock.token, ttlMs);
     return lock;
   };
   const releaseLock = (lock: StoreLock) => {
-    const k = lockKey(lock.key);
-    if (live(k)?.value !== lock.token) return false;
-    entries.delete(k);
+    if (heldLock(lock.key)?.value !== lock.token) return false;
+    locks.delete(lock.key);
     return true;
   };
   const enqueue = (key: string, member: string, score: number, ttlMs: number) => {
@@ -98,12 +112,15 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     queue.members.set(member, score);
     queue.expiresAt = now() + ttlMs;
   };
-  const takeQueued = (key: string): string[] => {
+  const readQueued = (key: string, settled: readonly string[]): string[] => {
     const queue = queues.get(key);
-    if (!queue) return [];
-    queues.delete(key);
-    if (queue.expiresAt <= now()) return [];
-    if (queue.members.size === 1) return [...queue.members.keys()];
+    if (!queue || queue.expiresAt <= now()) {
+      queues.delete(key);
+      return [];
+    }
+    for (const member of settled) queue.members.delete(member);
+    if (queue.members.size === 0) queues.delete(key);
+    if (queue.members.size <= 1) return [...queue.members.keys()];
     return [...queue.members].sort((a, b) => a[1] - b[1]).map(([member]) => member);
   };
   const publish = (channel: string, message: string) => {
@@ -140,9 +157,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
       return acquireLock(key, ttlMs);
     },
     async renewLock(lock, ttlMs) {
-      const k = lockKey(lock.key);
-      if (live(k)?.value !== lock.token) return false;
-      write(k, lock.token, ttlMs);
+      if (heldLock(lock.key)?.value !== lock.token) return false;
+      writeLock(lock.key, lock.token, ttlMs);
       return true;
     },
     async releaseLock(lock) {
@@ -152,8 +168,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     async enqueue(key, member, score, ttlMs) {
       enqueue(key, member, score, ttlMs);
     },
-    async takeQueued(key) {
-      return takeQueued(key);
+    async readQueued(key, settled = []) {
+      return readQueued(key, settled);
     },
 
     async admit({ claim, queue, lock }): Promise<AdmitResult> {
@@ -163,30 +179,20 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
       enqueue(queue.key, queue.member, queue.score, queue.ttlMs);
       const held = acquireLock(lock.key, lock.ttlMs);
       return held
-        ? { claimed: true, lock: held, taken: takeQueued(queue.key) }
+        ? { claimed: true, lock: held, queued: readQueued(queue.key, []) }
         : { claimed: true, lock: undefined };
     },
-    async settle({ lock, lockTtlMs, marks, queue, released }): Promise<SettleResult> {
+    async settle({ lock, lockTtlMs, marks, settled, queue, released }): Promise<SettleResult> {
       for (const mark of marks) write(mark.key, mark.value, mark.ttlMs);
-      if (live(lockKey(lock.key))?.value !== lock.token) return { outcome: 'lost' };
-      const taken = takeQueued(queue);
-      if (taken.length > 0) {
-        write(lockKey(lock.key), lock.token, lockTtlMs);
-        return { outcome: 'taken', taken };
+      if (heldLock(lock.key)?.value !== lock.token) return { outcome: 'lost' };
+      const queued = readQueued(queue, settled);
+      if (queued.length > 0) {
+        writeLock(lock.key, lock.token, lockTtlMs);
+        return { outcome: 'queued', queued };
       }
       releaseLock(lock);
       publish(released.channel, released.message);
       return { outcome: 'released' };
-    },
-    async readQueued(key, settled = []) {
-      const queue = queues.get(key);
-      if (!queue || queue.expiresAt <= now()) {
-        queues.delete(key);
-        return [];
-      }
-      for (const member of settled) queue.members.delete(member);
-      if (queue.members.size === 0) queues.delete(key);
-      return [...queue.members].sort((a, b) => a[1] - b[1]).map(([member]) => member);
     },
 
     async publish(channel, message) {

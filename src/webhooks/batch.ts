@@ -39,12 +39,17 @@ export interface BatchDeps {
   report(error: unknown, event: WebhookEvent | undefined, webhookId: string | undefined): void;
 }
 
-/** Runs the batch and settles each id in the dedupe store. @internal */
+/**
+ * Runs the batch and settles each id in the dedupe store. With `deferDone`, a batch that succeeded
+ * is answered `'ok'` without its done marks: the caller writes them (the lanes, in their `settle`).
+ * @internal
+ */
 export async function runBatch(
   deps: BatchDeps,
   items: readonly { webhookId: string; event: WebhookEvent }[],
   signal: AbortSignal,
   stopped: () => StopReason | undefined,
+  deferDone = false,
 ): Promise<BatchOutcome> {
   const last = items.at(-1);
   let ok = true;
@@ -66,8 +71,8 @@ export async function runBatch(
   }
   try {
     for (const item of items) {
-      if (ok) await deps.dedupe.complete(item.webhookId);
-      else await deps.dedupe.release(item.webhookId);
+      if (!ok) await deps.dedupe.release(item.webhookId);
+      else if (!deferDone) await deps.dedupe.complete(item.webhookId);
     }
   } catch (error) {
     deps.report(error, last?.event, last?.webhookId);

@@ -8,7 +8,7 @@ import { logAt } from './bot-log.js';
 import { checkOptions, createClient } from './bot-options.js';
 import type { Bot, BotErrorInfo, BotOptions } from './bot-types.js';
 import { createKindCache } from './conversation-kind.js';
-import { createLanes, type LaneOutcome } from './conversation-lanes.js';
+import { type Admission, createLanes, type LaneOutcome } from './conversation-lanes.js';
 import { DELIVER, type DeliverDoor, deliver, handleDelivery } from './delivery.js';
 import { createRun } from './handler-run.js';
 import type { WebhookHeaders } from './raw-input.js';
@@ -90,21 +90,42 @@ export function createBot(options: BotOptions): Bot {
           lockTtlMs,
           maxHandlerMs,
           debounceMs: options.debounceMs ?? DEFAULT_DEBOUNCE_MS,
-          runBatch: (items, signal, stopped) => runBatch(batchDeps, items, signal, stopped),
+          runBatch: (items, signal, stopped, deferDone) =>
+            runBatch(batchDeps, items, signal, stopped, deferDone),
           report: (error) => report(error, undefined, undefined),
           dedupe,
         });
 
   // Every handler run the bot started, for bot.idle(): a delivery answered 202 still counts.
   const running = new Set<Promise<unknown>>();
-  const dispatch = (event: WebhookEvent, webhookId: string): Promise<LaneOutcome> => {
-    const work =
-      lanes && event.type === 'message.received'
-        ? lanes.submit({ webhookId, event: event as MessageReceivedEvent })
-        : runAlone(event, webhookId);
+  const track = (work: Promise<LaneOutcome>) => {
     running.add(work);
     void work.finally(() => running.delete(work));
     return work;
+  };
+
+  /** Claims a delivery and, once claimed, starts its handlers (in its conversation's order). */
+  const admit = async (event: WebhookEvent, webhookId: string): Promise<Admission> => {
+    const item =
+      lanes && event.type === 'message.received'
+        ? { webhookId, event: event as MessageReceivedEvent }
+        : undefined;
+    // With the dedupe in the bot's own store, the claim is one write of the lanes' admit step.
+    if (lanes && item && dedupe.writes) {
+      const admission = await lanes.admit(item, false);
+      if (admission.claim === 'claimed') track(admission.work);
+      return admission;
+    }
+    const claim = await dedupe.claim(webhookId);
+    if (claim !== 'claimed') return { claim };
+    if (!lanes || !item) return { claim, work: track(runAlone(event, webhookId)) };
+    // The deprecated `dedupe` option claimed it: a store that fails now answers 503 and frees the claim.
+    const admitted = lanes.admit(item, true).catch((error: unknown): Admission => {
+      report(error, event, webhookId);
+      return { claim, work: Promise.resolve('store_failed') };
+    });
+    const work = admitted.then((admission) => (admission.claim === 'claimed' ? admission.work : 'failed'));
+    return { claim, work: track(work) };
   };
 
   // 'concurrent', and events of no conversation: run at once, with the same lifetime bound.
@@ -135,7 +156,7 @@ export function createBot(options: BotOptions): Bot {
     dedupe,
     ack: options.ack ?? 'after-handler',
     ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS,
-    dispatch,
+    admit,
     report,
     warn: (message: string, fields: Record<string, string>) => logAt(logger, 'warn', message, fields),
   };

@@ -5,7 +5,7 @@
 // door of `toNodeHandler`, which already holds the bytes and writes the answer itself.
 
 import type { WebhookEvent } from '../schemas/webhooks.js';
-import type { LaneOutcome } from './conversation-lanes.js';
+import type { Admission } from './conversation-lanes.js';
 import { MAX_DELIVERY_BYTES, readLimitedBody, type WebhookHeaders } from './raw-input.js';
 import type { Deduper } from './store-dedupe.js';
 import { WebhookVerificationError, type WebhookVerificationErrorCode } from './verification-error.js';
@@ -21,8 +21,11 @@ export interface DeliveryDeps {
   dedupe: Deduper;
   ack: 'after-handler' | 'immediately';
   ackTimeoutMs: number;
-  /** Runs the event's handlers (in its conversation's order) and settles its claim; never rejects. */
-  dispatch(event: WebhookEvent, webhookId: string): Promise<LaneOutcome>;
+  /**
+   * Claims the delivery and, once claimed, runs its handlers (in its conversation's order) and settles
+   * its claim; rejects only when the claim could not be made (the work never rejects).
+   */
+  admit(event: WebhookEvent, webhookId: string): Promise<Admission>;
   /** Reports a failure to onError handlers or the logger; never throws. */
   report(error: unknown, event: WebhookEvent | undefined, webhookId: string | undefined): void;
   /** Logs a refused delivery; never throws. */
@@ -152,17 +155,16 @@ export async function deliver(
   }
   const { event, webhookId } = verified;
 
-  let claim: string;
+  let admission: Admission;
   try {
-    claim = await deps.dedupe.claim(webhookId);
+    admission = await deps.admit(event, webhookId);
   } catch (error) {
     deps.report(error, event, webhookId);
     return DEDUPE_DOWN;
   }
-  if (claim === 'done') return DUPLICATE;
-  if (claim === 'in_flight') return IN_PROGRESS;
+  if (admission.claim !== 'claimed') return admission.claim === 'done' ? DUPLICATE : IN_PROGRESS;
 
-  const work = deps.dispatch(event, webhookId).then(async (outcome) => {
+  const work = admission.work.then(async (outcome) => {
     // Not recorded as handled: forget the claim (if the store is back) so the retry runs it.
     if (outcome === 'store_failed') await deps.dedupe.release(webhookId).catch(() => undefined);
     return outcome;

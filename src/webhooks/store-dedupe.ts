@@ -32,6 +32,26 @@ export interface Deduper {
    * whose claims do not expire on their own.
    */
   hold?(ids: readonly string[]): () => void;
+  /**
+   * The claim and the done mark as writes to the bot's own store, so the lanes fold them into their
+   * `admit` and `settle` steps (one round trip each). Absent for the deprecated `dedupe` option.
+   */
+  writes?: DedupeWrites;
+}
+
+/** A dedupe step as a store write (a claim is set only if absent). @internal */
+export interface DedupeWrite {
+  key: string;
+  value: string;
+  ttlMs: number;
+}
+
+/** The claim and the done mark of an id, and what a refused claim's value means. @internal */
+export interface DedupeWrites {
+  claim(id: string): DedupeWrite;
+  done(id: string): DedupeWrite;
+  /** A claim refused with this value: done, or in flight (a value that vanished meanwhile too). */
+  refused(current: string | undefined): 'in_flight' | 'done';
 }
 
 const key = (id: string) => `dedupe:${id}`;
@@ -63,6 +83,11 @@ export function storeDeduper(
     }
   };
   return {
+    writes: {
+      claim: (id) => ({ key: key(id), value: 'in_flight', ttlMs: inFlightMs }),
+      done: (id) => ({ key: key(id), value: 'done', ttlMs: DEDUPE_RETENTION_MS }),
+      refused: (current) => (current === 'done' ? 'done' : 'in_flight'),
+    },
     hold(ids) {
       for (const id of ids) holds.set(id, (holds.get(id) ?? 0) + 1);
       if (!timer && holds.size > 0) {

@@ -20,10 +20,12 @@ const admitting = (id: string, score: number, over: Partial<AdmitRequest> = {}):
   ...over,
 });
 
+/** Settles `done` (ids that are also their queue members): marked done and removed. */
 const settling = (lock: StoreLock, done: string[] = []): SettleRequest => ({
   lock,
   lockTtlMs: LONG,
   marks: done.map((id) => ({ key: `dedupe:${id}`, value: 'done', ttlMs: LONG })),
+  settled: done,
   queue: 'queue:cnv_1',
   released: { channel: 'released:cnv_1', message: '' },
 });
@@ -57,26 +59,26 @@ export function describeCompoundContract(
       t = undefined;
     });
 
-    it('admit on an idle conversation claims, queues, locks and takes its own member', async () => {
+    it('admit on an idle conversation claims, queues, locks and reads the queue, its member kept', async () => {
       const { store, peer, a } = await setup();
       const admitted = await a.admit(admitting('evt_1', 1));
-      expect(admitted).toEqual({ claimed: true, lock: expect.any(Object), taken: ['evt_1'] });
+      expect(admitted).toEqual({ claimed: true, lock: expect.any(Object), queued: ['evt_1'] });
       const lock = (admitted as { lock: StoreLock }).lock;
       expect(lock.key).toBe('conversation:cnv_1');
       expect(await peer.get('dedupe:evt_1')).toBe('in_flight');
       expect(await peer.acquireLock('conversation:cnv_1', LONG)).toBeUndefined();
-      expect(await peer.takeQueued('queue:cnv_1')).toEqual([]);
+      expect(await peer.readQueued('queue:cnv_1')).toEqual(['evt_1']); // read, not removed
       expect(await store.releaseLock(lock)).toBe(true); // the token is a real lock token
     });
 
-    it('admit while another instance holds the lock queues the member and takes nothing', async () => {
+    it('admit while another instance holds the lock queues the member and reads nothing', async () => {
       const { store, peer, a } = await setup();
       const held = (await peer.acquireLock('conversation:cnv_1', LONG))!;
       expect(await a.admit(admitting('evt_2', 2))).toEqual({ claimed: true, lock: undefined });
       expect(await a.admit(admitting('evt_1', 1))).toEqual({ claimed: true, lock: undefined });
       expect(await store.get('dedupe:evt_2')).toBe('in_flight');
       expect(await peer.renewLock(held, LONG)).toBe(true); // still the holder's
-      expect(await peer.takeQueued('queue:cnv_1')).toEqual(['evt_1', 'evt_2']);
+      expect(await peer.readQueued('queue:cnv_1')).toEqual(['evt_1', 'evt_2']);
     });
 
     it('admit of an id in flight or done answers its value and touches neither queue nor lock', async () => {
@@ -86,44 +88,45 @@ export function describeCompoundContract(
       expect(await a.admit(admitting('evt_1', 1))).toEqual({ claimed: false, current: 'done' });
       expect(await a.admit(admitting('evt_2', 2))).toEqual({ claimed: false, current: 'in_flight' });
       expect(await store.get('dedupe:evt_1')).toBe('done'); // not overwritten by the refused claim
-      expect(await peer.takeQueued('queue:cnv_1')).toEqual([]);
+      expect(await peer.readQueued('queue:cnv_1')).toEqual([]);
       expect(await peer.acquireLock('conversation:cnv_1', LONG)).toBeDefined(); // never taken
     });
 
-    it('admit takes what others queued before it, lowest score first; without a claim it only queues', async () => {
+    it('admit reads what others queued before it, lowest score first; without a claim it only queues', async () => {
       const { peer, a } = await setup();
       await peer.enqueue('queue:cnv_1', 'evt_3', 3, LONG);
       await peer.enqueue('queue:cnv_1', 'evt_1', 1, LONG);
       const admitted = await a.admit(admitting('evt_2', 2, { claim: undefined }));
-      expect(admitted).toMatchObject({ claimed: true, taken: ['evt_1', 'evt_2', 'evt_3'] });
+      expect(admitted).toMatchObject({ claimed: true, queued: ['evt_1', 'evt_2', 'evt_3'] });
       expect(await peer.get('dedupe:evt_2')).toBeUndefined();
     });
 
     it('the claim and the lock keep the TTLs admit was given', async () => {
       const { peer, a } = await setup();
-      const short = { ttlMs: SHORT };
       await a.admit({
-        claim: { key: 'dedupe:evt_1', value: 'in_flight', ...short },
+        claim: { key: 'dedupe:evt_1', value: 'in_flight', ttlMs: SHORT },
         queue: { key: 'queue:cnv_1', member: 'evt_1', score: 1, ttlMs: LONG },
-        lock: { key: 'conversation:cnv_1', ...short },
+        lock: { key: 'conversation:cnv_1', ttlMs: SHORT },
       });
       await t!.advance(PAST_SHORT);
       expect(await peer.get('dedupe:evt_1')).toBeUndefined();
       expect(await peer.acquireLock('conversation:cnv_1', LONG)).toBeDefined();
+      expect(await peer.readQueued('queue:cnv_1')).toEqual(['evt_1']); // left for the next holder
     });
 
-    it('settle with an empty queue marks done, releases the lock and publishes the release', async () => {
+    it('settle of the last member marks it done, removes it, releases the lock and publishes the release', async () => {
       const { store, peer, a } = await setup();
       const heard = await listen(peer, 'released:cnv_1');
       const { lock } = (await a.admit(admitting('evt_1', 1))) as { lock: StoreLock };
       expect(await a.settle(settling(lock, ['evt_1']))).toEqual({ outcome: 'released' });
       expect(await peer.get('dedupe:evt_1')).toBe('done');
+      expect(await peer.readQueued('queue:cnv_1')).toEqual([]);
       expect(await store.releaseLock(lock)).toBe(false); // already released
       expect(await peer.acquireLock('conversation:cnv_1', LONG)).toBeDefined();
       await expect.poll(() => heard.length).toBe(1);
     });
 
-    it('settle with a non-empty queue takes it in order and keeps the lock; nothing is published', async () => {
+    it('settle with members left reads them in order and keeps (and extends) the lock; nothing is published', async () => {
       const { store, peer, a, b } = await setup();
       const heard = await listen(peer, 'released:cnv_1');
       const shortLock = { lock: { key: 'conversation:cnv_1', ttlMs: SHORT } };
@@ -131,41 +134,41 @@ export function describeCompoundContract(
       await b.admit(admitting('evt_3', 3));
       await b.admit(admitting('evt_2', 2));
       expect(await a.settle(settling(lock, ['evt_1']))).toEqual({
-        outcome: 'taken',
-        taken: ['evt_2', 'evt_3'],
+        outcome: 'queued',
+        queued: ['evt_2', 'evt_3'],
       });
       expect(await peer.get('dedupe:evt_1')).toBe('done');
-      await t!.advance(PAST_SHORT); // the take extended the lock to lockTtlMs
+      expect(await peer.get('dedupe:evt_2')).toBe('in_flight'); // only what was settled is marked
+      await t!.advance(PAST_SHORT); // the read extended the lock to lockTtlMs
       expect(await peer.acquireLock('conversation:cnv_1', LONG)).toBeUndefined();
+      // Settling nothing removes nothing: the queue is read again as it is.
+      expect(await a.settle(settling(lock))).toEqual({ outcome: 'queued', queued: ['evt_2', 'evt_3'] });
       expect(await a.settle(settling(lock, ['evt_2', 'evt_3']))).toEqual({ outcome: 'released' });
       expect(await peer.get('dedupe:evt_3')).toBe('done');
       await expect.poll(() => heard.length).toBe(1);
-      expect(await store.takeQueued('queue:cnv_1')).toEqual([]);
+      expect(await store.readQueued('queue:cnv_1')).toEqual([]);
     });
 
     it('settle with a lock no longer its own (expired, taken over) writes the marks and touches nothing else', async () => {
       const { store, peer, a } = await setup();
-      const { lock } = (await a.admit(
-        admitting('evt_1', 1, { lock: { key: 'conversation:cnv_1', ttlMs: SHORT } }),
-      )) as {
-        lock: StoreLock;
-      };
+      const shortLock = { lock: { key: 'conversation:cnv_1', ttlMs: SHORT } };
+      const { lock } = (await a.admit(admitting('evt_1', 1, shortLock))) as { lock: StoreLock };
       await t!.advance(PAST_SHORT);
       const taker = (await peer.acquireLock('conversation:cnv_1', LONG))!;
       await peer.enqueue('queue:cnv_1', 'evt_2', 2, LONG);
       expect(await a.settle(settling(lock, ['evt_1']))).toEqual({ outcome: 'lost' });
       expect(await store.get('dedupe:evt_1')).toBe('done'); // it did complete
       expect(await peer.renewLock(taker, LONG)).toBe(true); // the new holder's lock stands
-      expect(await peer.takeQueued('queue:cnv_1')).toEqual(['evt_2']); // and its queue
+      expect(await peer.readQueued('queue:cnv_1')).toEqual(['evt_1', 'evt_2']); // and its queue, untouched
     });
 
-    it('settle with a forged token on a free lock is lost too: no take, no release published', async () => {
+    it('settle with a forged token on a free lock is lost too: nothing removed, no release published', async () => {
       const { peer, a } = await setup();
       const heard = await listen(peer, 'released:cnv_1');
       await peer.enqueue('queue:cnv_1', 'evt_1', 1, LONG);
       const forged = { key: 'conversation:cnv_1', token: 'forged' };
-      expect(await a.settle(settling(forged))).toEqual({ outcome: 'lost' });
-      expect(await peer.takeQueued('queue:cnv_1')).toEqual(['evt_1']);
+      expect(await a.settle(settling(forged, ['evt_1']))).toEqual({ outcome: 'lost' });
+      expect(await peer.readQueued('queue:cnv_1')).toEqual(['evt_1']);
       await peer.publish('released:cnv_1', 'witness');
       await expect.poll(() => heard).toEqual(['witness']);
     });
@@ -178,33 +181,36 @@ export function describeCompoundContract(
         Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).admit(admitting('evt_1', 1))),
       );
       expect(results.filter((result) => result.claimed)).toHaveLength(1);
-      const winner = results.find((result) => result.claimed)!;
-      expect(winner).toMatchObject({ taken: ['evt_1'] });
-      expect(await peer.takeQueued('queue:cnv_1')).toEqual([]);
+      expect(results.find((result) => result.claimed)).toMatchObject({ queued: ['evt_1'] });
+      expect(await peer.readQueued('queue:cnv_1')).toEqual(['evt_1']);
     });
 
-    it('admits racing a holder that settles: every member is run exactly once, none stranded in the queue', async () => {
+    it('admits racing a holder that settles: every member is run exactly once, none stranded', async () => {
       const { peer, a, b } = await setup();
       const ran: string[] = [];
-      // A holder: runs what it took, settles, and runs what the settle took, until it releases.
-      const hold = async (step: Compound, lock: StoreLock, taken: string[]) => {
-        for (let batch = taken; ; ) {
-          ran.push(...batch);
+      // A holder as the 'queue' policy runs: the first member read, settled, then the next read.
+      const hold = async (step: Compound, lock: StoreLock, queued: string[]) => {
+        for (let next = queued; ; ) {
+          const first = next[0]!;
+          ran.push(first);
           await Promise.resolve();
-          const settled = await step.settle(settling(lock, batch));
-          if (settled.outcome !== 'taken') return settled.outcome;
-          batch = settled.taken;
+          const settled = await step.settle(settling(lock, [first]));
+          if (settled.outcome !== 'queued') return settled.outcome;
+          next = settled.queued;
         }
       };
-      const holders = Array.from({ length: 40 }, async (_, i) => {
+      const ids = Array.from({ length: 40 }, (_, i) => `evt_${String(i).padStart(2, '0')}`);
+      const holders = ids.map(async (id, i) => {
         const step = i % 2 ? a : b;
-        const admitted = await step.admit(admitting(`evt_${i}`, i));
-        if (admitted.claimed && admitted.lock)
-          expect(await hold(step, admitted.lock, admitted.taken)).toBe('released');
+        const admitted = await step.admit(admitting(id, i));
+        if (admitted.claimed && admitted.lock) {
+          expect(await hold(step, admitted.lock, admitted.queued)).toBe('released');
+        }
       });
       await Promise.all(holders);
-      expect([...ran].sort()).toEqual(Array.from({ length: 40 }, (_, i) => `evt_${i}`).sort());
-      expect(await peer.takeQueued('queue:cnv_1')).toEqual([]);
+      expect([...ran].sort()).toEqual(ids);
+      expect(new Set(ran).size).toBe(ids.length);
+      expect(await peer.readQueued('queue:cnv_1')).toEqual([]);
       expect(await peer.acquireLock('conversation:cnv_1', LONG)).toBeDefined(); // released at the end
     });
   });

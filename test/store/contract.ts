@@ -174,22 +174,6 @@ export function describeBotStoreContract(name: string, target: () => ContractTar
     });
 
     describe('queues', () => {
-      it('takeQueued answers every member, lowest score first, once; a member is kept once', async () => {
-        const { store, peer } = await setup();
-        await store.enqueue('q', 'evt_c', 3, LONG);
-        await peer.enqueue('q', 'evt_a', 1, LONG);
-        await store.enqueue('q', 'evt_d', 10, LONG);
-        await peer.enqueue('q', 'evt_b', 2, LONG);
-        await store.enqueue('q', 'evt_b', 2, LONG); // a redelivery enqueues the same member again
-        await store.enqueue('other', 'evt_x', 1, LONG);
-        expect(await peer.takeQueued('q')).toEqual(['evt_a', 'evt_b', 'evt_c', 'evt_d']);
-        expect(await store.takeQueued('q')).toEqual([]);
-        expect(await store.takeQueued('never')).toEqual([]);
-        await store.enqueue('q', 'evt_e', 5, LONG); // a new queue after the take
-        expect(await store.takeQueued('q')).toEqual(['evt_e']);
-        expect(await peer.takeQueued('other')).toEqual(['evt_x']);
-      });
-
       it('readQueued answers every member, lowest score first, and keeps them; a member is kept once', async () => {
         const { store, peer } = await setup();
         await store.enqueue('q', 'evt_c', 3, LONG);
@@ -236,16 +220,6 @@ export function describeBotStoreContract(name: string, target: () => ContractTar
         await store.enqueue('q2', 'second', 2, LONG);
         await t.advance(PAST_SHORT);
         expect(await peer.readQueued('q2')).toEqual(['first', 'second']);
-      });
-
-      it('a member enqueued while another instance takes is either taken or still queued, never lost', async () => {
-        const { store, peer } = await setup();
-        const taken: string[] = [];
-        const writes = Array.from({ length: 40 }, (_, i) => store.enqueue('q', `m${i}`, i, LONG));
-        const takes = Array.from({ length: 10 }, async () => taken.push(...(await peer.takeQueued('q'))));
-        await Promise.all([...writes, ...takes]);
-        taken.push(...(await store.takeQueued('q')));
-        expect([...taken].sort()).toEqual(Array.from({ length: 40 }, (_, i) => `m${i}`).sort());
       });
 
       it('a member enqueued while another instance reads and removes is either read or still queued, never lost', async () => {

@@ -68,6 +68,7 @@ describe('createBot({ store })', () => {
     });
     loop.bot.onError(() => undefined);
     failing.add('setIfAbsent');
+    failing.add('admit'); // the claim is the first write of the admit step
     const refused = await loop.bot.fetch(replay(delivery));
     expect(refused.status).toBe(503);
     expect(runs).toBe(0);
@@ -82,6 +83,7 @@ describe('createBot({ store })', () => {
     const delivery = await recordMessage(loop);
     loop.bot.on('message.received', () => {
       failing.add('set');
+      failing.add('settle'); // the done mark is the first write of the settle step
     });
     loop.bot.onError(() => undefined);
     expect((await loop.bot.fetch(replay(delivery))).status).toBe(503);

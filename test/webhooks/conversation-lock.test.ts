@@ -80,6 +80,12 @@ describe('the conversation lock', () => {
         queued += 1;
         if (queued === 2) secondQueued.open();
       },
+      // The enqueue is a step of the admit.
+      admit: async (request) => {
+        const admitted = await inner.admit!(request);
+        if (admitted.claimed && ++queued === 2) secondQueued.open();
+        return admitted;
+      },
     };
     const loop = await createLoop({ store });
     const other = createBot({ apiKey: loop.apiKey, webhookSecret: loop.secret, ...loop.connection, store });

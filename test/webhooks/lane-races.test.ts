@@ -18,8 +18,12 @@ describe('per-conversation order, at its races', () => {
     let refusals = 0;
     const holderFoundEmpty = gate();
     const secondRefused = gate();
+    // The steps one by one (a store without admit and settle): the memory store's own settle reads
+    // and releases in one step, which no message can fall between (compound-contract.ts).
     const store: BotStore = {
       ...inner,
+      admit: undefined,
+      settle: undefined,
       readQueued: async (key, settled) => {
         const taken = await inner.readQueued(key, settled);
         if (armed && taken.length === 0) {
@@ -74,6 +78,13 @@ describe('per-conversation order, at its races', () => {
         await inner.enqueue(...args);
         enqueued += 1;
         if (enqueued === 2) secondQueued.open();
+      },
+      // The first try of the lock, and the enqueue, are steps of the admit.
+      admit: async (request) => {
+        const admitted = await inner.admit!(request);
+        if (admitted.claimed && admitted.lock) locked.open();
+        if (admitted.claimed && ++enqueued === 2) secondQueued.open();
+        return admitted;
       },
     };
     const loop = await createLoop({ store, concurrency: 'debounce', debounceMs: 100 });
