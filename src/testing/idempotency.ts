@@ -117,20 +117,23 @@ class KeyReservation implements Reservation {
 // The headers of nearly every stored JSON answer, kept once instead of once per key.
 const JSON_ONLY: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
 
+/** What to store of a JSON answer: the same status and body (and headers but its Request-Id). */
+export function storedJson(response: JsonAnswer): StoredAnswer {
+  // Copied now: the pipeline sets this answer's Request-Id in place afterwards.
+  const headers: Record<string, string> = {};
+  let count = 0;
+  for (const name in response.headers) {
+    if (name === 'request-id') continue;
+    headers[name] = response.headers[name]!;
+    count += 1;
+  }
+  const kept = count === 1 && headers['content-type'] === JSON_ONLY['content-type'] ? JSON_ONLY : headers;
+  return new JsonAnswer(response.status, response.text, kept as Record<string, string>);
+}
+
 /** What to store of an answer: the same status and body (and headers but its Request-Id). */
 export async function snapshotReplay(response: Answer): Promise<StoredAnswer> {
-  if (response instanceof JsonAnswer) {
-    // Copied now: the pipeline sets this answer's Request-Id in place afterwards.
-    const headers: Record<string, string> = {};
-    let count = 0;
-    for (const name in response.headers) {
-      if (name === 'request-id') continue;
-      headers[name] = response.headers[name]!;
-      count += 1;
-    }
-    const kept = count === 1 && headers['content-type'] === JSON_ONLY['content-type'] ? JSON_ONLY : headers;
-    return new JsonAnswer(response.status, response.text, kept as Record<string, string>);
-  }
+  if (response instanceof JsonAnswer) return storedJson(response);
   const body = await response.clone().text();
   const status = response.status;
   const headers = [...response.headers].filter(([name]) => name !== 'request-id');

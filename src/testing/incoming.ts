@@ -39,7 +39,10 @@ export function fromRequest(request: Request): Incoming {
  * trailing whitespace, duplicates joined with `, ` (each `set-cookie` apart, as Fetch iterates them).
  */
 export class RawHeaders implements HeaderReader {
-  readonly #values = new Map<string, string>();
+  // Two arrays side by side, searched in order: a request has a handful of headers, fewer than it
+  // takes for a Map (built and grown per request) to pay.
+  readonly #names: string[] = [];
+  readonly #values: string[] = [];
   readonly #cookies: string[] = [];
 
   constructor(raw: readonly string[]) {
@@ -47,19 +50,25 @@ export class RawHeaders implements HeaderReader {
       const name = raw[i]!.toLowerCase();
       const value = trimHttpWhitespace(raw[i + 1]!);
       if (name === 'set-cookie') this.#cookies.push(value);
-      const existing = this.#values.get(name);
-      this.#values.set(name, existing === undefined ? value : `${existing}, ${value}`);
+      const at = this.#names.indexOf(name);
+      if (at === -1) {
+        this.#names.push(name);
+        this.#values.push(value);
+      } else {
+        this.#values[at] = `${this.#values[at]}, ${value}`;
+      }
     }
   }
 
   get(name: string): string | null {
-    return this.#values.get(name.toLowerCase()) ?? null;
+    const at = this.#names.indexOf(name.toLowerCase());
+    return at === -1 ? null : this.#values[at]!;
   }
 
   forEach(callback: (value: string, name: string) => void): void {
-    for (const name of [...this.#values.keys()].sort()) {
+    for (const name of [...this.#names].sort()) {
       if (name === 'set-cookie') for (const cookie of this.#cookies) callback(cookie, name);
-      else callback(this.#values.get(name)!, name);
+      else callback(this.#values[this.#names.indexOf(name)]!, name);
     }
   }
 }

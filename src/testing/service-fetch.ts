@@ -19,6 +19,7 @@ import {
   type Answer,
   errorResponse,
   invalid,
+  JsonAnswer,
   MAX_BODY_BYTES,
   MockError,
   statusResponse,
@@ -32,6 +33,7 @@ import {
   type Reservation,
   replayAnswer,
   snapshotReplay,
+  storedJson,
 } from './idempotency.js';
 import { newId } from './ids.js';
 import { fromRequest, type Incoming } from './incoming.js';
@@ -214,7 +216,13 @@ async function run(
     else reservation.release();
     reservation = undefined;
   }
-  const stored = reservation && response.ok ? await snapshotReplay(response) : undefined;
+  // A JSON answer is stored at once; only a Response's body is read (and waited for).
+  const stored =
+    reservation && response.ok
+      ? response instanceof JsonAnswer
+        ? storedJson(response)
+        : await snapshotReplay(response)
+      : undefined;
   return answer(response, input.fault, () => {
     if (!reservation) return;
     if (stored) reservation.store(stored);
@@ -222,8 +230,20 @@ async function run(
   });
 }
 
+/** Commits a finished answer; with a delay or drop_after_commit fault, through {@link answerLate}. */
+function answer(
+  response: Answer,
+  fault: Fault | undefined,
+  commit: (() => void) | undefined,
+): Answer | Promise<Answer> {
+  if (fault?.fault === 'delay' || fault?.fault === 'drop_after_commit')
+    return answerLate(response, fault, commit);
+  commit?.();
+  return response;
+}
+
 /** Applies the delay and drop_after_commit faults to a finished answer. */
-async function answer(
+async function answerLate(
   response: Answer,
   fault: Fault | undefined,
   commit: (() => void) | undefined,
