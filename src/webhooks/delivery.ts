@@ -164,11 +164,15 @@ export async function deliver(
   }
   if (admission.claim !== 'claimed') return admission.claim === 'done' ? DUPLICATE : IN_PROGRESS;
 
-  const work = admission.work.then(async (outcome) => {
+  const work = admission.work.then((outcome) =>
     // Not recorded as handled: forget the claim (if the store is back) so the retry runs it.
-    if (outcome === 'store_failed') await deps.dedupe.release(webhookId).catch(() => undefined);
-    return outcome;
-  });
+    outcome === 'store_failed'
+      ? deps.dedupe.release(webhookId).then(
+          () => outcome,
+          () => outcome,
+        )
+      : outcome,
+  );
   const outcome = deps.ack === 'immediately' ? 'timeout' : await within(work, deps.ackTimeoutMs);
   if (outcome === 'timeout') {
     waitUntil?.(work);

@@ -43,6 +43,8 @@ export function messageText(event: MessageReceivedEvent): string {
   return text ?? '';
 }
 
+const DONE: Promise<void> = Promise.resolve();
+
 const refuseSession = (): never => {
   throw new ValidationError(
     [{ field: 'session', message: 'ctx.session needs the session option: createBot({ session: {} })' }],
@@ -156,5 +158,6 @@ export function createMessageContext(deps: MessageContextDeps): {
     if (typingStops) await Promise.all([...typingStops].map((stop) => stop()));
     await contextReply?.finish();
   };
-  return { ctx, finish };
+  // Nothing to wait for when the handler neither replied nor showed typing.
+  return { ctx, finish: () => (typingStops || contextReply ? finish() : DONE) };
 }

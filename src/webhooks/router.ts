@@ -79,6 +79,8 @@ export function createRouter() {
   return {
     /** Runs the middleware chain, then the routes and handlers, for one event. */
     async dispatch(ctx: EventContext): Promise<void> {
+      // Most bots have no middleware: straight to the routes, without a step per event.
+      if (middleware.length === 0) return handle(ctx);
       const step = async (index: number): Promise<void> => {
         const current = middleware[index];
         if (!current) return handle(ctx);
