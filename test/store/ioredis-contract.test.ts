@@ -2,19 +2,12 @@
 // steps, on a real redis-server: the same suite node-redis passes, so the mapping is whole.
 
 import { ValidationError } from 'agent-messaging';
-import { createRedisStore, fromIoredis, type RedisStore, StoreUnavailableError } from 'agent-messaging/redis';
+import { createRedisStore, fromIoredis, StoreUnavailableError } from 'agent-messaging/redis';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeCompoundContract } from './compound-contract.js';
-import { type ContractTarget, describeBotStoreContract } from './contract.js';
 import { cuttableProxy } from './cuttable-proxy.js';
+import { describeRedisContracts } from './redis-contracts.js';
 import { startRedis, type TestRedis, uniquePrefix } from './redis-server.js';
-
-const ADVANCE = `
-for _, key in ipairs(redis.call('KEYS', ARGV[1])) do
-  local left = redis.call('PTTL', key)
-  if left > 0 then redis.call('PEXPIRE', key, math.max(1, left - tonumber(ARGV[2]))) end
-end`;
 
 let redis: TestRedis;
 let clients: Redis[] = [];
@@ -30,36 +23,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const ioredisTarget = (): ContractTarget => {
-  const opened: RedisStore[] = [];
-  let prefix = '';
-  return {
-    async create() {
-      prefix = uniquePrefix('ioredis');
-      const [a, b] = clients;
-      const store = createRedisStore({ client: fromIoredis(a!), prefix });
-      const peer = createRedisStore({ client: fromIoredis(b!), prefix });
-      opened.push(store, peer);
-      return { store, peer };
-    },
-    async advance(ms) {
-      // Time passes for this test's keys only, as in redis-contract.test.ts.
-      await clients[0]!.eval(ADVANCE, 0, `${prefix}*`, String(ms));
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    },
-    async cleanup() {
-      await Promise.all(opened.splice(0).map((store) => store.close()));
-    },
-  };
-};
-
-describeBotStoreContract('Redis store on ioredis', ioredisTarget);
-describeCompoundContract(
-  'Redis store on ioredis',
-  ioredisTarget,
-  (store) => ({ admit: store.admit!, settle: store.settle! }),
-  true,
-);
+describeRedisContracts('Redis store on ioredis', () => [fromIoredis(clients[0]!), fromIoredis(clients[1]!)]);
 
 describe('ioredis and a Redis that goes away', () => {
   it('a client that would queue commands while Redis is away is refused, naming the option', async () => {
