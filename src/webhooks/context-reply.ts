@@ -18,7 +18,7 @@ import { type ReplySource, replySource } from '../streaming/pipe-reply.js';
 import { type ReplyLedger, storeLedger } from '../streaming/reply-lease.js';
 import type { BotReplyOptions } from './bot-types.js';
 import { quickRepliesBlock } from './rich-replies.js';
-import { keepTyping, type StopTyping } from './typing.js';
+import { keepTyping, type StopTypingAfter } from './typing.js';
 
 /** What a bot's reply produced. */
 export interface ContextReplyResult {
@@ -93,7 +93,13 @@ export function createContextReply(deps: ContextReplyDeps): {
       };
     }
     // A tool call after text shows typing again until the next text: the model is still working.
-    let stopTyping: StopTyping = async () => {};
+    let stopTyping: StopTypingAfter = async () => {};
+    // Settles once the reply took the first chunk (or ended): the typing `stop` waits for it, so the
+    // reply's start and first token are not queued behind it (issue 17, time to first token).
+    let firstTaken!: () => void;
+    const taken = new Promise<void>((resolve) => {
+      firstTaken = resolve;
+    });
     let stopped: Promise<void> | undefined;
     const onToolCall = async (call: ToolCallInfo) => {
       if (stopped !== undefined) {
@@ -104,7 +110,7 @@ export function createContextReply(deps: ContextReplyDeps): {
       await options.onToolCall?.(call);
     };
     const source = replySource(input, 'ctx.reply', onToolCall);
-    const showTyping = async (): Promise<StopTyping> =>
+    const showTyping = async (): Promise<StopTypingAfter> =>
       deps.typingShown?.()
         ? async () => {}
         : keepTyping((state) => client.conversations.typing(conversationId, { state }), {
@@ -114,14 +120,14 @@ export function createContextReply(deps: ContextReplyDeps): {
     stopTyping = await showTyping();
     const stop = () => {
       if (stopped === undefined) {
-        stopped = stopTyping();
+        stopped = stopTyping(taken);
         stopping.add(stopped);
       }
     };
     try {
       // Quick replies ride along as a block after the text block the writer fills.
       const content = buttons.length ? { content: [{ type: 'text' as const, text: '' }, ...buttons] } : {};
-      return await client.messages.reply(conversationId, typingUntilFirst(source, stop), {
+      return await client.messages.reply(conversationId, typingUntilFirst(source, stop, firstTaken), {
         ...fields,
         ...content,
         idempotencyKey,
@@ -130,6 +136,7 @@ export function createContextReply(deps: ContextReplyDeps): {
         ...lease,
       });
     } finally {
+      firstTaken();
       stop();
     }
   };
@@ -161,10 +168,18 @@ function leaseOptions(options: BotReplyOptions): Pick<BotReplyOptions, 'writerLe
   };
 }
 
-/** The source's chunks; the first non-empty one (the reply's message appears with it) stops typing. */
-async function* typingUntilFirst(source: AsyncIterable<string>, stop: () => void): AsyncGenerator<string> {
+/**
+ * The source's chunks. The first non-empty one (the reply's message appears with it) ends the typing
+ * renewals at once; `taken` is called when the reply asks for the next chunk, so it has sent the first.
+ */
+async function* typingUntilFirst(
+  source: AsyncIterable<string>,
+  stop: () => void,
+  taken: () => void,
+): AsyncGenerator<string> {
   for await (const chunk of source) {
     if (chunk !== '') stop();
     yield chunk;
+    taken();
   }
 }

@@ -11,13 +11,19 @@ export type SendTyping = (state: 'start' | 'stop') => Promise<unknown>;
 export type StopTyping = () => Promise<void>;
 
 /**
+ * A {@link StopTyping} that can hold the `stop` back: renewals end at once, the `stop` is sent once
+ * `after` settled (a reply's first token goes out ahead of it). @internal
+ */
+export type StopTypingAfter = (after?: PromiseLike<unknown>) => Promise<void>;
+
+/**
  * Starts the indicator and renews it every `renewMs` until stopped. A failed typing call is reported
  * to `onError` and never thrown: the indicator is cosmetic and must not fail the reply it decorates.
  */
 export async function keepTyping(
   send: SendTyping,
   options: { renewMs?: number; onError: (error: unknown) => void },
-): Promise<StopTyping> {
+): Promise<StopTypingAfter> {
   const { renewMs = TYPING_RENEW_MS, onError } = options;
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -40,12 +46,13 @@ export async function keepTyping(
   renew();
 
   let stopping: Promise<void> | undefined;
-  return () => {
+  return (after) => {
     stopping ??= (async () => {
       stopped = true;
       clearTimeout(timer);
       // Let a renewal in flight land first, so the `stop` is the last state the service sees.
       await pending;
+      await Promise.resolve(after).catch(() => {});
       await send('stop').catch(onError);
     })();
     return stopping;

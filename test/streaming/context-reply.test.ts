@@ -188,6 +188,35 @@ describe('ctx.reply and its first token (issue 17)', () => {
   });
 });
 
+describe('ctx.reply and typing, at the first token', () => {
+  it('sends the typing stop after the reply started, not ahead of its start and first token', async () => {
+    // The order in which the bot's client calls fetch (the in-process mock may log it otherwise).
+    const calls: string[] = [];
+    const loop = await createLoop();
+    const bot = createBot({
+      apiKey: loop.apiKey,
+      webhookSecret: loop.secret,
+      baseUrl: loop.connection.baseUrl,
+      fetch: (input: string | URL | Request, init?: RequestInit) => {
+        const url = new URL(input instanceof Request ? input.url : String(input));
+        calls.push(`${url.pathname.split('/').at(-1)}${url.searchParams.has('stream') ? '?stream' : ''}`);
+        return loop.connection.fetch(input, init);
+      },
+    });
+    loop.route((request) => bot.fetch(request));
+    bot.on('message.received', async (ctx) => {
+      await ctx.reply(model(['Hello ', 'there.']));
+    });
+    await loop.post('hi');
+    await bot.idle();
+    const replyCalls = calls.filter((call) => call === 'typing' || call === 'messages?stream');
+    // The typing start before the first chunk, then the streamed start, then the typing stop.
+    expect(replyCalls).toEqual(['typing', 'messages?stream', 'typing']);
+    const states = loop.requests({ path: /\/typing$/ }).map((entry) => JSON.parse(entry.body!).state);
+    expect(states).toEqual(['start', 'stop']);
+  });
+});
+
 describe('ctx.reply and the reply lease options', () => {
   /** A memory store that records the reply leases asked of it; `heldByAnother` takes the first one first. */
   function leaseRecordingStore(heldByAnother: boolean) {
