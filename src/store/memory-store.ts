@@ -7,7 +7,10 @@ import type { AdmitResult, SettleResult } from './compound.js';
 
 /** Options of {@link createMemoryStore}. */
 export interface MemoryStoreOptions {
-  /** Most keys kept; past it the entries closest to expiry go first. 100,000 by default. */
+  /**
+   * Most keys kept; when full, what expired goes, then the entries closest to expiry, down to nine
+   * tenths of it. 100,000 by default.
+   */
   maxEntries?: number;
   /** The clock, in epoch milliseconds; `Date.now` by default. */
   now?: () => number;
@@ -41,24 +44,18 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     return entry;
   };
 
+  // Full: forget what expired, then, if that freed less than a tenth, the entries closest to expiry
+  // down to nine tenths of the bound (a lock or in-flight claim lives shorter than a handled id, so
+  // handled ids are kept the longest). Once per tenth of the bound at most: a scan per write would
+  // cost a whole pass over the map on every delivery of a busy bot once the store is full.
   const evictIfFull = () => {
     if (entries.size < maxEntries) return;
     const at = now();
     for (const [key, entry] of entries) if (entry.expiresAt <= at) entries.delete(key);
-    // Still full: drop the entry that would expire first (a lock or in-flight claim lives shorter than
-    // a handled id, so handled ids are kept the longest).
-    while (entries.size >= maxEntries) {
-      let soonest: string | undefined;
-      let soonestAt = Number.POSITIVE_INFINITY;
-      for (const [key, entry] of entries) {
-        if (entry.expiresAt < soonestAt || soonest === undefined) {
-          soonest = key;
-          soonestAt = entry.expiresAt;
-        }
-      }
-      if (soonest === undefined) return;
-      entries.delete(soonest);
-    }
+    const keep = Math.floor(maxEntries * 0.9);
+    if (entries.size <= keep) return;
+    const soonestFirst = [...entries].sort((a, b) => a[1].expiresAt - b[1].expiresAt);
+    for (const [key] of soonestFirst.slice(0, entries.size - keep)) entries.delete(key);
   };
 
   const write = (key: string, value: string, ttlMs: number | undefined) => {
