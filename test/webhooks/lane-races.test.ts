@@ -111,7 +111,8 @@ describe('per-conversation order, at its races', () => {
       ...inner,
       acquireLock: async (key, ttlMs) => {
         const lock = await inner.acquireLock(key, ttlMs);
-        // The waiter retries every TTL / 3 (20 ms): eight refusals span more than the 60 ms TTL.
+        // The waiter retries every TTL / 3 (50 ms): eight refusals span more than the 150 ms TTL. (A
+        // 60 ms TTL failed once on a machine at load 13: a renewal timer starved past the TTL.)
         if (!lock) {
           refusals += 1;
           if (refusals >= 8) waitedPastTtl.open();
@@ -119,7 +120,7 @@ describe('per-conversation order, at its races', () => {
         return lock;
       },
     };
-    const loop = await createLoop({ store, lockTtlMs: 60 });
+    const loop = await createLoop({ store, lockTtlMs: 150 });
     let running = 0;
     let most = 0;
     const aborted: boolean[] = [];
