@@ -1,6 +1,7 @@
 // Measurement 11: the mock's loopback door. Server CPU per plain send at 16 in flight, the mock behind
-// its node:http door against bare node:http answering the same JSON (both in one server process),
-// and the mock's own logic in that process (mock.fetch, no HTTP), so the door's share shows.
+// its node:http door against bare node:http answering the same JSON (each served by a process of its
+// own, so the collector of the mock's growing state never runs on the floor's turn), and the mock's
+// own logic in its process (mock.fetch, no HTTP), so the door's share shows.
 import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import { buildPackage } from './lib/build.js';
@@ -8,7 +9,7 @@ import { progress, runAsChild } from './lib/child.js';
 import type { DoorInfo } from './lib/door-server.js';
 import { closePools, serverCpuPerCall, type Target } from './lib/load.js';
 import { markdownTable, type Outcome } from './lib/report.js';
-import { profileChild, startServerChild } from './lib/server-child.js';
+import { profileChild, type ServerChild, startServerChild } from './lib/server-child.js';
 import { fmt, median } from './lib/stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -29,7 +30,14 @@ const LABELS: Record<string, string> = {
 export async function measureMockDoor(): Promise<Outcome> {
   // The mock runs the built package, as users do (BENCH_DOOR_SOURCE=1: the source under tsx).
   if (process.env.BENCH_DOOR_SOURCE !== '1') process.env.BENCH_DOOR_DIST = dirname(await buildPackage());
+  // Two server processes: the mock is measured in one, the floor in the other (each also starts the
+  // other server, which stays idle there).
   const server = await startServerChild<DoorInfo>('lib/door-server.ts');
+  const floor = await startServerChild<DoorInfo>('lib/door-server.ts').catch(async (error: unknown) => {
+    await server.close();
+    throw error;
+  });
+  const servers: Record<string, ServerChild<DoorInfo>> = { mock: server, bare: floor };
   try {
     const { info } = server;
     const send = (origin: string, expectStatus: number): Target => ({
@@ -47,7 +55,10 @@ export async function measureMockDoor(): Promise<Outcome> {
         body: BODY,
       }),
     });
-    const targets: Record<string, Target> = { mock: send(info.mockUrl, 201), bare: send(info.bareUrl, 201) };
+    const targets: Record<string, Target> = {
+      mock: send(info.mockUrl, 201),
+      bare: send(floor.info.bareUrl, 201),
+    };
     const names = [...Object.keys(targets), 'inprocess'];
     const samples = new Map<string, number[]>(names.map((name) => [name, []]));
     const chunk = Math.ceil(CALLS / CHUNKS);
@@ -57,7 +68,7 @@ export async function measureMockDoor(): Promise<Outcome> {
       const cpu: Record<string, number> = { mock: 0, bare: 0 };
       for (let i = 0; i < CHUNKS; i++) {
         for (const name of order)
-          cpu[name]! += await serverCpuPerCall(server, targets[name]!, chunk, IN_FLIGHT);
+          cpu[name]! += await serverCpuPerCall(servers[name]!, targets[name]!, chunk, IN_FLIGHT);
       }
       for (const name of order) samples.get(name)!.push(cpu[name]! / CHUNKS);
     };
@@ -91,9 +102,10 @@ export async function measureMockDoor(): Promise<Outcome> {
     const details = [
       `Median of ${ROUNDS} rounds of ${CALLS} plain sends per server over ${IN_FLIGHT} keep-alive connections ` +
         `(undici Pool in this process), the two servers taking turns in ${CHUNKS} chunks of ${chunk} within a round; ` +
-        'both share one process, whose CPU is read before and after each chunk; ratios are taken within each round. ' +
+        "each served by a process of its own (so the collector of the mock's growing state never runs on the " +
+        "floor's turn), whose CPU is read before and after each chunk; ratios are taken within each round. " +
         'Each send carries a bearer token and a fresh Idempotency-Key; the mock stores every message. The in-process ' +
-        "row runs the same sends through `mock.fetch` in the server's process. " +
+        "row runs the same sends through `mock.fetch` in the mock's process. " +
         (process.env.BENCH_DOOR_SOURCE === '1'
           ? 'The mock ran from the source under tsx (BENCH_DOOR_SOURCE=1).'
           : 'The mock ran from the built package (tsup.config.ts, as published; BENCH_DOOR_SOURCE=1 runs the source).'),
@@ -126,6 +138,7 @@ export async function measureMockDoor(): Promise<Outcome> {
   } finally {
     await closePools();
     await server.close();
+    await floor.close();
   }
 }
 
