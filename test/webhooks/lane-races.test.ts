@@ -1,7 +1,7 @@
 // The races of per-conversation order that a burst of concurrent deliveries does not reach: a store
 // wrapper holds each step where the race needs it (no timing), except where the rule itself is about
 // time (the debounce window, the lock's renewal), which runs on real time of 100 ms at most.
-import { type BotStore, createMemoryStore, type MessageContext } from 'agent-messaging';
+import { type BotStore, createBot, createMemoryStore, type MessageContext } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
 import { createLoop, gate, type Loop } from './harness.js';
 
@@ -146,5 +146,62 @@ describe('per-conversation order, at its races', () => {
     expect(most).toBe(1);
     expect(aborted).toEqual([false, false]);
     expect(statuses(loop)).toEqual([200, 200]);
+  });
+
+  it('a message its holder completed but died before removing from the queue is not run again by the next holder', async () => {
+    const inner = createMemoryStore();
+    let armed = false; // the setup's webhook.test is marked done too: only m1's counts
+    let frozen = false;
+    const died = gate();
+    const hang = () => new Promise<never>(() => {});
+    // Instance a, on a store without the compound steps (each step its own call, as a custom store
+    // may be): once it marked m1 done, it dies: its next read of the queue (the one that would
+    // remove m1) and its lock renewals never come back.
+    const { admit: _admit, settle: _settle, ...steps } = inner;
+    const dying: BotStore = {
+      ...steps,
+      set: async (key, value, ttlMs) => {
+        await inner.set(key, value, ttlMs);
+        if (armed && key.startsWith('dedupe:') && value === 'done') {
+          frozen = true;
+          died.open();
+        }
+      },
+      readQueued: (key, settled) => (frozen ? hang() : inner.readQueued(key, settled)),
+      renewLock: (lock, ttlMs) => (frozen ? hang() : inner.renewLock(lock, ttlMs)),
+    };
+    const loop = await createLoop({ store: dying, lockTtlMs: 60, ackTimeoutMs: 50 });
+    const other = createBot({
+      apiKey: loop.apiKey,
+      webhookSecret: loop.secret,
+      ...loop.connection,
+      store: inner,
+      lockTtlMs: 60,
+    });
+    const handled: string[] = [];
+    loop.bot.on('message.received', async (ctx: MessageContext) => {
+      handled.push(`a:${ctx.text}`);
+      await ctx.reply(`re: ${ctx.text}`);
+    });
+    other.on('message.received', async (ctx: MessageContext) => {
+      handled.push(`b:${ctx.text}`);
+      await ctx.reply(`re: ${ctx.text}`);
+    });
+    // m1 reaches a, everything else b.
+    loop.route(async (request) => {
+      const text = ((await request.clone().json()) as { message?: { parts?: { text?: string }[] } }).message
+        ?.parts?.[0]?.text;
+      return (text === 'm1' ? loop.bot : other).fetch(request);
+    });
+    armed = true;
+    say(loop, 'm1');
+    await died.opened;
+    await loop.mock.idle(); // answered 202 (ackTimeoutMs): a is stuck after m1
+    say(loop, 'm2'); // b finds m1 still queued behind a's expired lock, but done: it runs m2 only
+    await loop.mock.idle();
+    await other.idle();
+    expect(handled).toEqual(['a:m1', 'b:m2']);
+    expect(statuses(loop)).toEqual([202, 200]);
+    expect((await loop.agentMessages()).map((m) => m.fallback_text)).toEqual(['re: m1', 're: m2']);
   });
 });
