@@ -37,6 +37,10 @@ async function main() {
     maxHandlerMs: 20_000,
     logger: (message, fields) => {
       if (process.env.SOAK_VERBOSE) console.error(`[bot ${process.pid}] ${message}`, fields);
+      // SOAK_ERRORS: one line per bot error (what failed handlers and store calls said).
+      else if (process.env.SOAK_ERRORS && (fields as { level?: string }).level === 'error') {
+        console.error(`[bot ${process.pid}] ${message}: ${String((fields as { error?: unknown }).error)}`);
+      }
     },
   });
   let runs = 0;
