@@ -9,6 +9,10 @@ import { AgentClient, TimeoutError } from 'agent-messaging';
 import { afterEach, describe, expect, test } from 'vitest';
 import { type LogLine, rejectionOf, useWorld, type World } from './world.js';
 
+// Long enough that the answered retry, through the proxy and the mock, finishes well within it on a
+// loaded machine (100 ms let a retry time out too at load 13), short enough for the stalled attempt.
+const SLOW_MS = 400;
+
 let proxy: Server | undefined;
 afterEach(async () => {
   const open = proxy;
@@ -71,7 +75,7 @@ describe('a 2xx body that stalls', () => {
   test('on a GET is retried after timeoutMs, and the retry answers', async () => {
     const { client, retries } = await stallingClient(w);
 
-    const { conversation } = await client.conversations.retrieve(w.conversationId, { timeoutMs: 100 });
+    const { conversation } = await client.conversations.retrieve(w.conversationId, { timeoutMs: SLOW_MS });
 
     expect(conversation.id).toBe(w.conversationId);
     expect(w.requests().map((entry) => entry.method)).toEqual(['GET', 'GET']);
@@ -83,7 +87,7 @@ describe('a 2xx body that stalls', () => {
   test('on a keyed POST is retried with the same Idempotency-Key, and one message exists', async () => {
     const { client } = await stallingClient(w);
 
-    const { message } = await client.messages.send(w.conversationId, { text: 'hello' }, { timeoutMs: 100 });
+    const { message } = await client.messages.send(w.conversationId, { text: 'hello' }, { timeoutMs: SLOW_MS });
 
     const keys = w.requests().map((entry) => entry.headers['idempotency-key']);
     expect(keys).toHaveLength(2);
@@ -140,7 +144,7 @@ describe('a 2xx body that stalls', () => {
     const { client, retries } = await stallingClient(w);
 
     const error = await rejectionOf(
-      client.attachments.create({ name: 'a', mime_type: 'text/plain', size_bytes: 1 }, { timeoutMs: 100 }),
+      client.attachments.create({ name: 'a', mime_type: 'text/plain', size_bytes: 1 }, { timeoutMs: SLOW_MS }),
     );
 
     expect(error).toBeInstanceOf(TimeoutError);
@@ -153,7 +157,7 @@ describe('a 2xx body that stalls', () => {
     const { client, retries } = await stallingClient(w, 3);
 
     const error = await rejectionOf(
-      client.conversations.retrieve(w.conversationId, { timeoutMs: 100, maxRetries: 1 }),
+      client.conversations.retrieve(w.conversationId, { timeoutMs: SLOW_MS, maxRetries: 1 }),
     );
 
     expect(error).toBeInstanceOf(TimeoutError);
