@@ -4,7 +4,9 @@
 import { createParser } from 'eventsource-parser';
 import { AgentClient } from '../src/index.js';
 import { parseStreamEvent } from '../src/schemas/stream.js';
-import { readStreamEvents } from '../src/streaming/sse-reader.js';
+import { EventIterator } from '../src/streaming/event-iterator.js';
+import { readStreamEventBatches, readStreamEvents } from '../src/streaming/sse-reader.js';
+import type { StreamedMessageBuilder } from '../src/streaming/streamed-message.js';
 import { progress, runAsChild } from './lib/child.js';
 import { bodyOf, type Recording, recordStream } from './lib/recorded-stream.js';
 import { markdownTable, type Outcome, type Row } from './lib/report.js';
@@ -99,6 +101,13 @@ const readFloorGenerator: Reader = (recording) => countEvents(floorEvents(record
 /** The SDK's reader without MessageStream around it (one async generator instead of two). */
 const readSdkGenerator: Reader = (recording) => countEvents(readStreamEvents(bodyOf(recording.chunks)));
 
+/** A builder that accepts every event and keeps nothing: the iterator's own cost, without the message. */
+const acceptAll = { apply: () => true, current: { completed: true } } as unknown as StreamedMessageBuilder;
+
+/** The SDK's reader and event iterator as MessageStream uses them, with no message built (no checks, no text). */
+const readSdkIterator: Reader = (recording) =>
+  countEvents(new EventIterator(readStreamEventBatches(bodyOf(recording.chunks)), acceptAll, () => {}));
+
 async function timed(read: Reader, recording: Recording) {
   // CPU time, not wall time: the machine is shared, and reading from memory never waits on anything.
   const started = process.cpuUsage();
@@ -123,6 +132,10 @@ const READERS: { name: string; read: Reader }[] = [
   },
   { name: 'step: the floor + the zod check of each event', read: readRawWithZod },
   { name: 'step: the SDK reader without MessageStream (one generator)', read: readSdkGenerator },
+  {
+    name: "step: the SDK reader and MessageStream's iterator, no message built (no order checks, no text)",
+    read: readSdkIterator,
+  },
 ];
 
 /** Every reader over a token-sized and a batch-sized recording, rounds interleaved. */
