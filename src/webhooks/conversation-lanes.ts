@@ -16,13 +16,14 @@
 // The fast path folds those steps into two store calls (src/store/compound.ts): `admit` (claim,
 // enqueue, acquire, read) and `settle` (the done marks of what ran, its removal from the queue, then
 // the next read or, when empty, the release), one round trip each on a store that has them.
+// This module admits deliveries and sees each handled; the holder's loop is lane-holder.ts.
 
 import type { BotStore, StoreLock } from '../store/bot-store.js';
-import { admitWith, settleWith } from '../store/compound.js';
-import { type BatchOutcome, type QueuedItem, type StopReason, stopError } from './batch.js';
-import { holdLock } from './lock-hold.js';
+import { admitWith } from '../store/compound.js';
+import type { BatchOutcome, QueuedItem, StopReason } from './batch.js';
+import { createHolder, lockKey, queueKey, sequenceOf, sleep } from './lane-holder.js';
 import { createReleaseWaiters, type ReleaseWait } from './release-waiters.js';
-import type { Deduper, DedupeWrite } from './store-dedupe.js';
+import type { Deduper } from './store-dedupe.js';
 
 /** The conversation policies that use the lock. */
 export type LanePolicy = 'queue' | 'interrupt' | 'debounce';
@@ -61,158 +62,15 @@ export interface LaneOptions {
 
 // A queued item outlives any wait for the lock: the longest handler plus a lock's expiry.
 const queueTtl = (o: LaneOptions) => o.maxHandlerMs + 2 * o.lockTtlMs + o.debounceMs;
-const sleep = (ms: number) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    (timer as { unref?: () => void }).unref?.();
-  });
 
-/** The lanes of one bot: `submit` resolves once the delivery's message was handled. @internal */
+/** The lanes of one bot: `admit` takes a delivery in; its `work` resolves once it was handled. @internal */
 export function createLanes(options: LaneOptions) {
   const { store, policy, dedupe } = options;
   const waiting = new Map<string, (outcome: BatchOutcome) => void>();
   // The members this process queued and still waits on: a holder here reads them back unparsed.
   const local = new Map<string, QueuedItem>();
   const { notifyReleased, nextRelease } = createReleaseWaiters();
-  const queueKey = (conversationId: string) => `queue:${conversationId}`;
-  const lockKey = (conversationId: string) => `conversation:${conversationId}`;
-  // Done marks go with the settle when the dedupe lives in the bot's own store.
-  const deferDone = dedupe.writes !== undefined;
-
-  /**
-   * The queued members to run now, parsed, without those already done: a holder that completed them
-   * died before removing them, or a retry queued one again after it was done, or this holder handled
-   * its id already (`ran`). `fresh` is the caller's own member when no other holder can have run it yet,
-   * which needs no look. Skipped members go to `settled`, to be removed by the next read.
-   */
-  const runnable = async (
-    members: string[],
-    fresh: string | undefined,
-    ran: ReadonlySet<string>,
-    settled: string[],
-  ) => {
-    const batch: { member: string; item: QueuedItem }[] = [];
-    for (const member of members) {
-      const item = local.get(member) ?? (JSON.parse(member) as QueuedItem);
-      const id = item.webhookId;
-      if (ran.has(id) || (member !== fresh && (await dedupe.state?.(id)) === 'done')) {
-        settled.push(member);
-        if (!ran.has(id)) waiting.get(id)?.('ok');
-      } else batch.push({ member, item });
-    }
-    return batch;
-  };
-
-  /**
-   * Holds the lock and handles the queue until a read finds it empty (`'drained'`, the lock released
-   * in that same step); `'busy'` when someone else holds the lock, `'stopped'` when the lock was lost
-   * or the store failed mid-way (what was not settled stays queued for the next holder). `admitted`:
-   * the lock and the read an `admit` already made.
-   */
-  const drain = async (
-    conversationId: string,
-    fresh: { member: string; until: number } | undefined,
-    admitted?: { lock: StoreLock; queued: string[] },
-  ): Promise<'drained' | 'busy' | 'stopped'> => {
-    const lock = admitted?.lock ?? (await store.acquireLock(lockKey(conversationId), options.lockTtlMs));
-    if (!lock) return 'busy';
-    // No other holder that read the caller's delivery can have let its lock expire before now.
-    const freshMember = fresh && Date.now() < fresh.until ? fresh.member : undefined;
-    const ran = new Set<string>();
-    let running: { controller: AbortController; sequence: number } | undefined;
-    let stop: StopReason | undefined;
-    const abort = (reason: StopReason) => {
-      if (!running || running.controller.signal.aborted) return;
-      stop = reason;
-      running.controller.abort(stopError(reason));
-    };
-    const hold = holdLock(store, lock, {
-      ttlMs: options.lockTtlMs,
-      maxMs: options.maxHandlerMs,
-      onLoss: (loss) => abort(loss),
-    });
-    let unsubscribe: (() => Promise<void>) | undefined;
-    let result: 'drained' | 'stopped' = 'stopped';
-    // What the next settle records (done marks, members to remove) and the runs it answers for: a
-    // delivery hears its outcome only once that outcome is in the store.
-    let marks: DedupeWrite[] = [];
-    let settled: string[] = [];
-    let told: { items: QueuedItem[]; outcome: BatchOutcome }[] = [];
-    const tell = (instead?: BatchOutcome) => {
-      for (const { items, outcome } of told) {
-        for (const item of items) waiting.get(item.webhookId)?.(instead ?? outcome);
-      }
-      told = [];
-    };
-    try {
-      if (policy === 'interrupt') {
-        unsubscribe = await store.subscribe(`interrupt:${conversationId}`, (message) => {
-          if (running && Number(message) > running.sequence) abort('interrupted');
-        });
-      }
-      let members = admitted?.queued;
-      while (!hold.loss) {
-        if (policy === 'debounce') {
-          await sleep(options.debounceMs);
-          members = undefined;
-        }
-        if (members === undefined) {
-          const next = await settleWith(store, {
-            lock,
-            lockTtlMs: options.lockTtlMs,
-            marks,
-            settled,
-            queue: queueKey(conversationId),
-            released: { channel: `released:${conversationId}`, message: '' },
-          });
-          marks = [];
-          settled = [];
-          tell();
-          if (next.outcome === 'released') {
-            result = 'drained';
-            break;
-          }
-          if (next.outcome === 'lost') break; // the new holder's queue and lock: not ours to touch
-          members = next.queued;
-        }
-        // 'queue' handles the first message alone, then reads again (a retry of an earlier message
-        // queued meanwhile comes next); the others hand everything queued to one run.
-        const next = policy === 'queue' ? members.slice(0, 1) : members;
-        const batch = await runnable(next, freshMember, ran, settled);
-        members = undefined;
-        if (batch.length === 0) continue;
-        running = { controller: new AbortController(), sequence: sequenceOf(batch.at(-1)?.item) };
-        stop = undefined;
-        hold.arm();
-        const items = batch.map(({ item }) => item);
-        const outcome = await options.runBatch(items, running.controller.signal, () => stop, deferDone);
-        hold.disarm();
-        running = undefined;
-        told.push({ items, outcome });
-        // A failed one may come back with its retry; one that succeeded is not run again by this holder.
-        if (outcome === 'ok') for (const item of items) ran.add(item.webhookId);
-        // A failed store leaves the message unsettled, a lost lock leaves it queued for the next holder.
-        if (outcome === 'store_failed') break;
-        if (outcome === 'ok' && dedupe.writes)
-          marks.push(...items.map((item) => dedupe.writes!.done(item.webhookId)));
-        if (hold.loss) break;
-        settled.push(...batch.map(({ member }) => member));
-      }
-      // Stopped after a run that succeeded (its lock lost since): its done marks still count.
-      for (const mark of marks) await store.set(mark.key, mark.value, mark.ttlMs);
-      tell();
-    } catch (error) {
-      tell('store_failed'); // whether the failed step recorded them is unknown: the retries decide
-      throw error;
-    } finally {
-      hold.stop();
-      await unsubscribe?.().catch(options.report);
-      // Released (and published) by the settle that found the queue empty; a holder that stopped
-      // mid-way lets its lock expire, so no one mistakes what it left queued for a fresh delivery.
-      if (result === 'drained') notifyReleased(conversationId);
-    }
-    return result;
-  };
+  const { drain } = createHolder({ options, waiting, local, notifyReleased });
 
   /**
    * Admits a delivery in one store step: its claim (unless `claimed`: the deprecated `dedupe` option
@@ -299,5 +157,3 @@ export function createLanes(options: LaneOptions) {
 
   return { admit };
 }
-
-const sequenceOf = (item: QueuedItem | undefined) => item?.event.message.sequence ?? 0;
