@@ -87,7 +87,11 @@ describe('a 2xx body that stalls', () => {
   test('on a keyed POST is retried with the same Idempotency-Key, and one message exists', async () => {
     const { client } = await stallingClient(w);
 
-    const { message } = await client.messages.send(w.conversationId, { text: 'hello' }, { timeoutMs: SLOW_MS });
+    const { message } = await client.messages.send(
+      w.conversationId,
+      { text: 'hello' },
+      { timeoutMs: SLOW_MS },
+    );
 
     const keys = w.requests().map((entry) => entry.headers['idempotency-key']);
     expect(keys).toHaveLength(2);
@@ -144,7 +148,10 @@ describe('a 2xx body that stalls', () => {
     const { client, retries } = await stallingClient(w);
 
     const error = await rejectionOf(
-      client.attachments.create({ name: 'a', mime_type: 'text/plain', size_bytes: 1 }, { timeoutMs: SLOW_MS }),
+      client.attachments.create(
+        { name: 'a', mime_type: 'text/plain', size_bytes: 1 },
+        { timeoutMs: SLOW_MS },
+      ),
     );
 
     expect(error).toBeInstanceOf(TimeoutError);
