@@ -5,8 +5,8 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AgentClient, TimeoutError } from 'agent-messaging';
-import { afterEach, describe, expect, test } from 'vitest';
+import { AgentClient, RequestAbortedError, TimeoutError } from 'agent-messaging';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { type LogLine, rejectionOf, useWorld, type World } from './world.js';
 
 // Long enough that the answered retry, through the proxy and the mock, finishes well within it on a
@@ -142,6 +142,42 @@ describe('a 2xx body that stalls', () => {
       ['agent-messaging request', 2, undefined],
     ]);
     expect(lines[2]?.fields.status).toBe(200);
+  });
+
+  test("the caller's abort while the body stalls is a RequestAbortedError, never retried", async () => {
+    const { client, retries } = await stallingClient(w);
+    const controller = new AbortController();
+    // The client has no fetch option, so it calls globalThis.fetch per attempt: wrapped here only to
+    // learn when the answer's headers are in, so that the abort lands while its body is being read.
+    const real = globalThis.fetch;
+    let headersIn = () => {};
+    const answered = new Promise<void>((resolve) => {
+      headersIn = resolve;
+    });
+    let attempts = 0;
+    const spy = vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+      // The proxy's own fetch to the mock passes a URL string; the client's attempt, ky's Request.
+      const fromClient = input instanceof Request;
+      if (fromClient) attempts += 1;
+      const response = await real(input, init);
+      if (fromClient) headersIn();
+      return response;
+    });
+    try {
+      const pending = rejectionOf(
+        client.messages.send(w.conversationId, { text: 'hello' }, { signal: controller.signal }),
+      );
+      await answered;
+      controller.abort(new Error('the user left'));
+      const error = await pending;
+
+      expect(error).toBeInstanceOf(RequestAbortedError);
+      expect(attempts).toBe(1);
+      expect(w.requests().map((entry) => entry.method)).toEqual(['POST']);
+      expect(retries()).toEqual([]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   test('on a `never` call is a TimeoutError, sent once', async () => {
