@@ -105,14 +105,14 @@ export function createBot(options: BotOptions): Bot {
   };
 
   /** Claims a delivery and, once claimed, starts its handlers (in its conversation's order). */
-  const admit = async (event: WebhookEvent, webhookId: string): Promise<Admission> => {
+  const admit = async (event: WebhookEvent, webhookId: string, text: string): Promise<Admission> => {
     const item =
       lanes && event.type === 'message.received'
         ? { webhookId, event: event as MessageReceivedEvent }
         : undefined;
     // With the dedupe in the bot's own store, the claim is one write of the lanes' admit step.
     if (lanes && item && dedupe.writes) {
-      const admission = await lanes.admit(item, false);
+      const admission = await lanes.admit(item, false, text);
       if (admission.claim === 'claimed') track(admission.work);
       return admission;
     }
@@ -120,7 +120,7 @@ export function createBot(options: BotOptions): Bot {
     if (claim !== 'claimed') return { claim };
     if (!lanes || !item) return { claim, work: track(runAlone(event, webhookId)) };
     // The deprecated `dedupe` option claimed it: a store that fails now answers 503 and frees the claim.
-    const admitted = lanes.admit(item, true).catch((error: unknown): Admission => {
+    const admitted = lanes.admit(item, true, text).catch((error: unknown): Admission => {
       report(error, event, webhookId);
       return { claim, work: Promise.resolve('store_failed') };
     });

@@ -16,12 +16,11 @@
 // The fast path folds those steps into two store calls (src/store/compound.ts): `admit` (claim,
 // enqueue, acquire, read) and `settle` (the done marks of what ran, its removal from the queue, then
 // the next read or, when empty, the release), one round trip each on a store that has them.
-// This module admits deliveries and sees each handled; the holder's loop is lane-holder.ts.
 
 import type { BotStore, StoreLock } from '../store/bot-store.js';
 import { admitWith } from '../store/compound.js';
 import type { BatchOutcome, QueuedItem, StopReason } from './batch.js';
-import { createHolder, lockKey, queueKey, sequenceOf, sleep } from './lane-holder.js';
+import { createHolder, lockKey, queueKey, queueMember, sequenceOf, sleep } from './lane-holder.js';
 import { createReleaseWaiters, type ReleaseWait } from './release-waiters.js';
 import type { Deduper } from './store-dedupe.js';
 
@@ -63,22 +62,24 @@ export interface LaneOptions {
 // A queued item outlives any wait for the lock: the longest handler plus a lock's expiry.
 const queueTtl = (o: LaneOptions) => o.maxHandlerMs + 2 * o.lockTtlMs + o.debounceMs;
 
-/** The lanes of one bot: `admit` takes a delivery in; its `work` resolves once it was handled. @internal */
+/** The lanes of one bot: `admit` takes a delivery in, its `work` resolves once its message was handled. @internal */
 export function createLanes(options: LaneOptions) {
   const { store, policy, dedupe } = options;
   const waiting = new Map<string, (outcome: BatchOutcome) => void>();
   // The members this process queued and still waits on: a holder here reads them back unparsed.
   const local = new Map<string, QueuedItem>();
   const { notifyReleased, nextRelease } = createReleaseWaiters();
-  const { drain } = createHolder({ options, waiting, local, notifyReleased });
+
+  const drain = createHolder({ ...options, waiting, local, notifyReleased });
 
   /**
    * Admits a delivery in one store step: its claim (unless `claimed`: the deprecated `dedupe` option
-   * claimed it elsewhere), its place in the queue, a try of the lock and, when won, the read.
+   * claimed it elsewhere), its place in the queue, a try of the lock and, when won, the read. `text`
+   * is the verified body, queued as it came (no second serialization of the event).
    */
-  const admit = async (item: QueuedItem, claimed: boolean): Promise<Admission> => {
+  const admit = async (item: QueuedItem, claimed: boolean, text: string): Promise<Admission> => {
     const conversationId = item.event.conversationId;
-    const member = JSON.stringify(item);
+    const member = queueMember(item.webhookId, text);
     const fresh = { member, until: Date.now() + options.lockTtlMs };
     const admitted = await admitWith(store, {
       ...(claimed || !dedupe.writes ? {} : { claim: dedupe.writes.claim(item.webhookId) }),
@@ -97,29 +98,22 @@ export function createLanes(options: LaneOptions) {
     admitted: { lock: StoreLock; queued: string[] } | undefined,
   ): Promise<LaneOutcome> => {
     const conversationId = item.event.conversationId;
-    let settle!: (outcome: BatchOutcome) => void;
-    const settled = new Promise<BatchOutcome>((resolve) => {
-      settle = resolve;
-    });
     let outcome: BatchOutcome | undefined;
+    let settle: ((outcome: BatchOutcome) => void) | undefined;
+    let settled: Promise<BatchOutcome> | undefined;
     waiting.set(item.webhookId, (value) => {
       outcome = value;
-      settle(value);
+      settle?.(value);
     });
     local.set(member, item);
-    // This process answers for the claim while it waits: were it to die, the claim expires soon.
-    const letGo = dedupe.hold?.([item.webhookId]);
+    let letGo: (() => void) | undefined;
     let next: ReleaseWait | undefined;
     let unsubscribe: (() => Promise<void>) | undefined;
     try {
       let interrupted = false;
-      // The first try of the lock was the admit's.
-      let first: { lock: StoreLock; queued: string[] } | 'busy' | undefined = admitted ?? 'busy';
+      // The first try of the lock was the admit's; when it won, nothing needs to wait (yet).
+      let held = admitted ? await drain(conversationId, fresh, admitted) : 'busy';
       for (;;) {
-        // Listen before trying, so a release between the try and the wait is not missed.
-        next = nextRelease(conversationId);
-        const held = first === 'busy' ? 'busy' : await drain(conversationId, fresh, first);
-        first = undefined;
         if (outcome !== undefined) return outcome;
         // We emptied the queue without meeting our item: a holder settled it and removed it. Its
         // dedupe record tells how: done (200), or failed (500: the service's retry runs it again).
@@ -127,21 +121,30 @@ export function createLanes(options: LaneOptions) {
           if (!dedupe.state) return 'elsewhere';
           return (await dedupe.state(item.webhookId)) === 'done' ? 'ok' : 'failed';
         }
+        // This process answers for the claim while it waits: were it to die, the claim expires soon.
+        letGo ??= dedupe.hold?.([item.webhookId]);
         if (!unsubscribe) {
-          const wakeCurrent = () => next?.wake();
-          unsubscribe = await store.subscribe(`released:${conversationId}`, wakeCurrent);
-          if (held === 'busy') {
-            next.cancel();
-            continue; // the holder may have released before we listened: try once more at once
+          // Then try once more at once: the holder may have released before we listened.
+          unsubscribe = await store.subscribe(`released:${conversationId}`, () => next?.wake());
+        } else {
+          if (held === 'busy' && policy === 'interrupt' && !interrupted) {
+            interrupted = true;
+            await store.publish(`interrupt:${conversationId}`, String(sequenceOf(item)));
           }
+          settled ??= new Promise<BatchOutcome>((resolve) => {
+            settle = resolve;
+          });
+          await Promise.race([
+            settled,
+            next?.released,
+            sleep(Math.max(1, Math.floor(options.lockTtlMs / 3))),
+          ]);
+          next?.cancel();
+          if (outcome !== undefined) return outcome;
         }
-        if (held === 'busy' && policy === 'interrupt' && !interrupted) {
-          interrupted = true;
-          await store.publish(`interrupt:${conversationId}`, String(sequenceOf(item)));
-        }
-        await Promise.race([settled, next.released, sleep(Math.max(1, Math.floor(options.lockTtlMs / 3)))]);
-        next.cancel();
-        if (outcome !== undefined) return outcome;
+        // Listen before trying, so a release between the try and the wait is not missed.
+        next = nextRelease(conversationId);
+        held = await drain(conversationId, fresh);
       }
     } catch (error) {
       options.report(error);

@@ -25,7 +25,7 @@ export interface DeliveryDeps {
    * Claims the delivery and, once claimed, runs its handlers (in its conversation's order) and settles
    * its claim; rejects only when the claim could not be made (the work never rejects).
    */
-  admit(event: WebhookEvent, webhookId: string): Promise<Admission>;
+  admit(event: WebhookEvent, webhookId: string, text: string): Promise<Admission>;
   /** Reports a failure to onError handlers or the logger; never throws. */
   report(error: unknown, event: WebhookEvent | undefined, webhookId: string | undefined): void;
   /** Logs a refused delivery; never throws. */
@@ -157,7 +157,7 @@ export async function deliver(
 
   let admission: Admission;
   try {
-    admission = await deps.admit(event, webhookId);
+    admission = await deps.admit(event, webhookId, verified.text);
   } catch (error) {
     deps.report(error, event, webhookId);
     return DEDUPE_DOWN;

@@ -2,8 +2,10 @@
 // what ran (done marks and removal in one step with the next read), until a read finds the queue
 // empty and the same step releases the lock. A message leaves the queue only in the settle that
 // records it, so a holder killed mid-handler leaves it, and what follows, to the next holder. A holder
-// that stopped mid-way (lock lost, store failed) lets its lock expire instead of releasing it.
+// that stopped mid-way (lock lost, store failed) lets its lock expire instead of releasing it. A
+// delivery hears its outcome only once its settle recorded it.
 
+import { parseWebhookEvent } from '../schemas/webhooks.js';
 import type { StoreLock } from '../store/bot-store.js';
 import { settleWith } from '../store/compound.js';
 import { type BatchOutcome, type QueuedItem, type StopReason, stopError } from './batch.js';
@@ -11,33 +13,54 @@ import type { LaneOptions } from './conversation-lanes.js';
 import { holdLock } from './lock-hold.js';
 import type { DedupeWrite } from './store-dedupe.js';
 
-/** The store key of a conversation's queue. @internal */
+/** The store keys of a conversation's queue and lock. @internal */
 export const queueKey = (conversationId: string) => `queue:${conversationId}`;
-/** The store key of a conversation's lock. @internal */
+/** @internal */
 export const lockKey = (conversationId: string) => `conversation:${conversationId}`;
-/** The order of a queued delivery: its message's sequence in the conversation. @internal */
+
+/** A message's place in its conversation: the queue's score. @internal */
 export const sequenceOf = (item: QueuedItem | undefined) => item?.event.message.sequence ?? 0;
-/** A wait that does not keep a Node process alive on its own. @internal */
+
+/**
+ * A delivery as its conversation's queue keeps it: `{"webhookId":…,"event":…}` with the body text as
+ * it came, so every instance writes the same member for one delivery (a redelivery keeps one entry).
+ * @internal
+ */
+export const queueMember = (webhookId: string, text: string) =>
+  `{"webhookId":${JSON.stringify(webhookId)},"event":${text}}`;
+
+/** A member another holder (or process) queued, checked as the delivery was; `undefined` if it is not one. */
+function readMember(member: string): QueuedItem | undefined {
+  try {
+    const { webhookId, event } = JSON.parse(member) as { webhookId?: unknown; event?: unknown };
+    const parsed = parseWebhookEvent(event);
+    if (typeof webhookId !== 'string' || !parsed.success || parsed.data.type !== 'message.received') return;
+    return { webhookId, event: parsed.data };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A timer that never keeps a Node process alive on its own. @internal */
 export const sleep = (ms: number) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
     (timer as { unref?: () => void }).unref?.();
   });
 
-/** What the holder shares with the lanes of its process. @internal */
-export interface HolderDeps {
-  options: LaneOptions;
-  /** This process's deliveries waiting for their outcome, by webhook id. */
+/** What a holder needs from its lanes. @internal */
+export interface HolderDeps extends LaneOptions {
+  /** The deliveries of this process waiting on their outcome, by webhook id. */
   waiting: Map<string, (outcome: BatchOutcome) => void>;
-  /** The members this process queued and still waits on: a holder here reads them back unparsed. */
+  /** The members this process queued and still waits on: read back unparsed. */
   local: Map<string, QueuedItem>;
-  /** Wakes this process's waiters once the lock was released. */
+  /** Wakes this process's waiters of a conversation once its lock was released. */
   notifyReleased(conversationId: string): void;
 }
 
-/** The holder side of one bot's lanes: `drain` a conversation while holding its lock. @internal */
-export function createHolder({ options, waiting, local, notifyReleased }: HolderDeps) {
-  const { store, policy, dedupe } = options;
+/** The drain of one bot's lanes. @internal */
+export function createHolder(deps: HolderDeps) {
+  const { store, policy, dedupe, waiting, local, notifyReleased } = deps;
   // Done marks go with the settle when the dedupe lives in the bot's own store.
   const deferDone = dedupe.writes !== undefined;
 
@@ -55,7 +78,15 @@ export function createHolder({ options, waiting, local, notifyReleased }: Holder
   ) => {
     const batch: { member: string; item: QueuedItem }[] = [];
     for (const member of members) {
-      const item = local.get(member) ?? (JSON.parse(member) as QueuedItem);
+      const item = local.get(member) ?? readMember(member);
+      if (!item) {
+        // Not a message this bot could have queued (a store shared with something else): dropped.
+        deps.report(
+          new TypeError(`a queued member is not a message.received delivery: ${member.slice(0, 80)}`),
+        );
+        settled.push(member);
+        continue;
+      }
       const id = item.webhookId;
       if (ran.has(id) || (member !== fresh && (await dedupe.state?.(id)) === 'done')) {
         settled.push(member);
@@ -76,7 +107,7 @@ export function createHolder({ options, waiting, local, notifyReleased }: Holder
     fresh: { member: string; until: number } | undefined,
     admitted?: { lock: StoreLock; queued: string[] },
   ): Promise<'drained' | 'busy' | 'stopped'> => {
-    const lock = admitted?.lock ?? (await store.acquireLock(lockKey(conversationId), options.lockTtlMs));
+    const lock = admitted?.lock ?? (await store.acquireLock(lockKey(conversationId), deps.lockTtlMs));
     if (!lock) return 'busy';
     // No other holder that read the caller's delivery can have let its lock expire before now.
     const freshMember = fresh && Date.now() < fresh.until ? fresh.member : undefined;
@@ -89,8 +120,8 @@ export function createHolder({ options, waiting, local, notifyReleased }: Holder
       running.controller.abort(stopError(reason));
     };
     const hold = holdLock(store, lock, {
-      ttlMs: options.lockTtlMs,
-      maxMs: options.maxHandlerMs,
+      ttlMs: deps.lockTtlMs,
+      maxMs: deps.maxHandlerMs,
       onLoss: (loss) => abort(loss),
     });
     let unsubscribe: (() => Promise<void>) | undefined;
@@ -115,13 +146,13 @@ export function createHolder({ options, waiting, local, notifyReleased }: Holder
       let members = admitted?.queued;
       while (!hold.loss) {
         if (policy === 'debounce') {
-          await sleep(options.debounceMs);
+          await sleep(deps.debounceMs);
           members = undefined;
         }
         if (members === undefined) {
           const next = await settleWith(store, {
             lock,
-            lockTtlMs: options.lockTtlMs,
+            lockTtlMs: deps.lockTtlMs,
             marks,
             settled,
             queue: queueKey(conversationId),
@@ -147,7 +178,7 @@ export function createHolder({ options, waiting, local, notifyReleased }: Holder
         stop = undefined;
         hold.arm();
         const items = batch.map(({ item }) => item);
-        const outcome = await options.runBatch(items, running.controller.signal, () => stop, deferDone);
+        const outcome = await deps.runBatch(items, running.controller.signal, () => stop, deferDone);
         hold.disarm();
         running = undefined;
         told.push({ items, outcome });
@@ -168,7 +199,7 @@ export function createHolder({ options, waiting, local, notifyReleased }: Holder
       throw error;
     } finally {
       hold.stop();
-      await unsubscribe?.().catch(options.report);
+      await unsubscribe?.().catch(deps.report);
       // Released (and published) by the settle that found the queue empty; a holder that stopped
       // mid-way lets its lock expire, so no one mistakes what it left queued for a fresh delivery.
       if (result === 'drained') notifyReleased(conversationId);
@@ -176,5 +207,5 @@ export function createHolder({ options, waiting, local, notifyReleased }: Holder
     return result;
   };
 
-  return { drain };
+  return drain;
 }

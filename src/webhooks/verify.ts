@@ -82,9 +82,10 @@ function readTimestamp(raw: string, now: number, toleranceSec: number): number {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-function parseJson(bytes: Uint8Array): unknown {
+function parseJson(bytes: Uint8Array): { text: string; value: unknown } {
   try {
-    return JSON.parse(utf8.decode(bytes));
+    const text = utf8.decode(bytes);
+    return { text, value: JSON.parse(text) };
   } catch {
     throw new WebhookVerificationError('invalid_json', 'body: the signed webhook body is not UTF-8 JSON');
   }
@@ -94,6 +95,8 @@ function parseJson(bytes: Uint8Array): unknown {
 export interface VerifiedDelivery {
   event: WebhookEvent;
   webhookId: string;
+  /** The body as text: the lanes queue it as it came instead of serializing the event again. */
+  text: string;
 }
 
 /** Verification with its options checked and every secret's signer prepared, once. @internal */
@@ -181,7 +184,8 @@ export async function verifyPrepared(
     );
   }
 
-  const result = parseWebhookEvent(parseJson(bytes));
+  const { text, value } = parseJson(bytes);
+  const result = parseWebhookEvent(value);
   if (!result.success) {
     const issue = result.error.issues[0];
     const field = issue?.path.length ? issue.path.join('.') : 'body';
@@ -190,5 +194,5 @@ export async function verifyPrepared(
       `${field}: the signed body is not a webhook event (${issue?.message ?? 'invalid shape'})`,
     );
   }
-  return { event: result.data, webhookId: id };
+  return { event: result.data, webhookId: id, text };
 }
