@@ -1,9 +1,13 @@
 // Measurement 8: what per-conversation order costs. Deliveries per CPU-second through `bot.fetch`
 // with the 'queue' policy (conversation lock and queue in the memory store) vs 'concurrent' (no
 // lock), the same signed message.received deliveries, 16 in flight over 50 conversations. The
-// handler does nothing, so the bot's own work (verify, dedupe, lanes) is all that is measured.
-import { createBot } from '../src/index.js';
+// handler does nothing, so the bot's own work (verify, dedupe, lanes) is all that is measured. The
+// bot is the built package, as users run it (BENCH_BOT_SOURCE=1: the source under tsx, whose keepNames
+// helper adds an Object.defineProperty to every closure, and the lanes make more closures per delivery).
+import { pathToFileURL } from 'node:url';
+import * as source from '../src/index.js';
 import { generateWebhookSecret, signWebhook } from '../src/testing/index.js';
+import { buildPackage } from './lib/build.js';
 import { progress, runAsChild } from './lib/child.js';
 import { markdownTable, type Outcome } from './lib/report.js';
 import { fmt, median } from './lib/stats.js';
@@ -54,6 +58,8 @@ async function signDeliveries(secret: string, round: string, count: number): Pro
   return signed;
 }
 
+let createBot = source.createBot;
+
 /** Microseconds of CPU per delivery through `bot.fetch` (all answered 200). */
 async function cpuPerDelivery(policy: Policy, secret: string, deliveries: Signed[]): Promise<number> {
   const bot = createBot({
@@ -87,6 +93,11 @@ async function cpuPerDelivery(policy: Policy, secret: string, deliveries: Signed
 
 /** Both policies, rounds interleaved (the order alternates), ratios within each round. */
 export async function measureBotConcurrency(): Promise<Outcome> {
+  const built = process.env.BENCH_BOT_SOURCE !== '1';
+  if (built) {
+    const entry = (await import(pathToFileURL(await buildPackage()).href)) as typeof source;
+    createBot = entry.createBot;
+  }
   const secret = generateWebhookSecret();
   const samples: Record<Policy, number[]> = { concurrent: [], queue: [] };
   for (const policy of POLICIES)
@@ -113,7 +124,10 @@ export async function measureBotConcurrency(): Promise<Outcome> {
     `Median of ${ROUNDS} rounds of ${DELIVERIES} signed message.received deliveries per policy through ` +
       `\`bot.fetch\` (${IN_FLIGHT} in flight, ${CONVERSATIONS} conversations, a handler that does nothing, ` +
       'the default memory store); CPU of the whole process, signing excluded; the ratio is the median of ' +
-      "the per-round ratios of CPU per delivery ('queue' over 'concurrent').",
+      "the per-round ratios of CPU per delivery ('queue' over 'concurrent'). " +
+      (built
+        ? 'The bot runs the built package (tsup.config.ts, as published).'
+        : 'The bot runs the source under tsx (BENCH_BOT_SOURCE=1).'),
     '',
     markdownTable(
       ['Policy', 'µs CPU/delivery', 'deliveries per CPU-second'],

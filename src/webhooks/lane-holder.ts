@@ -96,6 +96,20 @@ export function createHolder(deps: HolderDeps) {
     return batch;
   };
 
+  /** {@link runnable} without a turn of the event loop for the fast path: the caller's own message alone. */
+  const runnableNow = (
+    members: string[],
+    fresh: string | undefined,
+    ran: ReadonlySet<string>,
+    settled: string[],
+  ) => {
+    const only = members.length === 1 ? members[0] : undefined;
+    const item = only !== undefined && only === fresh ? local.get(only) : undefined;
+    return only !== undefined && item && !ran.has(item.webhookId)
+      ? [{ member: only, item }]
+      : runnable(members, fresh, ran, settled);
+  };
+
   /**
    * Holds the lock and handles the queue until a read finds it empty (`'drained'`, the lock released
    * in that same step); `'busy'` when someone else holds the lock, `'stopped'` when the lock was lost
@@ -114,6 +128,7 @@ export function createHolder(deps: HolderDeps) {
     const ran = new Set<string>();
     let running: { controller: AbortController; sequence: number } | undefined;
     let stop: StopReason | undefined;
+    const stopped = () => stop;
     const abort = (reason: StopReason) => {
       if (!running || running.controller.signal.aborted) return;
       stop = reason;
@@ -171,14 +186,15 @@ export function createHolder(deps: HolderDeps) {
         // 'queue' handles the first message alone, then reads again (a retry of an earlier message
         // queued meanwhile comes next); the others hand everything queued to one run.
         const next = policy === 'queue' ? members.slice(0, 1) : members;
-        const batch = await runnable(next, freshMember, ran, settled);
+        const found = runnableNow(next, freshMember, ran, settled);
+        const batch = Array.isArray(found) ? found : await found;
         members = undefined;
         if (batch.length === 0) continue;
         running = { controller: new AbortController(), sequence: sequenceOf(batch.at(-1)?.item) };
         stop = undefined;
         hold.arm();
         const items = batch.map(({ item }) => item);
-        const outcome = await deps.runBatch(items, running.controller.signal, () => stop, deferDone);
+        const outcome = await deps.runBatch(items, running.controller.signal, stopped, deferDone);
         hold.disarm();
         running = undefined;
         told.push({ items, outcome });
