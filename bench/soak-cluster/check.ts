@@ -85,6 +85,7 @@ export async function checkCluster(input: CheckInput) {
   let killedRuns = 0;
   let handlerRuns = 0;
   const problems: string[] = [];
+  const unanswered: string[] = [];
   const received = world.mock.deliveries.filter((d) => d.type === 'message.received');
   // The attempts at delivering message k of conversation c, as `attempt:status` (for the details).
   const attempts = (c: number, k: number) => {
@@ -132,8 +133,9 @@ export async function checkCluster(input: CheckInput) {
       if (n === 1) answeredOnce++;
       else if (n === 0) {
         missing++;
-        if (problems.length < 20)
-          problems.push(`- ${conversationId}: c${c} m${k} has no complete reply${attempts(c, k)}`);
+        // Listed first and each on its own (up to 20), whatever else the details hold.
+        if (missing <= 20)
+          unanswered.push(`- ${conversationId}: c${c} m${k} has no complete reply${attempts(c, k)}`);
       } else doubled++;
     }
     // A late message: one answered after a message that came after it.
@@ -192,6 +194,7 @@ export async function checkCluster(input: CheckInput) {
       `replaced by a new process. ${fmt(received.length)} delivery attempts, ${fmt(acknowledged.size)} events ` +
       `acknowledged, ${fmt(handlerRuns)} handler runs logged. Left in Redis at the end: ${stranded} ` +
       `messages still queued, ${inFlight} dedupe claims still \`in_flight\`.`,
+    ...unanswered,
     ...problems.slice(0, process.env.SOAK_DEBUG ? 400 : 20),
   ];
   return {
