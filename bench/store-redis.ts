@@ -14,6 +14,7 @@ import { startWorld, type World } from './lib/world.js';
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 400);
 const HANDOFFS = Number(process.env.BENCH_HANDOFFS ?? 30);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const silent = () => {};
 
 /** Signed `message.received` deliveries, captured from the mock (each its own event, one per message). */
@@ -137,16 +138,40 @@ async function measure(): Promise<Outcome> {
   try {
     progress('store-redis: capturing deliveries');
     const many = await captureDeliveries(DELIVERIES + 50, 20);
-    const memory = await throughput(many.world, many.captured, createMemoryStore());
     const { wrapped, counter } = counting(clients[0]!);
     const prefix = `bench:${process.pid}:`;
-    const again = await captureDeliveries(DELIVERIES + 50, 20);
-    const onRedis = await throughput(
-      again.world,
-      again.captured,
-      createRedisStore({ client: wrapped, prefix }),
-      counter,
-    );
+    // Rounds interleaved (the order alternates), each on a fresh store; the ratio is taken per round.
+    type Run = Awaited<ReturnType<typeof throughput>>;
+    const runs: { memory: Run; redis: Run }[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      progress(`store-redis: round ${round + 1}/${ROUNDS}`);
+      const onMemory = () => throughput(many.world, many.captured, createMemoryStore());
+      const onRedis = () =>
+        throughput(
+          many.world,
+          many.captured,
+          createRedisStore({ client: wrapped, prefix: `${prefix}r${round}:` }),
+          counter,
+        );
+      if (round % 2 === 0) {
+        const memory = await onMemory();
+        runs.push({ memory, redis: await onRedis() });
+      } else {
+        const redis = await onRedis();
+        runs.push({ memory: await onMemory(), redis });
+      }
+    }
+    const middle = (pick: (run: { memory: Run; redis: Run }) => number) => median(runs.map(pick));
+    const memory = {
+      perCpuSecond: middle((r) => r.memory.perCpuSecond),
+      perSecond: middle((r) => r.memory.perSecond),
+    };
+    const onRedis = {
+      perCpuSecond: middle((r) => r.redis.perCpuSecond),
+      perSecond: middle((r) => r.redis.perSecond),
+      count: runs[0]!.redis.count,
+      commandsPerDelivery: Math.max(...runs.map((r) => r.redis.commandsPerDelivery)),
+    };
     const { commandsPerDelivery } = onRedis;
 
     progress('store-redis: lock hand-offs');
@@ -158,9 +183,9 @@ async function measure(): Promise<Outcome> {
     const memoryPairs = await captureDeliveries(HANDOFFS * 2, 1);
     const shared = createMemoryStore();
     const memoryGaps = await handoff(memoryPairs.world, memoryPairs.captured, [shared, shared]);
-    for (const world of [many.world, again.world, pairs.world, memoryPairs.world]) await world.close();
+    for (const world of [many.world, pairs.world, memoryPairs.world]) await world.close();
 
-    const ratio = memory.perCpuSecond / onRedis.perCpuSecond;
+    const ratio = middle((r) => r.memory.perCpuSecond / r.redis.perCpuSecond);
     return {
       rows: [
         {
@@ -183,9 +208,9 @@ async function measure(): Promise<Outcome> {
         },
       ],
       details: [
-        `${fmt(onRedis.count)} \`message.received\` deliveries (20 conversations, signed by the mock) into ` +
+        `Median of ${ROUNDS} interleaved rounds of ${fmt(onRedis.count)} \`message.received\` deliveries (20 conversations, signed by the mock) into ` +
           "`bot.fetch` one at a time, 'queue' policy, a handler that does nothing: the runtime and its store " +
-          "alone. CPU is the bot process's (`process.cpuUsage`); redis-server runs in its own process on the same machine and is not counted.",
+          "alone. CPU is the bot process's (`process.cpuUsage`); redis-server runs in its own process on the same machine and is not counted; the ratio is the median of the per-round ratios.",
         '',
         markdownTable(
           [
