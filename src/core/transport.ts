@@ -7,6 +7,7 @@ import { type Endpoint, type EndpointKey, endpoints, PATH_PARAMS, type ResponseO
 import { ApiPromise, type WithResponse } from './api-promise.js';
 import type { TransportConfig } from './client-config.js';
 import { randomIdempotencyKey } from './idempotency.js';
+import { loadOnUse } from './load-on-use.js';
 import type { RequestOptions } from './options.js';
 import type { Call } from './send-call.js';
 import { checkRequestOptions, parseInput, pathId } from './validate.js';
@@ -16,8 +17,8 @@ import { checkRequestOptions, parseInput, pathId } from './validate.js';
 // use; the bundle-size budget, BENCHMARKS.md). Once loaded, a call does not wait for them again.
 type Sending = typeof import('./send-call.js');
 let sending: Sending | undefined;
-const loadSending = async (): Promise<Sending> => {
-  sending ??= await import('./send-call.js');
+const loadSending = async (operation: string): Promise<Sending> => {
+  sending ??= await loadOnUse(() => import('./send-call.js'), operation);
   return sending;
 };
 
@@ -171,7 +172,7 @@ export class Transport {
 
   /** Sends through ky (loaded with the first call: send-call.ts), which times each attempt and retries. */
   async #send(call: Call): Promise<Response> {
-    const sender = sending ?? (await loadSending());
+    const sender = sending ?? (await loadSending(call.operation));
     this.#ky ??= sender.createKy();
     return sender.sendCall(this.#ky, call, this.#config);
   }

@@ -1,4 +1,5 @@
 import { ApiPromise } from '../core/api-promise.js';
+import { loadOnUse } from '../core/load-on-use.js';
 import type { RequestOptions } from '../core/options.js';
 import type {
   AppendRequest,
@@ -73,7 +74,10 @@ export class Messages extends Resource {
    * for await (const event of stream) if (event.type === 'message.patch') console.log(event.patch.value);
    */
   async stream(conversationId: string, body?: StreamBody, options?: StreamOptions): Promise<MessageStream> {
-    const { openMessageStream } = await import('../streaming/message-stream.js');
+    const { openMessageStream } = await loadOnUse(
+      () => import('../streaming/message-stream.js'),
+      'messages.stream',
+    );
     return openMessageStream(this._transport, conversationId, body, options);
   }
 
@@ -87,7 +91,10 @@ export class Messages extends Resource {
    * const { message_id, revision, text } = await reply.complete();
    */
   async startReply(conversationId: string, body?: StreamBody, options?: ReplyOptions): Promise<ReplyWriter> {
-    const { startReply } = await import('../streaming/reply-start.js');
+    const { startReply } = await loadOnUse(
+      () => import('../streaming/reply-start.js'),
+      'messages.startReply',
+    );
     return startReply(this, conversationId, body, options);
   }
 
@@ -100,7 +107,7 @@ export class Messages extends Resource {
    * await client.messages.reply(cnv, await openai.chat.completions.create({ model, messages, stream: true }));
    */
   async reply(conversationId: string, chunks: ReplySource, options?: PipeReplyOptions): Promise<ReplyResult> {
-    const { pipeReply } = await import('../streaming/pipe-reply.js');
+    const { pipeReply } = await loadOnUse(() => import('../streaming/pipe-reply.js'), 'messages.reply');
     return pipeReply(this, conversationId, chunks, options);
   }
 
