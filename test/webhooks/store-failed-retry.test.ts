@@ -1,0 +1,64 @@
+// A delivery whose handler ran but whose store failed to record it is answered 503 and its claim is
+// freed (PROTOCOL.md section 6: anything but 2xx asks for another attempt), so the service's retry,
+// once the store is back, runs it instead of meeting a claim still held (409 until its TTL).
+import { type BotStore, createMemoryStore } from 'agent-messaging';
+import { describe, expect, it } from 'vitest';
+import { createLoop, recordMessage, replay } from './harness.js';
+
+/** A memory store whose chosen methods fail while `failing` holds them. */
+function flakyStore() {
+  const inner = createMemoryStore();
+  const failing = new Set<keyof BotStore>();
+  const store = new Proxy(inner, {
+    get(target, name: keyof BotStore) {
+      const method = target[name] as (...args: unknown[]) => unknown;
+      return (...args: unknown[]) => {
+        if (failing.has(name)) return Promise.reject(new Error(`store down (${String(name)})`));
+        return method.apply(target, args);
+      };
+    },
+  });
+  return { store, inner, failing };
+}
+
+describe('a store that fails after the handler ran', () => {
+  it('answers 503 with retry-after, frees the claim, and the retry runs the handler again', async () => {
+    const { store, inner, failing } = flakyStore();
+    // 'concurrent': no conversation lock, whose release the failed store also missed (it expires).
+    const loop = await createLoop({ store, concurrency: 'concurrent' });
+    const delivery = await recordMessage(loop, 'hello');
+    const id = delivery.headers.get('webhook-id') ?? '';
+    const texts: string[] = [];
+    loop.bot.on('message.received', async (ctx) => {
+      texts.push(ctx.text);
+      if (texts.length === 1) {
+        failing.add('set');
+        failing.add('settle'); // the done mark is the first write of the settle step
+      }
+      await ctx.reply(`Echo: ${ctx.text}`);
+    });
+    loop.bot.onError(() => undefined);
+    const before = loop.mock.requests.length;
+
+    const first = await loop.bot.fetch(replay(delivery));
+    expect(first.status).toBe(503);
+    expect(first.headers.get('retry-after')).toBe('5');
+    expect(await first.json()).toMatchObject({ error: { code: 'store_unavailable' } });
+    expect(await inner.get(`dedupe:${id}`)).toBeUndefined();
+
+    failing.clear();
+    const retry = await loop.bot.fetch(replay(delivery));
+    expect(retry.status).toBe(200);
+    expect(await retry.json()).toEqual({ received: true });
+    expect(texts).toEqual(['hello', 'hello']);
+    expect(await inner.get(`dedupe:${id}`)).toBe('done');
+
+    // The retry's reply has the first one's key: the service replays it, no second message.
+    const sends = loop.mock.requests
+      .slice(before)
+      .filter((entry) => entry.method === 'POST' && entry.path.endsWith('/messages'));
+    expect(sends).toHaveLength(2);
+    expect(sends[1]?.headers['idempotency-key']).toBe(sends[0]?.headers['idempotency-key']);
+    expect((await loop.agentMessages()).map((message) => message.fallback_text)).toEqual(['Echo: hello']);
+  });
+});
