@@ -10,7 +10,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 // A name under .test (never resolved, RFC 6761): without msw, the call fails to connect.
 const mock = createMockService({ baseUrl: 'http://msw-after-first-call.test' });
 const server = setupServer(...mock.handlers);
-afterAll(() => server.close());
+let listening = false;
+// Closed by the test itself; here only when it failed before (msw refuses a second close).
+afterAll(() => {
+  if (listening) server.close();
+});
 
 describe('a client whose first call went out before msw listened', () => {
   it('goes through msw once it listens, and through the network again once it closes', async () => {
@@ -24,11 +28,13 @@ describe('a client whose first call went out before msw listened', () => {
     expect(sends()).toEqual([]);
 
     server.listen({ onUnhandledFrame: 'error' });
+    listening = true;
     const sent = await client.messages.send(conversationId, { text: 'through msw' });
     expect(sent.message.id).toMatch(/^msg_/);
     expect(sends().map((entry) => JSON.parse(entry.body ?? '{}').fallbackText)).toEqual(['through msw']);
 
     server.close();
+    listening = false;
     const after = await client.messages.send(conversationId, { text: 'after msw' }).catch((e) => e);
     expect(ConnectionError.is(after)).toBe(true);
     expect(sends()).toHaveLength(1);
