@@ -23,6 +23,19 @@ import { buildSendBody, type SendInput } from './send-input.js';
 // chunk that `new AgentClient()` and `messages.send` load (the bundle-size budget, BENCHMARKS.md). The
 // three are async already, so a bad argument still rejects, as before, and nothing is sent first.
 
+// Each module is kept once loaded: a repeated import() still resolves the specifier (and under a
+// loader such as tsx crosses to its worker) on every call. A failed load is not kept (load-on-use.ts).
+const onFirstUse = <T>(load: () => Promise<T>, operation: string) => {
+  let loaded: T | undefined;
+  return async () => {
+    loaded ??= await loadOnUse(load, operation);
+    return loaded;
+  };
+};
+const messageStream = onFirstUse(() => import('../streaming/message-stream.js'), 'messages.stream');
+const replyStart = onFirstUse(() => import('../streaming/reply-start.js'), 'messages.startReply');
+const pipeReplyModule = onFirstUse(() => import('../streaming/pipe-reply.js'), 'messages.reply');
+
 /** An agent's messages: send, patch a streaming message, complete, unsend, react. */
 export class Messages extends Resource {
   /**
@@ -74,10 +87,7 @@ export class Messages extends Resource {
    * for await (const event of stream) if (event.type === 'message.patch') console.log(event.patch.value);
    */
   async stream(conversationId: string, body?: StreamBody, options?: StreamOptions): Promise<MessageStream> {
-    const { openMessageStream } = await loadOnUse(
-      () => import('../streaming/message-stream.js'),
-      'messages.stream',
-    );
+    const { openMessageStream } = await messageStream();
     return openMessageStream(this._transport, conversationId, body, options);
   }
 
@@ -91,10 +101,7 @@ export class Messages extends Resource {
    * const { message_id, revision, text } = await reply.complete();
    */
   async startReply(conversationId: string, body?: StreamBody, options?: ReplyOptions): Promise<ReplyWriter> {
-    const { startReply } = await loadOnUse(
-      () => import('../streaming/reply-start.js'),
-      'messages.startReply',
-    );
+    const { startReply } = await replyStart();
     return startReply(this, conversationId, body, options);
   }
 
@@ -107,7 +114,7 @@ export class Messages extends Resource {
    * await client.messages.reply(cnv, await openai.chat.completions.create({ model, messages, stream: true }));
    */
   async reply(conversationId: string, chunks: ReplySource, options?: PipeReplyOptions): Promise<ReplyResult> {
-    const { pipeReply } = await loadOnUse(() => import('../streaming/pipe-reply.js'), 'messages.reply');
+    const { pipeReply } = await pipeReplyModule();
     return pipeReply(this, conversationId, chunks, options);
   }
 
