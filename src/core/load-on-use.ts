@@ -3,21 +3,40 @@
 // can fail where a static import could not: the app's host no longer serves an old chunk after a
 // deploy, or the network drops while a browser fetches it. The caller then gets the SDK's typed
 // ConnectionError (nothing was sent), never a bare loader error, and nothing remembers the failure:
-// the next call loads again.
-import { ConnectionError } from './errors.js';
+// the next call loads again. A call's own signal ends its wait for a slow load, as it ends the call.
+import { ConnectionError, RequestAbortedError } from './errors.js';
+
+const aborted = (signal: AbortSignal) =>
+  new RequestAbortedError('The request was aborted by its signal.', { cause: signal.reason });
 
 /**
- * Runs `load` (an `import()`); a failure becomes a ConnectionError naming `operation`.
+ * Runs `load` (an `import()`); a failure becomes a ConnectionError naming `operation`, and `signal`
+ * (the call's) rejects the wait with RequestAbortedError, as an abort of the call does.
  * @internal
  */
-export async function loadOnUse<T>(load: () => Promise<T>, operation: string): Promise<T> {
-  try {
-    return await load();
-  } catch (cause) {
+export async function loadOnUse<T>(
+  load: () => Promise<T>,
+  operation: string,
+  signal?: AbortSignal,
+): Promise<T> {
+  if (signal?.aborted) throw aborted(signal);
+  let loading: Promise<T> = load().catch((cause: unknown) => {
     const detail = cause instanceof Error ? cause.message : String(cause);
     throw new ConnectionError(
       `${operation}: the SDK's code for this call could not be loaded, so nothing was sent (${detail}).`,
       { cause },
     );
+  });
+  if (!signal) return loading;
+  let onAbort: (() => void) | undefined;
+  const abort = new Promise<never>((_, reject) => {
+    onAbort = () => reject(aborted(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  loading = Promise.race([loading, abort]);
+  try {
+    return await loading;
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
   }
 }

@@ -17,8 +17,8 @@ import { checkRequestOptions, parseInput, pathId } from './validate.js';
 // use; the bundle-size budget, BENCHMARKS.md). Once loaded, a call does not wait for them again.
 type Sending = typeof import('./send-call.js');
 let sending: Sending | undefined;
-const loadSending = async (operation: string): Promise<Sending> => {
-  sending ??= await loadOnUse(() => import('./send-call.js'), operation);
+const loadSending = async (operation: string, signal: AbortSignal | undefined): Promise<Sending> => {
+  sending ??= await loadOnUse(() => import('./send-call.js'), operation, signal);
   return sending;
 };
 
@@ -172,7 +172,7 @@ export class Transport {
 
   /** Sends through ky (loaded with the first call: send-call.ts), which times each attempt and retries. */
   async #send(call: Call): Promise<Response> {
-    const sender = sending ?? (await loadSending(call.operation));
+    const sender = sending ?? (await loadSending(call.operation, call.signal));
     this.#ky ??= sender.createKy();
     return sender.sendCall(this.#ky, call, this.#config);
   }

@@ -69,6 +69,33 @@ result.loaded = await Promise.all([
 console.log(JSON.stringify(result));
 `;
 
+// A load that never finishes (a chunk's fetch that hangs), made by a module hook in the child.
+const HANG_HOOKS = `
+export async function load(url, context, next) {
+  if (url.includes('/send-call-')) return new Promise(() => {});
+  return next(url, context);
+}
+`;
+const HANG = `
+import { register } from 'node:module';
+register('./hang-hooks.mjs', import.meta.url);
+`;
+const ABORT_CHILD = `
+import { AgentClient, RequestAbortedError } from './index.js';
+const [baseUrl, apiKey, conversationId] = process.argv.slice(2);
+const client = new AgentClient({ apiKey, baseUrl, maxRetries: 0 });
+const controller = new AbortController();
+const call = client.messages.send(conversationId, { text: 'never' }, { signal: controller.signal });
+controller.abort(new Error('the user left'));
+const outcome = await call.then(
+  () => ({ ok: true }),
+  (error) => ({ ok: false, name: error?.name, aborted: RequestAbortedError.is(error), cause: error?.cause?.message }),
+);
+console.log(JSON.stringify(outcome));
+// The hung load would hold the process open.
+process.exit(0);
+`;
+
 describe('a first call whose code cannot be loaded (the built package)', () => {
   let server: MockServer | undefined;
   afterAll(async () => {
@@ -119,5 +146,31 @@ describe('a first call whose code cannot be loaded (the built package)', () => {
     ]);
     const keys = sent.map((entry) => entry.headers['idempotency-key']);
     expect(new Set(keys).size).toBe(2);
+  }, 60_000);
+
+  it("ends with the call's abort while its code is still loading, and sends nothing", async () => {
+    const mock = createMockService();
+    const listening = await mock.listen({ port: 0 });
+    try {
+      const { apiKey, conversationId } = await mock.seed({ handle: 'abort_bot' });
+      writeFileSync(join(dist, 'hang-hooks.mjs'), HANG_HOOKS);
+      writeFileSync(join(dist, 'hang.mjs'), HANG);
+      writeFileSync(join(dist, 'abort-child.mjs'), ABORT_CHILD);
+      // The timeout only ends a child that never finishes (the abort not heard): it fails the test.
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--import', './hang.mjs', 'abort-child.mjs', listening.baseUrl, apiKey, conversationId],
+        { cwd: dist, timeout: 30_000 },
+      );
+      expect(JSON.parse(stdout)).toEqual({
+        ok: false,
+        name: 'RequestAbortedError',
+        aborted: true,
+        cause: 'the user left',
+      });
+      expect(mock.requests.filter((entry) => entry.path.startsWith('/v1/conversations/'))).toEqual([]);
+    } finally {
+      await listening.close();
+    }
   }, 60_000);
 });
