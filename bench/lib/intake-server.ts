@@ -1,8 +1,11 @@
 // The webhook receivers of measurement 10, in one process (bench/lib/server-child.ts): the SDK's bot
 // under toNodeHandler, grammY's webhookCallback on node:http, and bare node:http with standardwebhooks.
-// Each has one handler that does nothing, so only the intake is measured. The SDK is the built
+// Each has one handler that does nothing, so only the intake is measured. The floor is the least a
+// Standard Webhooks receiver must do on node:http, written by hand: standardwebhooks signs with a
+// JavaScript HMAC, so its receiver measures that library more than the work itself. The SDK is the built
 // package when BENCH_INTAKE_DIST names its folder (what users run: no tsx helpers around every
 // function), else the source under tsx.
+import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -22,7 +25,7 @@ const { toNodeHandler } = (
 
 /** What the client needs to sign and address its deliveries. */
 export interface IntakeInfo {
-  ports: { sdk: number; sdkConcurrent: number; grammy: number; standardwebhooks: number };
+  ports: { sdk: number; sdkConcurrent: number; grammy: number; standardwebhooks: number; floor: number };
   webhookSecret: string;
   telegramSecret: string;
 }
@@ -71,6 +74,34 @@ telegram.on('message', () => {
 });
 
 const standard = new Webhook(webhookSecret);
+const floorKey = createSecretKey(Buffer.from(webhookSecret.slice('whsec_'.length), 'base64'));
+
+/** The floor: read the body, check the clock, HMAC with node:crypto, compare in constant time, JSON.parse, answer. */
+const floor: RequestListener = (req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks);
+    const id = String(req.headers['webhook-id']);
+    const timestamp = String(req.headers['webhook-timestamp']);
+    const expected = Buffer.from(
+      createHmac('sha256', floorKey).update(`${id}.${timestamp}.`).update(body).digest('base64'),
+    );
+    const signed = String(req.headers['webhook-signature'])
+      .split(' ')
+      .some((token) => {
+        const given = Buffer.from(token.slice('v1,'.length));
+        return given.length === expected.length && timingSafeEqual(given, expected);
+      });
+    if (!signed || Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) {
+      res.writeHead(401).end();
+      return;
+    }
+    JSON.parse(body.toString('utf8'));
+    handled += 1;
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+  });
+};
 
 const ports = {
   sdk: await listen(toNodeHandler(bots[0]!)),
@@ -89,5 +120,6 @@ const ports = {
       }
     });
   }),
+  floor: await listen(floor),
 };
 serveCommands({ ports, webhookSecret, telegramSecret } satisfies IntakeInfo, { handled: () => handled });
