@@ -93,10 +93,14 @@ export async function startReply(
       // service committed it) or an empty one: this writer takes it over. Streaming with text, a
       // writer that died left it (this one holds the lease): it is ended, marked, and this reply
       // goes to a new message under the next attempt's key, never mixed into another's text.
+      // Ended marked but not given up (its ender died or failed before that), it is a cut message
+      // all the same: this reply goes to the next attempt, it does not replay the cut text.
       const state = await readBack(api, cnv, started, checked.request);
-      if (state.status === 'streaming' && (state.revision ?? 0) > 0) {
+      const note = checked.interruptedNote;
+      const markedCut = note !== '' && state.status !== 'streaming' && state.text.endsWith(note);
+      if ((state.status === 'streaming' && (state.revision ?? 0) > 0) || markedCut) {
         sink.close();
-        await endDeadReply(api, started, checked.interruptedNote, checked.request);
+        if (state.status === 'streaming') await endDeadReply(api, started, note, checked.request, state.text);
         ({ started, sink } = await open(await held.giveUp()));
       } else if (state.status !== 'streaming') {
         finished = state;
@@ -134,10 +138,21 @@ export async function startReply(
 // renewed while they keep landing (reply-sinks.ts, MAX_SETTLE_PERIODS).
 const SETTLE_MS = 500;
 
-/** Ends a message a dead writer left streaming: its text stays, marked as cut, and it is completed. */
-async function endDeadReply(api: ReplyApi, started: StartedReply, note: string, request: RequestOptions) {
+/**
+ * Ends a message a dead writer left streaming: its text stays, marked as cut, and it is completed.
+ * A text that already ends with the note was marked by a run that died (or failed) before completing
+ * it: it is completed without a second note. (The append takes no key, so two enders reading it
+ * unmarked at once could still both mark it; the reply lease makes them take turns.)
+ */
+async function endDeadReply(
+  api: ReplyApi,
+  started: StartedReply,
+  note: string,
+  request: RequestOptions,
+  text: string,
+) {
   const sink = new AppendSink(api, started, request);
-  if (note !== '') await sink.append(note);
+  if (note !== '' && !text.endsWith(note)) await sink.append(note);
   await sink.complete(note === '' ? '' : note.trim()).catch((error: unknown) => {
     // Another run completed it meanwhile (the service's 10 minute auto-complete, say): it is ended.
     if (!(ConflictError.is(error) && error.code === 'message_not_streaming')) throw error;

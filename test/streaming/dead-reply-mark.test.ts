@@ -1,0 +1,97 @@
+// A message a dead writer left streaming is ended marked once, however many runs end it: the run
+// that ends it may itself die (or fail) between appending the interrupted note and completing the
+// message, and the next run then finds the message still streaming, its text already marked. It
+// completes it without a second note (the cluster soak once showed "… [interrupted] … [interrupted]"
+// under kills). Review of the reply ledger's recovery (reply-start.ts endDeadReply).
+import { AgentClient, createMemoryStore, type ReplyTransport, storeLedger } from 'agent-messaging';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentMessages, startWorld, textOf, type World } from './harness.js';
+
+const NOTE = ' … [interrupted]';
+const LEASE_MS = 60;
+
+describe.each<ReplyTransport>(['append', 'stream'])('a dead writer’s message (%s)', (transport) => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld('loopback');
+  });
+  afterAll(() => world?.close());
+
+  it('is marked once when the run that ends it fails between the note and the completion', async () => {
+    let now = Date.now();
+    const store = createMemoryStore({ now: () => now });
+    const ledger = storeLedger(store);
+    const eventId = `evt_dead_twice_${transport}`;
+    const options = { eventId, transport, writerLeaseMs: LEASE_MS, coalesce: { ms: 1 }, ledger };
+
+    // The first writer writes part of its answer and dies: its lease is left to expire.
+    const dead = await world.client.messages.startReply(world.conversationId, {}, options);
+    await dead.write('Half an answ');
+    await expect.poll(async () => textOf((await agentMessages(world)).at(-1)!)).toBe('Half an answ');
+    now += LEASE_MS + 1;
+
+    // The next run appends the note to the dead message, then cannot complete it (it dies there).
+    const failing = new AgentClient({
+      apiKey: world.apiKey,
+      baseUrl: world.baseUrl,
+      fetch: async (input, init) => {
+        const url = input instanceof Request ? input.url : String(input);
+        if (url.includes(dead.messageId) && url.endsWith('/complete')) throw new TypeError('fetch failed');
+        return fetch(input, init);
+      },
+    });
+    const cut = await failing.messages
+      .reply(world.conversationId, ['Never sent'], options)
+      .catch((error: unknown) => error);
+    expect(cut).toBeInstanceOf(Error);
+    const marked = (await agentMessages(world)).find((message) => message.id === dead.messageId)!;
+    expect([marked.status, textOf(marked)]).toEqual(['streaming', `Half an answ${NOTE}`]);
+    now += LEASE_MS + 1;
+
+    // A third run ends it: completed, the note still once, and its own answer in a new message.
+    const result = await world.client.messages.reply(world.conversationId, ['A whole answer.'], options);
+    expect(result).toMatchObject({ outcome: 'complete', text: 'A whole answer.' });
+    const mine = await agentMessages(world);
+    const ended = mine.find((message) => message.id === dead.messageId)!;
+    expect([ended.status, textOf(ended)]).toEqual(['sent', `Half an answ${NOTE}`]);
+    expect(mine.filter((message) => textOf(message) === 'A whole answer.').map((m) => m.id)).toEqual([
+      result.message_id,
+    ]);
+    expect(mine.some((message) => textOf(message)?.includes('Never sent'))).toBe(false);
+  });
+
+  it('is not replayed as the answer when its ender marked and completed it but died before giving it up', async () => {
+    let now = Date.now();
+    const store = createMemoryStore({ now: () => now });
+    const ledger = storeLedger(store);
+    const eventId = `evt_dead_replayed_${transport}`;
+    const options = { eventId, transport, writerLeaseMs: LEASE_MS, coalesce: { ms: 1 }, ledger };
+    const dead = await world.client.messages.startReply(world.conversationId, {}, options);
+    await dead.write('Half an answ');
+    await expect.poll(async () => textOf((await agentMessages(world)).at(-1)!)).toBe('Half an answ');
+    now += LEASE_MS + 1;
+
+    // The next run ends the dead message marked, then its store fails as it gives the attempt up.
+    const failingLedger = {
+      ...ledger,
+      giveUp: async () => {
+        throw new Error('store unreachable');
+      },
+    };
+    const cut = await world.client.messages
+      .reply(world.conversationId, ['Never sent'], { ...options, ledger: failingLedger })
+      .catch((error: unknown) => error);
+    expect(cut).toBeInstanceOf(Error);
+    const marked = (await agentMessages(world)).find((message) => message.id === dead.messageId)!;
+    expect([marked.status, textOf(marked)]).toEqual(['sent', `Half an answ${NOTE}`]);
+    now += LEASE_MS + 1;
+
+    // A third run writes its answer as a new message, instead of answering with the cut text.
+    const result = await world.client.messages.reply(world.conversationId, ['A whole answer.'], options);
+    expect(result).toMatchObject({ outcome: 'complete', text: 'A whole answer.' });
+    expect(result.message_id).not.toBe(dead.messageId);
+    const mine = await agentMessages(world);
+    expect(textOf(mine.find((message) => message.id === dead.messageId)!)).toBe(`Half an answ${NOTE}`);
+    expect(textOf(mine.find((message) => message.id === result.message_id)!)).toBe('A whole answer.');
+  });
+});
