@@ -27,7 +27,9 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const LOCK_TTL_MS = 300;
+// Long enough that a renewal (every third of it) is never starved past it on a loaded machine (300 ms
+// failed once in the full suite at load 10), short enough that a dead holder's lock expires quickly.
+const LOCK_TTL_MS = 900;
 
 /** A mock seeded with an agent, a user and their conversation; webhooks go to `route`. */
 async function world(route: (request: Request) => Promise<Response>) {
@@ -60,7 +62,7 @@ type World = Awaited<ReturnType<typeof world>>;
 /** A bot on its own connection to the shared Redis (another process, as far as Redis can tell). */
 async function instance(w: World, prefix: string, options: Partial<BotOptions> = {}, url = redis.url) {
   const client = await connectClient(url);
-  const store: RedisStore = createRedisStore({ client, prefix, timeoutMs: 200 });
+  const store: RedisStore = createRedisStore({ client, prefix, timeoutMs: 500 });
   cleanups.push(async () => {
     await store.close();
     client.destroy();
