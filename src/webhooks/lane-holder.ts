@@ -5,11 +5,12 @@
 // that stopped mid-way (lock lost, store failed) lets its lock expire instead of releasing it. A
 // delivery hears its outcome only once its settle recorded it.
 
-import { parseWebhookEvent } from '../schemas/webhooks.js';
+import { type MessageReceivedEvent, parseWebhookEvent, type WebhookEvent } from '../schemas/webhooks.js';
 import type { StoreLock } from '../store/bot-store.js';
 import { settleWith } from '../store/compound.js';
 import { type BatchOutcome, type QueuedItem, type StopReason, stopError } from './batch.js';
 import type { LaneOptions } from './conversation-lanes.js';
+import { isCommonWebhookEvent } from './event-hand-check.js';
 import { holdLock } from './lock-hold.js';
 import type { DedupeWrite } from './store-dedupe.js';
 
@@ -33,9 +34,13 @@ export const queueMember = (webhookId: string, text: string) =>
 function readMember(member: string): QueuedItem | undefined {
   try {
     const { webhookId, event } = JSON.parse(member) as { webhookId?: unknown; event?: unknown };
-    const parsed = parseWebhookEvent(event);
-    if (typeof webhookId !== 'string' || !parsed.success || parsed.data.type !== 'message.received') return;
-    return { webhookId, event: parsed.data };
+    if (typeof webhookId !== 'string') return undefined;
+    // The common event is checked by hand, as verify.ts does; anything else goes to the schema.
+    const checked = isCommonWebhookEvent(event)
+      ? { success: true as const, data: event as WebhookEvent }
+      : parseWebhookEvent(event);
+    if (!checked.success || checked.data.type !== 'message.received') return undefined;
+    return { webhookId, event: checked.data as MessageReceivedEvent };
   } catch {
     return undefined;
   }
