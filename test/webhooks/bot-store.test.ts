@@ -3,23 +3,7 @@
 import { type BotStore, createBot, createMemoryStore } from 'agent-messaging';
 import { generateWebhookSecret } from 'agent-messaging/testing';
 import { describe, expect, it } from 'vitest';
-import { createLoop, recordMessage, replay } from './harness.js';
-
-/** A memory store whose chosen methods fail while `failing` holds them. */
-function flakyStore() {
-  const inner = createMemoryStore();
-  const failing = new Set<keyof BotStore>();
-  const store = new Proxy(inner, {
-    get(target, name: keyof BotStore) {
-      const method = target[name] as (...args: unknown[]) => unknown;
-      return (...args: unknown[]) => {
-        if (failing.has(name)) return Promise.reject(new Error(`store down (${String(name)})`));
-        return method.apply(target, args);
-      };
-    },
-  });
-  return { store, inner, failing };
-}
+import { createLoop, flakyStore, recordMessage, replay } from './harness.js';
 
 describe('createBot({ store })', () => {
   it('dedupes in the store: a redelivery to a second bot on the same store is a duplicate', async () => {

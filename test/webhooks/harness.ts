@@ -1,7 +1,7 @@
 // A bot wired to the mock service in process: the bot's client calls the mock through `mock.fetch`,
 // and the mock's webhook deliveries go to `bot.fetch`, or into a list the test replays by hand.
 
-import { type BotOptions, createBot } from 'agent-messaging';
+import { type BotOptions, type BotStore, createBot, createMemoryStore } from 'agent-messaging';
 import { createMockService, signWebhook } from 'agent-messaging/testing';
 import { expect } from 'vitest';
 
@@ -155,3 +155,19 @@ export const unknownEvent = (eventId: string) =>
     agentId: 'agt_1',
     handle: 'new_name',
   });
+
+/** A memory store whose chosen methods fail while `failing` holds them. */
+export function flakyStore() {
+  const inner = createMemoryStore();
+  const failing = new Set<keyof BotStore>();
+  const store = new Proxy(inner, {
+    get(target, name: keyof BotStore) {
+      const method = target[name] as (...args: unknown[]) => unknown;
+      return (...args: unknown[]) => {
+        if (failing.has(name)) return Promise.reject(new Error(`store down (${String(name)})`));
+        return method.apply(target, args);
+      };
+    },
+  });
+  return { store, inner, failing };
+}

@@ -1,25 +1,8 @@
 // A delivery whose handler ran but whose store failed to record it is answered 503 and its claim is
 // freed (PROTOCOL.md section 6: anything but 2xx asks for another attempt), so the service's retry,
 // once the store is back, runs it instead of meeting a claim still held (409 until its TTL).
-import { type BotStore, createMemoryStore } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
-import { createLoop, recordMessage, replay } from './harness.js';
-
-/** A memory store whose chosen methods fail while `failing` holds them. */
-function flakyStore() {
-  const inner = createMemoryStore();
-  const failing = new Set<keyof BotStore>();
-  const store = new Proxy(inner, {
-    get(target, name: keyof BotStore) {
-      const method = target[name] as (...args: unknown[]) => unknown;
-      return (...args: unknown[]) => {
-        if (failing.has(name)) return Promise.reject(new Error(`store down (${String(name)})`));
-        return method.apply(target, args);
-      };
-    },
-  });
-  return { store, inner, failing };
-}
+import { createLoop, flakyStore, recordMessage, replay } from './harness.js';
 
 describe('a store that fails after the handler ran', () => {
   it('answers 503 with retry-after, frees the claim, and the retry runs the handler again', async () => {
