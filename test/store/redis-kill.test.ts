@@ -266,3 +266,89 @@ describe('an instance killed under its conversation (Redis store)', () => {
     },
   );
 });
+
+describe('a holder that loses its lock or fails, on the Redis store (review of the lanes)', () => {
+  it('a lock taken from under a running handler: ctx.signal fires, its reply ends marked, the next holder answers anew', async () => {
+    const prefix = uniquePrefix('lock-lost');
+    const w = await world(async (request) => {
+      const text = await noteEvent(w, request);
+      return (text === 'm1' && w.routed.get('m1') === 1 ? a : b).fetch(request);
+    });
+    const a = await instance(w, prefix);
+    const b = await instance(w, prefix);
+    const ran: string[] = [];
+    const reasons: string[] = [];
+    let halfShown!: () => void;
+    const shown = new Promise<void>((resolve) => {
+      halfShown = resolve;
+    });
+    a.on('message.received', async (ctx) => {
+      ran.push(`a ${ctx.text}`);
+      // Streams half an answer, then waits for the answer's rest, which never comes before the loss.
+      async function* half() {
+        yield `re ${ctx.text} half`;
+        halfShown();
+        await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+      }
+      const result = await ctx.reply(half());
+      reasons.push(`${(ctx.signal.reason as Error).name} ${result.outcome}`);
+    });
+    b.on('message.received', async (ctx) => {
+      ran.push(`b ${ctx.text}`);
+      await ctx.reply(['re ', ctx.text]);
+    });
+
+    w.say('m1');
+    await shown;
+    await expect.poll(async () => (await w.replies()).join('|')).toBe('re m1 half');
+    // The lock's key vanishes (taken over after a stall, say): a's next renewal finds it gone.
+    await raw.del(`${prefix}lock:conversation:${w.seed.conversationId}`);
+    w.say('m2'); // b wins the free lock, finds m1 still queued (never settled) and runs it first
+    await w.mock.idle();
+    await a.idle();
+    await b.idle();
+
+    expect(reasons).toEqual(['LockLostError interrupted']);
+    expect(ran).toEqual(['a m1', 'b m1', 'b m2']);
+    // One writer per message: a's cut reply ended marked before b's answer to m1 began.
+    expect(await w.replies()).toEqual(['re m1 half … [interrupted]', 're m1', 're m2']);
+    expect(w.attempts('m1')).toEqual([500]);
+    expect(w.attempts('m2')).toEqual([200]);
+    // The service's retry of m1 finds it done: 200 without a third run.
+    await w.mock.clock.advance(5);
+    await w.mock.idle();
+    expect(w.attempts('m1')).toEqual([500, 200]);
+    expect(ran).toEqual(['a m1', 'b m1', 'b m2']);
+    expect(await raw.exists(`${prefix}q:queue:${w.seed.conversationId}`)).toBe(0);
+  });
+
+  it('a handler that throws is answered 500 and not marked done; the retry on another instance runs it once', async () => {
+    const prefix = uniquePrefix('threw');
+    const w = await world(async (request) => {
+      const text = await noteEvent(w, request);
+      return (w.routed.get(text) === 1 ? a.bot : b.bot).fetch(request);
+    });
+    const a = await survivor(w, prefix);
+    const b = await survivor(w, prefix);
+    let failures = 0;
+    a.bot.on('message.received', async () => {
+      failures += 1;
+      throw new Error('the model is down');
+    });
+
+    w.say('m1');
+    await w.mock.idle();
+    expect(w.attempts('m1')).toEqual([500]);
+    expect(failures).toBe(1);
+    // Nothing says done: the claim was released and the queue emptied by the settle.
+    expect(await raw.exists(`${prefix}k:dedupe:${w.eventIdOf('m1')}`)).toBe(0);
+    expect(await raw.exists(`${prefix}q:queue:${w.seed.conversationId}`)).toBe(0);
+    await w.mock.clock.advance(5);
+    await w.mock.idle();
+    await b.bot.idle();
+    expect(w.attempts('m1')).toEqual([500, 200]);
+    expect(b.ran).toEqual(['m1']);
+    expect(await w.replies()).toEqual(['re m1']);
+    expect(await raw.get(`${prefix}k:dedupe:${w.eventIdOf('m1')}`)).toBe('done');
+  });
+});
