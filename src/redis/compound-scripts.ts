@@ -22,22 +22,23 @@ return {2, redis.call('ZRANGE', KEYS[2], 0, -1)}`);
 
 /**
  * KEYS: [1] the lock, [2] the queue, [3...] the marks. ARGV: [1] the lock token, [2] the lock's TTL in
- * ms, [3] the channel the release is published on, [4] its message, [5] n, the settled members that
- * follow ([6] to [5 + n]), then each mark's value and TTL in ms.
+ * ms, [3] the channel the release is published on, [4] its message, [5] the queue's TTL in ms ('':
+ * unchanged), [6] n, the settled members that follow ([7] to [6 + n]), then each mark's value and TTL.
  * Answers {0} (the lock is not this token's: marks written, nothing else touched), {1, members} (the
- * settled removed, the rest read, the lock kept and extended) or {2} (the queue is empty: the lock
- * released and the release published).
+ * settled removed, the rest read, the lock kept and extended, the queue too) or {2} (the queue is
+ * empty: the lock released and the release published).
  */
 export const SETTLE = script(`
-local n = tonumber(ARGV[5])
+local n = tonumber(ARGV[6])
 for i = 3, #KEYS do
-  redis.call('SET', KEYS[i], ARGV[n + 2 * i], 'PX', ARGV[n + 2 * i + 1])
+  redis.call('SET', KEYS[i], ARGV[n + 2 * i + 1], 'PX', ARGV[n + 2 * i + 2])
 end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {0} end
-if n > 0 then redis.call('ZREM', KEYS[2], unpack(ARGV, 6, 5 + n)) end
+if n > 0 then redis.call('ZREM', KEYS[2], unpack(ARGV, 7, 6 + n)) end
 local members = redis.call('ZRANGE', KEYS[2], 0, -1)
 if #members > 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  if ARGV[5] ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[5]) end
   return {1, members}
 end
 redis.call('DEL', KEYS[1])

@@ -160,13 +160,14 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       if (step === 1) return { claimed: true, lock: undefined };
       return { claimed: true, lock: { key: lock.key, token }, queued: strings(answer) };
     },
-    async settle({ lock, lockTtlMs, marks, settled, queue, released }): Promise<SettleResult> {
+    async settle({ lock, lockTtlMs, queueTtlMs, marks, settled, queue, released }): Promise<SettleResult> {
       const keys = [lockKey(lock.key), queueKey(queue)];
       const args = [
         lock.token,
         px(lockTtlMs, 'settle'),
         channelName(released.channel),
         released.message,
+        queueTtlMs === undefined ? '' : px(queueTtlMs, 'settle'),
         String(settled.length),
         ...settled,
       ];

@@ -46,6 +46,12 @@ export interface SettleRequest {
   readonly lock: StoreLock;
   /** The lock's TTL: a settle that leaves the lock held extends it to this from now. */
   readonly lockTtlMs: number;
+  /**
+   * The queue's TTL: a settle that reads members left extends the queue to this from now, so a
+   * backlog its holder works through outlives the TTL its last enqueue gave it. Omitted: unchanged
+   * (the composed fallback cannot extend it with the primitives).
+   */
+  readonly queueTtlMs?: number;
   /** Written first, whoever holds the lock now (the handled ids marked done): `set` with a TTL. */
   readonly marks: readonly { readonly key: string; readonly value: string; readonly ttlMs: number }[];
   /** Then, while the lock is still this token's: these members removed from the queue at `queue`... */

@@ -179,12 +179,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
         ? { claimed: true, lock: held, queued: readQueued(queue.key, []) }
         : { claimed: true, lock: undefined };
     },
-    async settle({ lock, lockTtlMs, marks, settled, queue, released }): Promise<SettleResult> {
+    async settle({ lock, lockTtlMs, queueTtlMs, marks, settled, queue, released }): Promise<SettleResult> {
       for (const mark of marks) write(mark.key, mark.value, mark.ttlMs);
       if (heldLock(lock.key)?.value !== lock.token) return { outcome: 'lost' };
       const queued = readQueued(queue, settled);
       if (queued.length > 0) {
         writeLock(lock.key, lock.token, lockTtlMs);
+        const kept = queues.get(queue);
+        if (kept && queueTtlMs !== undefined) kept.expiresAt = now() + queueTtlMs;
         return { outcome: 'queued', queued };
       }
       releaseLock(lock);

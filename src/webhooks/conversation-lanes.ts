@@ -20,7 +20,7 @@
 import type { BotStore, StoreLock } from '../store/bot-store.js';
 import { admitWith } from '../store/compound.js';
 import type { BatchOutcome, QueuedItem, StopReason } from './batch.js';
-import { createHolder, lockKey, queueKey, queueMember, sequenceOf, sleep } from './lane-holder.js';
+import { createHolder, lockKey, queueKey, queueMember, queueTtl, sequenceOf, sleep } from './lane-holder.js';
 import { createReleaseWaiters, type ReleaseWait } from './release-waiters.js';
 import type { Deduper } from './store-dedupe.js';
 
@@ -58,9 +58,6 @@ export interface LaneOptions {
    */
   dedupe: Pick<Deduper, 'state' | 'hold' | 'writes'>;
 }
-
-// A queued item outlives any wait for the lock: the longest handler plus a lock's expiry.
-const queueTtl = (o: LaneOptions) => o.maxHandlerMs + 2 * o.lockTtlMs + o.debounceMs;
 
 /** The lanes of one bot: `admit` takes a delivery in, its `work` resolves once its message was handled. @internal */
 export function createLanes(options: LaneOptions) {

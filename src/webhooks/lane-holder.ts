@@ -19,6 +19,14 @@ export const queueKey = (conversationId: string) => `queue:${conversationId}`;
 /** @internal */
 export const lockKey = (conversationId: string) => `conversation:${conversationId}`;
 
+/**
+ * How long a conversation's queue is kept: a queued item outlives any wait for the lock (the longest
+ * handler plus a lock's expiry). Counted from the last enqueue, and from each holder's read that
+ * found members left, so a backlog worked through for longer is kept while its holder lives. @internal
+ */
+export const queueTtl = (o: Pick<LaneOptions, 'maxHandlerMs' | 'lockTtlMs' | 'debounceMs'>) =>
+  o.maxHandlerMs + 2 * o.lockTtlMs + o.debounceMs;
+
 /** A message's place in its conversation: the queue's score. @internal */
 export const sequenceOf = (item: QueuedItem | undefined) => item?.event.message.sequence ?? 0;
 
@@ -173,6 +181,7 @@ export function createHolder(deps: HolderDeps) {
           const next = await settleWith(store, {
             lock,
             lockTtlMs: deps.lockTtlMs,
+            queueTtlMs: queueTtl(deps),
             marks,
             settled,
             queue: queueKey(conversationId),

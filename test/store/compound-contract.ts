@@ -175,6 +175,22 @@ export function describeCompoundContract(
 
     if (!atomic) return;
 
+    it('settle with members left extends the queue to queueTtlMs: a backlog outlives its last enqueue', async () => {
+      const { peer, a, b } = await setup();
+      const shortQueue = (id: string, score: number) => {
+        const request = admitting(id, score);
+        return { ...request, queue: { ...request.queue, ttlMs: SHORT } };
+      };
+      const { lock } = (await a.admit(shortQueue('evt_1', 1))) as { lock: StoreLock };
+      await b.admit(shortQueue('evt_2', 2));
+      expect(await a.settle({ ...settling(lock, ['evt_1']), queueTtlMs: LONG })).toEqual({
+        outcome: 'queued',
+        queued: ['evt_2'],
+      });
+      await t!.advance(PAST_SHORT); // past the TTL the enqueue gave, within the one settle gave
+      expect(await peer.readQueued('queue:cnv_1')).toEqual(['evt_2']);
+    });
+
     it('parallel admits of one id from two instances: exactly one claims and queues it', async () => {
       const { peer, a, b } = await setup();
       const results = await Promise.all(

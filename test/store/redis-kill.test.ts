@@ -352,3 +352,52 @@ describe('a holder that loses its lock or fails, on the Redis store (review of t
     expect(await raw.get(`${prefix}k:dedupe:${w.eventIdOf('m1')}`)).toBe('done');
   });
 });
+
+describe('a backlog longer than the queue’s TTL, on the Redis store (review of the lanes)', () => {
+  it('keeps the queue while its holder works through it: a message answered 202 is run, not left to expire', async () => {
+    const prefix = uniquePrefix('backlog');
+    const w = await world(async (request) => {
+      await noteEvent(w, request);
+      return bot.fetch(request);
+    });
+    // The queue outlives a wait for the lock by maxHandlerMs + 2 lock TTLs + debounceMs (2.3 s here),
+    // counted from the last enqueue; two handlers in a row take longer, each within maxHandlerMs.
+    const options = { lockTtlMs: 150, maxHandlerMs: 2000, debounceMs: 1, ack: 'immediately' } as const;
+    const bot = await instance(w, prefix, options);
+    const queue = `${prefix}q:queue:${w.seed.conversationId}`;
+    // A key that expires with the queue as the last enqueue left it (a little after it).
+    const marker = `${prefix}marker`;
+    const ran: string[] = [];
+    let queued!: () => void;
+    const allQueued = new Promise<void>((resolve) => {
+      queued = resolve;
+    });
+    bot.on('message.received', async (ctx) => {
+      ran.push(ctx.text);
+      if (ctx.text === 'm1') {
+        await allQueued;
+        const left = await raw.pTTL(queue);
+        await raw.set(marker, '1', { PX: left + 20 });
+        // Half of it spent in m1, the rest in m2.
+        await expect.poll(() => raw.pTTL(marker), { interval: 20, timeout: 5000 }).toBeLessThan(left / 2);
+      }
+      if (ctx.text === 'm2') {
+        await expect.poll(() => raw.exists(marker), { interval: 20, timeout: 5000 }).toBe(0);
+      }
+      await ctx.reply(`re ${ctx.text}`);
+    });
+
+    w.say('m1');
+    await expect.poll(() => ran.length).toBe(1);
+    w.say('m2');
+    w.say('m3');
+    await expect.poll(() => raw.zCard(queue)).toBe(3);
+    queued();
+    await w.mock.idle();
+    await bot.idle();
+
+    expect(w.attempts('m3')).toEqual([202]);
+    expect(ran).toEqual(['m1', 'm2', 'm3']);
+    expect(await w.replies()).toEqual(['re m1', 're m2', 're m3']);
+  });
+});
