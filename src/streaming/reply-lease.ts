@@ -67,6 +67,8 @@ export interface HeldReply {
   giveUp(): Promise<string>;
   /** Calls `listener` once if the lease is lost while held (expired, or taken after a stall). */
   onLost(listener: () => void): void;
+  /** Renews the lease now: false when it was lost (checked before a step another writer may also take). */
+  stillHeld(): Promise<boolean>;
   /** Stops renewing and releases; safe to call twice. */
   release(): Promise<void>;
 }
@@ -131,6 +133,7 @@ export async function holdReply(key: string, options: HoldOptions): Promise<Held
     onLost: (listener) => {
       lost.push(listener);
     },
+    stillHeld: () => ledger.renew(held, ttlMs),
     release: async () => {
       if (released) return;
       released = true;

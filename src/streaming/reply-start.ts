@@ -100,6 +100,9 @@ export async function startReply(
       const markedCut = note !== '' && state.status !== 'streaming' && state.text.endsWith(note);
       if ((state.status === 'streaming' && (state.revision ?? 0) > 0) || markedCut) {
         sink.close();
+        // The read may have stalled past the lease: another run may be ending it now, so a run
+        // that lost the lease marks nothing (the note would land twice).
+        if (!(await held.stillHeld())) throw leaseLost(key);
         if (state.status === 'streaming') await endDeadReply(api, started, note, checked.request, state.text);
         ({ started, sink } = await open(await held.giveUp()));
       } else if (state.status !== 'streaming') {
@@ -133,6 +136,13 @@ export async function startReply(
     throw error;
   }
 }
+
+const leaseLost = (key: string) =>
+  new ConflictError({
+    status: 409,
+    code: 'reply_lease_lost',
+    message: `reply ${key} lost its writer's lease while it read back a dead writer's message; another writer ends it`,
+  });
 
 // How long lines in flight at a cut get to land before the writer sends what is missing: a period,
 // renewed while they keep landing (reply-sinks.ts, MAX_SETTLE_PERIODS).

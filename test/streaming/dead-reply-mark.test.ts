@@ -3,7 +3,13 @@
 // message, and the next run then finds the message still streaming, its text already marked. It
 // completes it without a second note (the cluster soak once showed "… [interrupted] … [interrupted]"
 // under kills). Review of the reply ledger's recovery (reply-start.ts endDeadReply).
-import { AgentClient, createMemoryStore, type ReplyTransport, storeLedger } from 'agent-messaging';
+import {
+  AgentClient,
+  ConflictError,
+  createMemoryStore,
+  type ReplyTransport,
+  storeLedger,
+} from 'agent-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentMessages, startWorld, textOf, type World } from './harness.js';
 
@@ -93,5 +99,66 @@ describe.each<ReplyTransport>(['append', 'stream'])('a dead writer’s message (
     const mine = await agentMessages(world);
     expect(textOf(mine.find((message) => message.id === dead.messageId)!)).toBe(`Half an answ${NOTE}`);
     expect(textOf(mine.find((message) => message.id === result.message_id)!)).toBe('A whole answer.');
+  });
+
+  it('is not marked by a run whose lease passed while it read the message (the next run marks it)', async () => {
+    let now = Date.now();
+    const store = createMemoryStore({ now: () => now });
+    const ledger = storeLedger(store);
+    const eventId = `evt_dead_stale_${transport}`;
+    const options = { eventId, transport, writerLeaseMs: LEASE_MS, coalesce: { ms: 1 }, ledger };
+    const dead = await world.client.messages.startReply(world.conversationId, {}, options);
+    await dead.write('Half an answ');
+    await expect.poll(async () => textOf((await agentMessages(world)).at(-1)!)).toBe('Half an answ');
+    now += LEASE_MS + 1;
+
+    // The third run appends the note, then waits (before completing) until the stalled run went on.
+    let appended!: () => void;
+    const thirdAppended = new Promise<void>((resolve) => {
+      appended = resolve;
+    });
+    let goOn!: () => void;
+    const stalledWentOn = new Promise<void>((resolve) => {
+      goOn = resolve;
+    });
+    const urlOf = (input: string | URL | Request) => (input instanceof Request ? input.url : String(input));
+    const third = new AgentClient({
+      apiKey: world.apiKey,
+      baseUrl: world.baseUrl,
+      fetch: async (input, init) => {
+        if (urlOf(input).includes(dead.messageId) && urlOf(input).endsWith('/complete')) {
+          appended();
+          await stalledWentOn;
+        }
+        return fetch(input, init);
+      },
+    });
+    let thirdRun: Promise<unknown> | undefined;
+    // The second run stalls while it reads the dead message back: its lease passes, the third takes it.
+    const stalled = new AgentClient({
+      apiKey: world.apiKey,
+      baseUrl: world.baseUrl,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        const method = input instanceof Request ? input.method : (init?.method ?? 'GET');
+        if (method === 'GET' && thirdRun === undefined) {
+          now += LEASE_MS + 1;
+          thirdRun = third.messages.reply(world.conversationId, ['A whole answer.'], options);
+          await thirdAppended;
+        }
+        return response;
+      },
+    });
+    const second = await stalled.messages
+      .reply(world.conversationId, ['Never sent'], options)
+      .catch((error: unknown) => error);
+    goOn();
+    const result = await thirdRun;
+    expect(result).toMatchObject({ outcome: 'complete', text: 'A whole answer.' });
+    const mine = await agentMessages(world);
+    const ended = mine.find((message) => message.id === dead.messageId)!;
+    expect([ended.status, textOf(ended)]).toEqual(['sent', `Half an answ${NOTE}`]);
+    expect(mine.some((message) => textOf(message)?.includes('Never sent'))).toBe(false);
+    expect(ConflictError.is(second) && second.code).toBe('reply_lease_lost');
   });
 });
