@@ -73,15 +73,7 @@ export class ReplyWriter {
       this.#finished = { message_id: init.messageId, status, revision, text, outcome: 'replayed' };
     }
     // Another writer may take the key once this one's lease is lost: stop before text can interleave.
-    init.held.onLost(() =>
-      this.#fail(
-        new ConflictError({
-          status: 409,
-          code: 'reply_lease_lost',
-          message: `reply ${this.messageId} lost its writer's lease (not renewed within writerLeaseMs, or taken by another writer); this writer sends nothing more`,
-        }),
-      ),
-    );
+    init.held.onLost(() => this.#fail(leaseLostError(this.messageId)));
     const signal = init.request.signal;
     if (signal !== undefined) {
       this.#onAbort = () => this.#fail(abortedError(signal));
@@ -149,9 +141,19 @@ export class ReplyWriter {
     }
     if (this.#completion === undefined && this.#finished === undefined) {
       this.#written += note;
-      // Given up first, so a retry that takes the key once this writer lets go writes a new message.
+      // A writer stalled past its lease (its renewal not yet run) leaves the message to the writer
+      // that took it, which ends it marked: two marks otherwise. Given up first, so a retry that takes
+      // the key once this writer lets go writes a new message.
       this.#completion = this.#init.held
-        .giveUp()
+        .stillHeld()
+        .then((kept) => {
+          if (!kept) {
+            const lost = leaseLostError(this.messageId);
+            this.#fail(lost);
+            throw lost;
+          }
+          return this.#init.held.giveUp();
+        })
         .then(() => this.#buffer.write(note))
         .then(() => this.#finish(undefined, 'interrupted'))
         .catch(async (error: unknown) => {
@@ -212,3 +214,11 @@ export class ReplyWriter {
     this.#init.held.release().catch(() => {});
   }
 }
+
+/** The failure of a writer whose lease another writer may hold now: it sends nothing more. */
+const leaseLostError = (messageId: string) =>
+  new ConflictError({
+    status: 409,
+    code: 'reply_lease_lost',
+    message: `reply ${messageId} lost its writer's lease (not renewed within writerLeaseMs, or taken by another writer); this writer sends nothing more`,
+  });

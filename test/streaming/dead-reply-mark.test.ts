@@ -161,4 +161,39 @@ describe.each<ReplyTransport>(['append', 'stream'])('a dead writer’s message (
     expect(mine.some((message) => textOf(message)?.includes('Never sent'))).toBe(false);
     expect(ConflictError.is(second) && second.code).toBe('reply_lease_lost');
   });
+
+  it('is not marked by its own writer once that writer lost the lease to the run ending it', async () => {
+    let now = Date.now();
+    const store = createMemoryStore({ now: () => now });
+    const ledger = storeLedger(store);
+    const eventId = `evt_dead_own_${transport}`;
+    // A lease far longer than the test: the writer's renewal timer never runs, only the store's clock
+    // takes the lease (a writer stalled past it, that has not heard yet).
+    const options = { eventId, transport, writerLeaseMs: 600_000, coalesce: { ms: 1 }, ledger };
+    const stalled = await world.client.messages.startReply(world.conversationId, {}, options);
+    await stalled.write('Half an answ');
+    await expect.poll(async () => textOf((await agentMessages(world)).at(-1)!)).toBe('Half an answ');
+    now += 600_001;
+
+    // The next run ends the message; as it completes it, the stalled writer wakes and is interrupted.
+    let interrupted: Promise<unknown> | undefined;
+    const next = new AgentClient({
+      apiKey: world.apiKey,
+      baseUrl: world.baseUrl,
+      fetch: async (input, init) => {
+        const url = input instanceof Request ? input.url : String(input);
+        if (interrupted === undefined && url.includes(stalled.messageId) && url.endsWith('/complete')) {
+          interrupted = stalled.interrupt().catch((error: unknown) => error);
+          await interrupted;
+        }
+        return fetch(input, init);
+      },
+    });
+    const result = await next.messages.reply(world.conversationId, ['A whole answer.'], options);
+    const lost = await interrupted;
+    expect(result).toMatchObject({ outcome: 'complete', text: 'A whole answer.' });
+    const ended = (await agentMessages(world)).find((message) => message.id === stalled.messageId)!;
+    expect([ended.status, textOf(ended)]).toEqual(['sent', `Half an answ${NOTE}`]);
+    expect(ConflictError.is(lost) && lost.code).toBe('reply_lease_lost');
+  });
 });
