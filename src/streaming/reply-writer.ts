@@ -142,8 +142,9 @@ export class ReplyWriter {
     if (this.#completion === undefined && this.#finished === undefined) {
       this.#written += note;
       // A writer stalled past its lease (its renewal not yet run) leaves the message to the writer
-      // that took it, which ends it marked: two marks otherwise. Given up first, so a retry that takes
-      // the key once this writer lets go writes a new message.
+      // that took it, which ends it marked: two marks otherwise. Given up once marked and completed
+      // (before the lease is let go, so a retry writes a new message): given up earlier, a note that
+      // could not be sent left the message streaming unmarked, and no later run looked at it again.
       this.#completion = this.#init.held
         .stillHeld()
         .then((kept) => {
@@ -152,10 +153,9 @@ export class ReplyWriter {
             this.#fail(lost);
             throw lost;
           }
-          return this.#init.held.giveUp();
         })
         .then(() => this.#buffer.write(note))
-        .then(() => this.#finish(undefined, 'interrupted'))
+        .then(() => this.#finish(undefined, 'interrupted', () => this.#init.held.giveUp().then(() => {})))
         .catch(async (error: unknown) => {
           this.#marking ??= this.#markCut(note);
           await this.#marking;
@@ -172,13 +172,18 @@ export class ReplyWriter {
     await this.#delivery.markCut(note);
   }
 
-  async #finish(fallbackText: string | undefined, outcome: ReplyOutcome = 'complete'): Promise<ReplyResult> {
+  async #finish(
+    fallbackText: string | undefined,
+    outcome: ReplyOutcome = 'complete',
+    completed?: () => Promise<void>,
+  ): Promise<ReplyResult> {
     try {
       await this.#buffer.flush();
       const fallback = fallbackText ?? (this.#init.fallbackText || this.text);
       const completion = await this.#delivery.complete(fallback);
       this.#delivery.close();
       if (this.#delivery.recovered) await this.#delivery.verify(this.text, completion.revision);
+      await completed?.();
       return {
         message_id: this.messageId,
         status: completion.status,

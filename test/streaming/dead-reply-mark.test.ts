@@ -197,3 +197,47 @@ describe.each<ReplyTransport>(['append', 'stream'])('a dead writer’s message (
     expect(ConflictError.is(lost) && lost.code).toBe('reply_lease_lost');
   });
 });
+
+describe('a reply cut while the service is unreachable', () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await startWorld('loopback');
+  });
+  afterAll(() => world?.close());
+
+  it('is ended marked by the next run, not left streaming unmarked beside the new answer', async () => {
+    const ledger = storeLedger(createMemoryStore());
+    const eventId = 'evt_cut_unreachable';
+    const options = { eventId, transport: 'append' as const, coalesce: { ms: 1 }, ledger };
+    let down: string | undefined;
+    const flaky = new AgentClient({
+      apiKey: world.apiKey,
+      baseUrl: world.baseUrl,
+      maxRetries: 0,
+      fetch: async (input, init) => {
+        const url = input instanceof Request ? input.url : String(input);
+        if (down !== undefined && url.includes(down)) throw new TypeError('fetch failed');
+        return fetch(input, init);
+      },
+    });
+    // The model dies after half an answer, and the service is unreachable for the cut's note.
+    async function* dying() {
+      yield 'Half an answ';
+      await expect.poll(async () => textOf((await agentMessages(world)).at(-1)!)).toBe('Half an answ');
+      down = (await agentMessages(world)).at(-1)!.id;
+      throw new Error('the model died');
+    }
+    const cut = await flaky.messages.reply(world.conversationId, dying(), options).catch((e: unknown) => e);
+    expect(cut).toBeInstanceOf(Error);
+    const left = (await agentMessages(world)).find((message) => message.id === down)!;
+    expect([left.status, textOf(left)]).toEqual(['streaming', 'Half an answ']);
+
+    // The service is back; the delivery's retry answers anew and ends the cut message marked.
+    const result = await world.client.messages.reply(world.conversationId, ['A whole answer.'], options);
+    expect(result).toMatchObject({ outcome: 'complete', text: 'A whole answer.' });
+    const mine = await agentMessages(world);
+    const ended = mine.find((message) => message.id === down)!;
+    expect([ended.status, textOf(ended)]).toEqual(['sent', `Half an answ${NOTE}`]);
+    expect(textOf(mine.find((message) => message.id === result.message_id)!)).toBe('A whole answer.');
+  });
+});
