@@ -2,10 +2,10 @@
 // (two connections, as two processes) share dedupe and conversation order, and a Redis that goes
 // away answers 503 so the service retries, with nothing marked done that was not.
 
-import { AgentClient, type Bot, createBot } from 'agent-messaging';
+import { type Bot, createBot } from 'agent-messaging';
 import { createRedisStore } from 'agent-messaging/redis';
-import { createMockService, type MockService } from 'agent-messaging/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routedWorld } from './bot-world.js';
 import { cuttableProxy } from './cuttable-proxy.js';
 import { connectClient, startRedis, type TestRedis, uniquePrefix } from './redis-server.js';
 
@@ -22,22 +22,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-/** A mock whose webhooks go to `route(request)`, seeded with an agent, a user and their conversation. */
-async function world(route: (request: Request) => Promise<Response>) {
-  const mock: MockService = createMockService({ fetch: (request) => route(request) });
-  const seed = await mock.seed();
-  const connection = { baseUrl: mock.baseUrl, fetch: mock.fetch };
-  const agent = new AgentClient({ apiKey: seed.apiKey, ...connection });
-  const replies = async () => {
-    const texts: string[] = [];
-    for await (const message of agent.conversations.history(seed.conversationId)) {
-      if (message.sender.id === seed.agent.id)
-        texts.push(message.parts?.find((part) => part.type === 'text')?.text ?? '');
-    }
-    return texts.reverse();
-  };
-  return { mock, seed, connection, replies };
-}
+const world = routedWorld;
 
 describe('bots on the Redis store', () => {
   it('two instances on one Redis: a delivery doubled across them runs once; a burst keeps its order', async () => {

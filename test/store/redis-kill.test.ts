@@ -4,10 +4,10 @@
 // its delivery fail (502, as a load balancer answers for a dead upstream). Short TTLs come from the
 // options; the tests wait for the store's own expiry (polling Redis), never assert on time.
 
-import { AgentClient, type Bot, type BotOptions, createBot } from 'agent-messaging';
+import { type Bot, type BotOptions, createBot } from 'agent-messaging';
 import { createRedisStore, type RedisStore } from 'agent-messaging/redis';
-import { createMockService, type MockService } from 'agent-messaging/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { routedWorld } from './bot-world.js';
 import { cuttableProxy } from './cuttable-proxy.js';
 import { connectClient, startRedis, type TestRedis, uniquePrefix } from './redis-server.js';
 
@@ -33,18 +33,7 @@ const LOCK_TTL_MS = 900;
 
 /** A mock seeded with an agent, a user and their conversation; webhooks go to `route`. */
 async function world(route: (request: Request) => Promise<Response>) {
-  const mock: MockService = createMockService({ fetch: (request) => route(request) });
-  const seed = await mock.seed();
-  const connection = { baseUrl: mock.baseUrl, fetch: mock.fetch };
-  const agent = new AgentClient({ apiKey: seed.apiKey, ...connection });
-  const replies = async () => {
-    const texts: string[] = [];
-    for await (const message of agent.conversations.history(seed.conversationId)) {
-      if (message.sender.id === seed.agent.id)
-        texts.push(message.parts?.find((part) => part.type === 'text')?.text ?? '');
-    }
-    return texts.reverse();
-  };
+  const { mock, seed, connection, replies } = await routedWorld(route);
   const say = (text: string) => mock.postUserMessage(seed.conversationId, { user_id: seed.user.id, text });
   const attempts = (text: string) => {
     const id = eventIdOf(text);
