@@ -37,35 +37,43 @@ async function hostile(answer: (response: ServerResponse) => void, maxResponseBy
   return new AgentClient({ apiKey: TOKEN, baseUrl: `http://127.0.0.1:${port}`, maxResponseBytes });
 }
 
+/**
+ * An answer of `status` whose JSON body starts with `head` and then never ends: written as fast as the
+ * client reads, up to 64 MiB, until the client hangs up. `sent` and `closed` say how far it got.
+ */
+function endlessAnswer(status: number, head: string) {
+  const state = { sent: 0, closed: false };
+  const handler = (response: ServerResponse) => {
+    response.writeHead(status, { 'content-type': 'application/json' });
+    response.write(head);
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    const pump = () => {
+      while (!state.closed && state.sent < 64 * MiB) {
+        state.sent += chunk.length;
+        if (!response.write(chunk)) return void response.once('drain', pump);
+      }
+      response.end('"}}');
+    };
+    response.on('close', () => {
+      state.closed = true;
+    });
+    pump();
+  };
+  return { state, handler };
+}
+
 describe('answer bodies are read under maxResponseBytes', () => {
   test('an endless answer is an InvalidResponseError once the cap is passed, and reading stops there', async () => {
-    let sent = 0;
-    let closed = false;
-    const client = await hostile((response) => {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.write('{"conversation":{"id":"cnv_1","pad":"');
-      const chunk = Buffer.alloc(64 * 1024, 'a');
-      // Writes as fast as the client reads, for up to 64 MiB; stops once the client hangs up.
-      const pump = () => {
-        while (!closed && sent < 64 * MiB) {
-          sent += chunk.length;
-          if (!response.write(chunk)) return void response.once('drain', pump);
-        }
-        response.end('"}}');
-      };
-      response.on('close', () => {
-        closed = true;
-      });
-      pump();
-    }, MiB);
+    const endless = endlessAnswer(200, '{"conversation":{"id":"cnv_1","pad":"');
+    const client = await hostile(endless.handler, MiB);
 
     const error = await rejectionOf(client.conversations.retrieve('cnv_1'));
 
     expect(InvalidResponseError.is(error)).toBe(true);
     expect((error as Error).message).toContain('maxResponseBytes');
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(closed).toBe(true);
-    expect(sent).toBeLessThan(16 * MiB);
+    expect(endless.state.closed).toBe(true);
+    expect(endless.state.sent).toBeLessThan(16 * MiB);
   });
 
   test('a gzip bomb is refused once it inflates past the cap', async () => {
@@ -96,33 +104,17 @@ describe('answer bodies are read under maxResponseBytes', () => {
   // A typed ApiError, not an InvalidResponseError: the status is a whole, trustworthy answer (a proxy's
   // huge 404 page is still a NotFoundError; a 503 is still retried); only the body's code is lost.
   test('an endless error body is the typed ApiError without its code, read no further than the cap', async () => {
-    let sent = 0;
-    let closed = false;
-    const client = await hostile((response) => {
-      response.writeHead(404, { 'content-type': 'application/json' });
-      response.write('{"error":{"code":"not_found","message":"');
-      const chunk = Buffer.alloc(64 * 1024, 'a');
-      const pump = () => {
-        while (!closed && sent < 64 * MiB) {
-          sent += chunk.length;
-          if (!response.write(chunk)) return void response.once('drain', pump);
-        }
-        response.end('"}}');
-      };
-      response.on('close', () => {
-        closed = true;
-      });
-      pump();
-    }, MiB);
+    const endless = endlessAnswer(404, '{"error":{"code":"not_found","message":"');
+    const client = await hostile(endless.handler, MiB);
 
     const error = await rejectionOf(client.conversations.retrieve('cnv_1'));
 
     expect(NotFoundError.is(error)).toBe(true);
     expect(error).toMatchObject({ status: 404, code: undefined });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(closed).toBe(true);
+    expect(endless.state.closed).toBe(true);
     // ky's own error-body read stops at 10 MiB; the client's cap (1 MiB here) stops it well before.
-    expect(sent).toBeLessThan(6 * MiB);
+    expect(endless.state.sent).toBeLessThan(6 * MiB);
   });
 });
 

@@ -2,7 +2,7 @@
 // instances on one store keep one order, a lost lock or an expired lifetime fires ctx.signal.
 import { type BotStore, createBot, createMemoryStore, type MessageContext } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
-import { createLoop, gate, type Loop } from './harness.js';
+import { createLoop, gate, type Loop, routeInTurn } from './harness.js';
 
 /** The answers to message.received deliveries, in order. */
 const statuses = (loop: Loop) =>
@@ -52,11 +52,7 @@ describe('the conversation lock', () => {
     };
     loop.bot.on('message.received', handler('a'));
     other.on('message.received', handler('b'));
-    let turn = 0;
-    loop.route((request) => {
-      turn += 1;
-      return (turn % 2 ? loop.bot : other).fetch(request);
-    });
+    routeInTurn(loop, [loop.bot, other]);
     const texts = Array.from({ length: 8 }, (_, i) => `m${i + 1}`);
     for (const text of texts) loop.mock.postUserMessage(loop.conversationId, { user_id: loop.user.id, text });
     await loop.mock.idle();
@@ -106,11 +102,7 @@ describe('the conversation lock', () => {
     };
     loop.bot.on('message.received', handler('a')).onError(() => undefined);
     other.on('message.received', handler('b')).onError(() => undefined);
-    let turn = 0;
-    loop.route((request) => {
-      turn += 1;
-      return (turn % 2 ? loop.bot : other).fetch(request);
-    });
+    routeInTurn(loop, [loop.bot, other]);
     loop.mock.postUserMessage(loop.conversationId, { user_id: loop.user.id, text: 'm1' });
     await started.opened;
     // m2 reaches instance b while a holds the conversation; a runs it after m1, and it fails there.

@@ -127,6 +127,12 @@ export async function createLoop(options: Partial<BotOptions> = {}) {
 /** What `createLoop` gives. */
 export type Loop = Awaited<ReturnType<typeof createLoop>>;
 
+/** Sends the mock's deliveries to `bots` in turn, the first to `bots[0]`, as a round-robin balancer would. */
+export function routeInTurn(loop: Loop, bots: readonly { fetch(request: Request): Promise<Response> }[]) {
+  let turn = 0;
+  loop.route((request) => (bots[turn++ % bots.length] as (typeof bots)[number]).fetch(request));
+}
+
 /** A promise the test settles by hand. */
 export function gate() {
   let open!: () => void;

@@ -2,7 +2,7 @@
 // interrupted, then the newer message is handled; no two replies stream at once.
 import { createBot, createMemoryStore, type MessageContext } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
-import { createLoop, gate } from './harness.js';
+import { createLoop, gate, routeInTurn } from './harness.js';
 
 describe("concurrency: 'interrupt'", () => {
   it('marks every reply but the last interrupted, and never streams two replies at once', async () => {
@@ -88,11 +88,7 @@ describe("concurrency: 'interrupt' across instances", () => {
     };
     loop.bot.on('message.received', handler('a'));
     other.on('message.received', handler('b'));
-    let turn = 0;
-    loop.route((request) => {
-      turn += 1;
-      return (turn % 2 ? loop.bot : other).fetch(request);
-    });
+    routeInTurn(loop, [loop.bot, other]);
     loop.mock.postUserMessage(loop.conversationId, { user_id: loop.user.id, text: 'first' });
     await firstStreaming.opened;
     // Delivered to instance b, which does not hold the conversation: it signals a through the store.
