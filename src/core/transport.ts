@@ -17,8 +17,8 @@ import { checkRequestOptions, parseInput, pathId } from './validate.js';
 // use; the bundle-size budget, BENCHMARKS.md). Once loaded, a call does not wait for them again.
 type Sending = typeof import('./send-call.js');
 let sending: Sending | undefined;
-const loadSending = async (operation: string, signal: AbortSignal | undefined): Promise<Sending> => {
-  sending ??= await loadOnUse(() => import('./send-call.js'), operation, signal);
+const loadSending = async ({ operation, signal, timeoutMs }: Call): Promise<Sending> => {
+  sending ??= await loadOnUse(() => import('./send-call.js'), operation, signal, timeoutMs);
   return sending;
 };
 
@@ -68,6 +68,11 @@ export class Transport {
   /** The base URL, without a trailing slash. */
   readonly baseUrl: string;
   readonly #config: TransportConfig;
+
+  /** The per-attempt timeout of a call made with `options`, for waits outside ky (a chunk's load). */
+  timeoutOf(options: RequestOptions | undefined): number {
+    return options?.timeoutMs ?? this.#config.timeoutMs;
+  }
   /** Made on the first call, with ky. */
   #ky: KyInstance | undefined;
 
@@ -172,7 +177,7 @@ export class Transport {
 
   /** Sends through ky (loaded with the first call: send-call.ts), which times each attempt and retries. */
   async #send(call: Call): Promise<Response> {
-    const sender = sending ?? (await loadSending(call.operation, call.signal));
+    const sender = sending ?? (await loadSending(call));
     this.#ky ??= sender.createKy();
     return sender.sendCall(this.#ky, call, this.#config);
   }

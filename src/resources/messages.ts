@@ -25,10 +25,11 @@ import { buildSendBody, type SendInput } from './send-input.js';
 
 // Each module is kept once loaded: a repeated import() still resolves the specifier (and under a
 // loader such as tsx crosses to its worker) on every call. A failed load is not kept (load-on-use.ts).
+// The wait for a load ends with the call's signal or timeout, as the call itself would.
 const onFirstUse = <T>(load: () => Promise<T>, operation: string) => {
   let loaded: T | undefined;
-  return async () => {
-    loaded ??= await loadOnUse(load, operation);
+  return async (messages: Messages, options: RequestOptions | undefined) => {
+    loaded ??= await loadOnUse(load, operation, options?.signal, messages._transport.timeoutOf(options));
     return loaded;
   };
 };
@@ -87,7 +88,7 @@ export class Messages extends Resource {
    * for await (const event of stream) if (event.type === 'message.patch') console.log(event.patch.value);
    */
   async stream(conversationId: string, body?: StreamBody, options?: StreamOptions): Promise<MessageStream> {
-    const { openMessageStream } = await messageStream();
+    const { openMessageStream } = await messageStream(this, options);
     return openMessageStream(this._transport, conversationId, body, options);
   }
 
@@ -101,7 +102,7 @@ export class Messages extends Resource {
    * const { message_id, revision, text } = await reply.complete();
    */
   async startReply(conversationId: string, body?: StreamBody, options?: ReplyOptions): Promise<ReplyWriter> {
-    const { startReply } = await replyStart();
+    const { startReply } = await replyStart(this, options);
     return startReply(this, conversationId, body, options);
   }
 
@@ -114,7 +115,7 @@ export class Messages extends Resource {
    * await client.messages.reply(cnv, await openai.chat.completions.create({ model, messages, stream: true }));
    */
   async reply(conversationId: string, chunks: ReplySource, options?: PipeReplyOptions): Promise<ReplyResult> {
-    const { pipeReply } = await pipeReplyModule();
+    const { pipeReply } = await pipeReplyModule(this, options);
     return pipeReply(this, conversationId, chunks, options);
   }
 

@@ -72,7 +72,7 @@ console.log(JSON.stringify(result));
 // A load that never finishes (a chunk's fetch that hangs), made by a module hook in the child.
 const HANG_HOOKS = `
 export async function load(url, context, next) {
-  if (url.includes('/send-call-')) return new Promise(() => {});
+  if (url.includes('/send-call-') || url.includes('/message-stream-')) return new Promise(() => {});
   return next(url, context);
 }
 `;
@@ -93,6 +93,23 @@ const outcome = await call.then(
 );
 console.log(JSON.stringify(outcome));
 // The hung load would hold the process open.
+process.exit(0);
+`;
+
+const TIMEOUT_CHILD = `
+import { AgentClient, TimeoutError } from './index.js';
+const [baseUrl, apiKey, conversationId] = process.argv.slice(2);
+const client = new AgentClient({ apiKey, baseUrl, maxRetries: 0, timeoutMs: 200 });
+const outcome = (call) =>
+  call.then(
+    () => ({ ok: true }),
+    (error) => ({ ok: false, name: error?.name, timeout: TimeoutError.is(error), message: error?.message }),
+  );
+const result = await Promise.all([
+  outcome(client.messages.send(conversationId, { text: 'never' })),
+  outcome(client.messages.stream(conversationId, {}, { timeoutMs: 100 })),
+]);
+console.log(JSON.stringify(result));
 process.exit(0);
 `;
 
@@ -168,6 +185,33 @@ describe('a first call whose code cannot be loaded (the built package)', () => {
         aborted: true,
         cause: 'the user left',
       });
+      expect(mock.requests.filter((entry) => entry.path.startsWith('/v1/conversations/'))).toEqual([]);
+    } finally {
+      await listening.close();
+    }
+  }, 60_000);
+
+  it("ends with the call's timeout while its code is still loading, and sends nothing", async () => {
+    const mock = createMockService();
+    const listening = await mock.listen({ port: 0 });
+    try {
+      const { apiKey, conversationId } = await mock.seed({ handle: 'timeout_bot' });
+      writeFileSync(join(dist, 'hang-hooks.mjs'), HANG_HOOKS);
+      writeFileSync(join(dist, 'hang.mjs'), HANG);
+      writeFileSync(join(dist, 'timeout-child.mjs'), TIMEOUT_CHILD);
+      // The timeout only ends a child that never finishes (the timeouts not kept): it fails the test.
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--import', './hang.mjs', 'timeout-child.mjs', listening.baseUrl, apiKey, conversationId],
+        { cwd: dist, timeout: 30_000 },
+      );
+      const timedOut = (operation: string, ms: number) => ({
+        ok: false,
+        name: 'TimeoutError',
+        timeout: true,
+        message: `${operation}: the SDK's code for this call did not load within ${ms} ms, so nothing was sent.`,
+      });
+      expect(JSON.parse(stdout)).toEqual([timedOut('messages.send', 200), timedOut('messages.stream', 100)]);
       expect(mock.requests.filter((entry) => entry.path.startsWith('/v1/conversations/'))).toEqual([]);
     } finally {
       await listening.close();
