@@ -1,9 +1,11 @@
 // The default bot store: one process, in memory, bounded. Every method settles in one microtask
 // turn with no await inside, so each is atomic against the others, as the interface requires;
-// `admit` and `settle` run their steps in that one turn too.
+// `admit` and `settle` run their steps in that one turn too, and are also registered as synchronous
+// steps (sync-steps.ts) for the lanes' idle-conversation path.
 
 import type { BotStore, StoreLock, Unsubscribe } from './bot-store.js';
 import type { AdmitResult, SettleResult } from './compound.js';
+import { registerSyncSteps, type SyncSteps } from './sync-steps.js';
 
 /** Options of {@link createMemoryStore}. */
 export interface MemoryStoreOptions {
@@ -95,6 +97,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     writeLock(key, lock.token, ttlMs);
     return lock;
   };
+  const renewLock = (lock: StoreLock, ttlMs: number) => {
+    if (heldLock(lock.key)?.value !== lock.token) return false;
+    writeLock(lock.key, lock.token, ttlMs);
+    return true;
+  };
   const releaseLock = (lock: StoreLock) => {
     if (heldLock(lock.key)?.value !== lock.token) return false;
     locks.delete(lock.key);
@@ -125,7 +132,36 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     for (const listener of channels.get(channel) ?? []) queueMicrotask(() => listener(message));
   };
 
-  return {
+  // admit and settle as plain functions: the lanes call them synchronously (sync-steps.ts).
+  const steps: SyncSteps = {
+    admit({ claim, queue, lock }): AdmitResult {
+      if (claim && !setIfAbsent(claim.key, claim.value, claim.ttlMs)) {
+        return { claimed: false, current: live(claim.key)?.value };
+      }
+      enqueue(queue.key, queue.member, queue.score, queue.ttlMs);
+      const held = acquireLock(lock.key, lock.ttlMs);
+      return held
+        ? { claimed: true, lock: held, queued: readQueued(queue.key, []) }
+        : { claimed: true, lock: undefined };
+    },
+    settle({ lock, lockTtlMs, queueTtlMs, marks, settled, queue, released }): SettleResult {
+      for (const mark of marks) write(mark.key, mark.value, mark.ttlMs);
+      if (heldLock(lock.key)?.value !== lock.token) return { outcome: 'lost' };
+      const queued = readQueued(queue, settled);
+      if (queued.length > 0) {
+        writeLock(lock.key, lock.token, lockTtlMs);
+        const kept = queues.get(queue);
+        if (kept && queueTtlMs !== undefined) kept.expiresAt = now() + queueTtlMs;
+        return { outcome: 'queued', queued };
+      }
+      releaseLock(lock);
+      publish(released.channel, released.message);
+      return { outcome: 'released' };
+    },
+    extend: (lock, ttlMs) => renewLock(lock, ttlMs),
+  };
+
+  const store: BotStore = {
     async setIfAbsent(key, value, ttlMs) {
       return setIfAbsent(key, value, ttlMs);
     },
@@ -154,9 +190,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
       return acquireLock(key, ttlMs);
     },
     async renewLock(lock, ttlMs) {
-      if (heldLock(lock.key)?.value !== lock.token) return false;
-      writeLock(lock.key, lock.token, ttlMs);
-      return true;
+      return renewLock(lock, ttlMs);
     },
     async releaseLock(lock) {
       return releaseLock(lock);
@@ -169,29 +203,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
       return readQueued(key, settled);
     },
 
-    async admit({ claim, queue, lock }): Promise<AdmitResult> {
-      if (claim && !setIfAbsent(claim.key, claim.value, claim.ttlMs)) {
-        return { claimed: false, current: live(claim.key)?.value };
-      }
-      enqueue(queue.key, queue.member, queue.score, queue.ttlMs);
-      const held = acquireLock(lock.key, lock.ttlMs);
-      return held
-        ? { claimed: true, lock: held, queued: readQueued(queue.key, []) }
-        : { claimed: true, lock: undefined };
+    async admit(request) {
+      return steps.admit(request);
     },
-    async settle({ lock, lockTtlMs, queueTtlMs, marks, settled, queue, released }): Promise<SettleResult> {
-      for (const mark of marks) write(mark.key, mark.value, mark.ttlMs);
-      if (heldLock(lock.key)?.value !== lock.token) return { outcome: 'lost' };
-      const queued = readQueued(queue, settled);
-      if (queued.length > 0) {
-        writeLock(lock.key, lock.token, lockTtlMs);
-        const kept = queues.get(queue);
-        if (kept && queueTtlMs !== undefined) kept.expiresAt = now() + queueTtlMs;
-        return { outcome: 'queued', queued };
-      }
-      releaseLock(lock);
-      publish(released.channel, released.message);
-      return { outcome: 'released' };
+    async settle(request) {
+      return steps.settle(request);
     },
 
     async publish(channel, message) {
@@ -209,4 +225,5 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
       };
     },
   };
+  return registerSyncSteps(store, steps);
 }

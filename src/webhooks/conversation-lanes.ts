@@ -19,7 +19,9 @@
 
 import type { BotStore, StoreLock } from '../store/bot-store.js';
 import { admitWith } from '../store/compound.js';
+import { syncStepsOf } from '../store/sync-steps.js';
 import type { BatchOutcome, QueuedItem, StopReason } from './batch.js';
+import { createFastPath, lockTtlForRun } from './lane-fast-path.js';
 import { createHolder, lockKey, queueKey, queueMember, queueTtl, sequenceOf, sleep } from './lane-holder.js';
 import { createReleaseWaiters, type ReleaseWait } from './release-waiters.js';
 import type { Deduper } from './store-dedupe.js';
@@ -68,6 +70,9 @@ export function createLanes(options: LaneOptions) {
   const { notifyReleased, nextRelease } = createReleaseWaiters();
 
   const drain = createHolder({ ...options, waiting, local, notifyReleased });
+  // The memory store's synchronous steps, for 'queue' (the other policies keep the composed path).
+  const steps = policy === 'queue' ? syncStepsOf(store) : undefined;
+  const runIdle = steps && createFastPath({ ...options, steps, drain, notifyReleased });
 
   /**
    * Admits a delivery in one store step: its claim (unless `claimed`: the deprecated `dedupe` option
@@ -77,14 +82,23 @@ export function createLanes(options: LaneOptions) {
   const admit = async (item: QueuedItem, claimed: boolean, text: string): Promise<Admission> => {
     const conversationId = item.event.conversationId;
     const member = queueMember(item.webhookId, text);
-    const fresh = { member, until: Date.now() + options.lockTtlMs };
-    const admitted = await admitWith(store, {
+    const request = {
       ...(claimed || !dedupe.writes ? {} : { claim: dedupe.writes.claim(item.webhookId) }),
       queue: { key: queueKey(conversationId), member, score: sequenceOf(item), ttlMs: queueTtl(options) },
       lock: { key: lockKey(conversationId), ttlMs: options.lockTtlMs },
-    });
+    };
+    const admitted = steps ? steps.admit(request) : await admitWith(store, request);
     if (!admitted.claimed) return { claim: dedupe.writes?.refused(admitted.current) ?? 'in_flight' };
-    return { claim: 'claimed', work: follow(item, member, fresh, admitted.lock ? admitted : undefined) };
+    const { lock } = admitted;
+    // An idle conversation (the lock won, nothing queued before this message) on a synchronous store:
+    // run it now, holding the lock for the handler's lifetime (lane-fast-path.ts).
+    if (runIdle && steps && lock && admitted.queued.length === 1 && admitted.queued[0] === member) {
+      if (steps.extend(lock, lockTtlForRun(options))) {
+        return { claim: 'claimed', work: runIdle(item, member, lock) };
+      }
+    }
+    const fresh = { member, until: Date.now() + options.lockTtlMs };
+    return { claim: 'claimed', work: follow(item, member, fresh, lock ? admitted : undefined) };
   };
 
   /** Sees an admitted delivery handled, here or by the instance that holds its conversation. */

@@ -1,0 +1,39 @@
+// The compound steps of a store that can answer them at once, in the caller's own turn: the memory
+// store, whose state is this process's memory. The lanes use them for a conversation that is idle
+// (nothing queued, the lock free): no promise between the admit and the handler, nor between the
+// handler and its settle, and no renewal timer. A lock in this process's memory cannot be lost to a
+// stalled event loop the way a shared store's TTL can, so such a holder takes the lock for its
+// handler's whole lifetime (maxHandlerMs plus one TTL) instead of renewing it.
+//
+// Kept by identity in a WeakMap, not as a property: a store wrapped or copied (a Proxy, `{ ...store }`
+// with one method replaced, as tests and custom stores do) is another object and keeps the composed
+// path through its own methods, so what it overrides is always called.
+
+import type { BotStore, StoreLock } from './bot-store.js';
+import type { AdmitRequest, AdmitResult, SettleRequest, SettleResult } from './compound.js';
+
+/** The steps of {@link BotStore.admit} and {@link BotStore.settle}, answered synchronously. @internal */
+export interface SyncSteps {
+  /** {@link BotStore.admit}, done and answered in this turn. */
+  admit(request: AdmitRequest): AdmitResult;
+  /** {@link BotStore.settle}, done and answered in this turn. */
+  settle(request: SettleRequest): SettleResult;
+  /** {@link BotStore.renewLock} in this turn: `lock` kept `ttlMs` from now; `false` when it is not held. */
+  extend(lock: StoreLock, ttlMs: number): boolean;
+}
+
+const registry = new WeakMap<BotStore, SyncSteps>();
+
+/**
+ * Records that `store` (this very object) answers its compound steps synchronously through `steps`.
+ * @internal
+ */
+export function registerSyncSteps<T extends BotStore>(store: T, steps: SyncSteps): T {
+  registry.set(store, steps);
+  return store;
+}
+
+/** The synchronous steps of `store`, when it registered some; `undefined` for any other store. @internal */
+export function syncStepsOf(store: BotStore): SyncSteps | undefined {
+  return registry.get(store);
+}

@@ -1,0 +1,89 @@
+// A delivery to an idle conversation on a store with synchronous steps (the memory store, see
+// src/store/sync-steps.ts): its admit found nothing queued before it and won the lock, so it runs at
+// once, in the turn of its admit, and settles in the turn its handlers end. Between the two there is
+// no store promise, no wait bookkeeping and no renewal timer: the lock was taken for the handler's
+// whole lifetime (maxHandlerMs plus one TTL), since a lock in this process's memory cannot be lost
+// while the process lives. What stays as on the composed path: the handler's lifetime bound (its
+// signal fires with a TimeoutError past maxHandlerMs, and the conversation is given up one TTL later),
+// the done mark written in the settle that removes the message, a failed run removed without a mark
+// (the service's retry runs it), and the release only once a read found the queue empty. A message
+// queued while the handler ran makes the settle keep the lock; this holder then works through the
+// queue as any holder does (lane-holder.ts), renewal timer included, before its delivery is answered.
+
+import type { StoreLock } from '../store/bot-store.js';
+import type { SyncSteps } from '../store/sync-steps.js';
+import { type BatchOutcome, type QueuedItem, type StopReason, stopError } from './batch.js';
+import type { LaneOptions } from './conversation-lanes.js';
+import { type createHolder, queueKey, queueTtl } from './lane-holder.js';
+
+/** What the fast path needs from its lanes. @internal */
+export interface FastPathDeps extends LaneOptions {
+  steps: SyncSteps;
+  /** The lanes' holder, which takes over when messages were queued meanwhile. */
+  drain: ReturnType<typeof createHolder>;
+  /** Wakes this process's waiters of a conversation once its lock was released. */
+  notifyReleased(conversationId: string): void;
+}
+
+/**
+ * How long a fast-path holder takes its lock for: the handler's lifetime, then one TTL, which is when
+ * a renewed lock would expire after a handler stopped at maxHandlerMs. @internal
+ */
+export const lockTtlForRun = (o: Pick<LaneOptions, 'maxHandlerMs' | 'lockTtlMs'>) =>
+  o.maxHandlerMs + o.lockTtlMs;
+
+/**
+ * Runs an admitted delivery that holds its idle conversation's lock (already kept for
+ * {@link lockTtlForRun}); resolves with its outcome once it was settled in the store. Never rejects.
+ * @internal
+ */
+export function createFastPath(deps: FastPathDeps) {
+  const { steps, dedupe } = deps;
+  // Done marks go with the settle when the dedupe lives in the bot's own store.
+  const deferDone = dedupe.writes !== undefined;
+
+  return async (item: QueuedItem, member: string, lock: StoreLock): Promise<BatchOutcome> => {
+    const conversationId = item.event.conversationId;
+    const controller = new AbortController();
+    let stop: StopReason | undefined;
+    const lifetime = setTimeout(() => {
+      stop = 'expired';
+      controller.abort(stopError('expired'));
+    }, deps.maxHandlerMs);
+    (lifetime as { unref?: () => void }).unref?.();
+    let outcome: BatchOutcome;
+    try {
+      outcome = await deps.runBatch([item], controller.signal, () => stop, deferDone);
+    } finally {
+      clearTimeout(lifetime);
+    }
+    if (stop !== undefined || outcome === 'store_failed') {
+      // As a holder that stopped: the message stays queued and the lock expires one TTL from now
+      // (when its renewals would have stopped), so no one mistakes what is queued for a fresh delivery.
+      steps.extend(lock, deps.lockTtlMs);
+      return outcome;
+    }
+    let next: ReturnType<SyncSteps['settle']>;
+    try {
+      next = steps.settle({
+        lock,
+        lockTtlMs: deps.lockTtlMs,
+        queueTtlMs: queueTtl(deps),
+        marks: outcome === 'ok' && dedupe.writes ? [dedupe.writes.done(item.webhookId)] : [],
+        settled: [member],
+        queue: queueKey(conversationId),
+        released: { channel: `released:${conversationId}`, message: '' },
+      });
+    } catch (error) {
+      deps.report(error);
+      return 'store_failed';
+    }
+    if (next.outcome === 'released') deps.notifyReleased(conversationId);
+    else if (next.outcome === 'queued') {
+      // Queued meanwhile: the settle kept the lock for one TTL; hold it as any holder does. This
+      // delivery's outcome is recorded already: a failure from here on is the next messages'.
+      await deps.drain(conversationId, undefined, { lock, queued: next.queued }).catch(deps.report);
+    }
+    return outcome;
+  };
+}

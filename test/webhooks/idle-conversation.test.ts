@@ -1,0 +1,147 @@
+// 'queue' on the memory store, for a conversation with nothing queued and its lock free: the delivery
+// runs in the turn of its admit and holds the lock for its handler's lifetime, with no renewal. The
+// rules that path must keep: what arrives meanwhile runs after it, in order; the lock holds past its
+// TTL while the handler runs; a failed or timed-out run is not marked done and its retry runs it.
+import { createMemoryStore, type MessageContext } from 'agent-messaging';
+import { describe, expect, it } from 'vitest';
+import { createLoop, gate, type Loop } from './harness.js';
+
+/** The answers to message.received deliveries, in order. */
+const statuses = (loop: Loop) =>
+  loop.mock.deliveries.filter((d) => d.type === 'message.received').map((d) => d.status);
+
+const say = (loop: Loop, text: string) =>
+  loop.mock.postUserMessage(loop.conversationId, { user_id: loop.user.id, text }).message;
+
+/** Turns the event loop until the conversation's queue holds `count` members. */
+async function queuedReach(store: ReturnType<typeof createMemoryStore>, loop: Loop, count: number) {
+  while ((await store.readQueued(`queue:${loop.conversationId}`)).length < count) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe("'queue' on an idle conversation of the memory store", () => {
+  it('runs the messages that arrive while its first handler runs after it, in order, one at a time', async () => {
+    const store = createMemoryStore();
+    const loop = await createLoop({ store });
+    const firstStarted = gate();
+    const first = gate();
+    const ran: string[] = [];
+    let running = 0;
+    let most = 0;
+    loop.bot.on('message.received', async (ctx: MessageContext) => {
+      running += 1;
+      most = Math.max(most, running);
+      ran.push(ctx.text);
+      if (ctx.text === 'm1') {
+        firstStarted.open();
+        await first.opened;
+      }
+      await ctx.reply(`re: ${ctx.text}`);
+      running -= 1;
+    });
+    const posted = [say(loop, 'm1')];
+    await firstStarted.opened;
+    posted.push(say(loop, 'm2'), say(loop, 'm3'));
+    // m2 and m3 are queued behind m1, which is still running (and still queued until it is settled).
+    await queuedReach(store, loop, 3);
+    expect(ran).toEqual(['m1']);
+    first.open();
+    await loop.mock.idle();
+    await loop.bot.idle();
+    expect(ran).toEqual(['m1', 'm2', 'm3']);
+    expect(most).toBe(1);
+    expect(statuses(loop)).toEqual([200, 200, 200]);
+    const replies = await loop.agentMessages();
+    expect(replies.map((m) => m.fallback_text)).toEqual(['re: m1', 're: m2', 're: m3']);
+    expect(replies.map((m) => m.reply_to?.message_id)).toEqual(posted.map((m) => m.id));
+    // Nothing stranded: the queue is empty and the lock free.
+    expect(await store.readQueued(`queue:${loop.conversationId}`)).toEqual([]);
+    expect(await store.acquireLock(`conversation:${loop.conversationId}`, 1000)).toBeDefined();
+  });
+
+  it('keeps the lock past its TTL while the handler runs, without renewing it', async () => {
+    let now = Date.now();
+    const store = createMemoryStore({ now: () => now });
+    const loop = await createLoop({ store, lockTtlMs: 1000 });
+    const started = gate();
+    const done = gate();
+    loop.bot.on('message.received', async (ctx: MessageContext) => {
+      started.open();
+      await done.opened;
+      await ctx.reply(`re: ${ctx.text}`);
+    });
+    say(loop, 'm1');
+    await started.opened;
+    // Far past the lock's TTL on the store's clock (no renewal timer ran meanwhile), within maxHandlerMs.
+    now += 60_000;
+    expect(await store.acquireLock(`conversation:${loop.conversationId}`, 1000)).toBeUndefined();
+    done.open();
+    await loop.mock.idle();
+    await loop.bot.idle();
+    expect(statuses(loop)).toEqual([200]);
+    expect(await store.acquireLock(`conversation:${loop.conversationId}`, 1000)).toBeDefined();
+  });
+
+  it('does not mark a throwing handler done, leaves nothing queued, and the retry runs it', async () => {
+    const store = createMemoryStore();
+    const loop = await createLoop({ store });
+    let runs = 0;
+    loop.bot.on('message.received', async (ctx: MessageContext) => {
+      runs += 1;
+      if (runs === 1) throw new Error('model overloaded');
+      await ctx.reply(`re: ${ctx.text}`);
+    });
+    const errors: unknown[] = [];
+    loop.bot.onError((error) => {
+      errors.push(error);
+    });
+    await loop.post('hello');
+    expect(statuses(loop)).toEqual([500]);
+    const webhookId = loop.mock.deliveries.find((d) => d.type === 'message.received')?.event_id;
+    expect(await store.get(`dedupe:${webhookId}`)).toBeUndefined();
+    expect(await store.readQueued(`queue:${loop.conversationId}`)).toEqual([]);
+    await loop.mock.clock.advance(5);
+    await loop.mock.idle();
+    await loop.bot.idle();
+    expect(runs).toBe(2);
+    expect(statuses(loop)).toEqual([500, 200]);
+    expect(await store.get(`dedupe:${webhookId}`)).toBe('done');
+    expect((errors[0] as Error).message).toBe('model overloaded');
+    expect((await loop.agentMessages()).map((m) => m.fallback_text)).toEqual(['re: hello']);
+  });
+
+  it('leaves a run stopped at maxHandlerMs queued and the lock to expire one TTL later; the retry runs it', async () => {
+    let now = Date.now();
+    const store = createMemoryStore({ now: () => now });
+    const loop = await createLoop({ store, maxHandlerMs: 40, lockTtlMs: 1000 });
+    const reasons: string[] = [];
+    let runs = 0;
+    loop.bot.on('message.received', async (ctx: MessageContext) => {
+      runs += 1;
+      if (runs === 1) {
+        await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+        reasons.push((ctx.signal.reason as Error).name);
+        return;
+      }
+      await ctx.reply(`re: ${ctx.text}`);
+    });
+    loop.bot.onError(() => undefined);
+    await loop.post('slow');
+    expect(reasons).toEqual(['TimeoutError']);
+    expect(statuses(loop)).toEqual([500]);
+    // As a holder whose renewals stopped: the message stays queued, the lock lives one TTL more.
+    expect(await store.readQueued(`queue:${loop.conversationId}`)).toHaveLength(1);
+    const lockKey = `conversation:${loop.conversationId}`;
+    now += 999;
+    expect(await store.acquireLock(lockKey, 1000)).toBeUndefined();
+    now += 2;
+    await loop.mock.clock.advance(5);
+    await loop.mock.idle();
+    await loop.bot.idle();
+    expect(runs).toBe(2);
+    expect(statuses(loop)).toEqual([500, 200]);
+    expect((await loop.agentMessages()).map((m) => m.fallback_text)).toEqual(['re: slow']);
+    expect(await store.readQueued(`queue:${loop.conversationId}`)).toEqual([]);
+  });
+});
