@@ -23,7 +23,7 @@ export function createApp(bot: Bot): Hono {
   app.get('/', (c) => c.text('ok'));
   app.post('/webhook', (c) => bot.fetch(c.req.raw));
   // On Workers, also pass the execution context: its waitUntil keeps a handler that outlives an early
-  // 202 alive. (Hono throws when asked for one that does not exist, as on Node.)
+  // answer alive. (Hono throws when asked for one that does not exist, as on Node.)
   //   app.post('/webhook', (c) => bot.fetch(c.req.raw, c.env, c.executionCtx));
   return app;
 }

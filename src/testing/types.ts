@@ -132,9 +132,9 @@ export interface MockService {
   /**
    * Resolves when every webhook delivery attempt in flight has been answered (or timed out),
    * attempts started meanwhile included. It does not wait for work a bot keeps doing after it
-   * answered (a 202: `ack: 'immediately'`, past `ackTimeoutMs`, or queued behind its conversation),
-   * nor for retries scheduled on the mock clock: `await bot.idle()` for the first, advance the
-   * clock for the second.
+   * answered (a 202 with `ack: 'immediately'`, a 409 past `ackTimeoutMs`, running or queued behind
+   * its conversation), nor for retries scheduled on the mock clock: `await bot.idle()` for the
+   * first, advance the clock for the second.
    */
   idle(): Promise<void>;
 }

@@ -24,10 +24,16 @@ export interface BotOptions extends AgentClientOptions {
   webhookSecret: string | readonly string[];
   /**
    * When to answer a delivery. `'after-handler'` (default) waits for the handlers, at most `ackTimeoutMs`;
-   * `'immediately'` answers 202 at once and lets them run on (serverless, with `waitUntil`).
+   * `'immediately'` answers 202 at once and lets them run on (serverless, with `waitUntil`): a run
+   * that fails after that answer is not retried by the service.
    */
   ack?: 'after-handler' | 'immediately';
-  /** Longest wait for the handlers before answering 202 anyway; 8000 ms, under the service's 10 s timeout. */
+  /**
+   * Longest wait for the handlers; 8000 ms, under the service's 10 s timeout. Past it the delivery is
+   * answered 409 `delivery_in_progress` while the handlers run on, so the service retries it: the
+   * retry waits up to as long again for the run, then answers 200 duplicate, or runs the message
+   * again if the run failed.
+   */
   ackTimeoutMs?: number;
   /**
    * Where the bot keeps its state: handled webhook ids, per-conversation locks and queues, sessions,
@@ -284,7 +290,8 @@ export interface Bot {
   fetch: (request: Request, env?: unknown, executionCtx?: { waitUntil?: WaitUntil }) => Promise<Response>;
   /**
    * Resolves when every handler run the bot started has settled, including runs whose delivery was
-   * answered early (202: `ack: 'immediately'`, past `ackTimeoutMs`, or waiting for its conversation).
+   * answered early (202 with `ack: 'immediately'`, 409 past `ackTimeoutMs` running or waiting for its
+   * conversation).
    *
    * @example
    * mock.postUserMessage(conversationId, { user_id, text: 'hi' });

@@ -12,12 +12,13 @@ import { type Admission, createLanes, type LaneOutcome } from './conversation-la
 import { DELIVER, type DeliverDoor, deliver, handleDelivery } from './delivery.js';
 import { createRun } from './handler-run.js';
 import type { WebhookHeaders } from './raw-input.js';
+import { createEarlyRuns } from './retry-wait.js';
 import { createRouter } from './router.js';
 import { createSessions } from './session.js';
 import { legacyDeduper, storeDeduper } from './store-dedupe.js';
 import { prepareVerification, verifyPrepared } from './verify.js';
 
-/** How long a delivery waits for its handlers before answering 202, under the service's 10 s timeout. */
+/** How long a delivery waits for its handlers before answering 409 (retry later), under the service's 10 s timeout. */
 export const DEFAULT_ACK_TIMEOUT_MS = 8000;
 
 /** How long a conversation's lock lives without a renewal (renewed every third of it while held). */
@@ -96,7 +97,7 @@ export function createBot(options: BotOptions): Bot {
           dedupe,
         });
 
-  // Every handler run the bot started, for bot.idle(): a delivery answered 202 still counts.
+  // Every handler run the bot started, for bot.idle(): a delivery answered early still counts.
   const running = new Set<Promise<unknown>>();
   const track = (work: Promise<LaneOutcome>) => {
     running.add(work);
@@ -156,6 +157,7 @@ export function createBot(options: BotOptions): Bot {
     dedupe,
     ack: options.ack ?? 'after-handler',
     ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS,
+    early: createEarlyRuns(),
     admit,
     report,
     warn: (message: string, fields: Record<string, string>) => logAt(logger, 'warn', message, fields),

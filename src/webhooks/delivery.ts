@@ -7,6 +7,7 @@
 import type { WebhookEvent } from '../schemas/webhooks.js';
 import type { Admission } from './conversation-lanes.js';
 import { MAX_DELIVERY_BYTES, readLimitedBody, type WebhookHeaders } from './raw-input.js';
+import { admitOnceSettled, type EarlyRuns, pollInterval } from './retry-wait.js';
 import type { Deduper } from './store-dedupe.js';
 import { WebhookVerificationError, type WebhookVerificationErrorCode } from './verification-error.js';
 import type { VerifiedDelivery } from './verify.js';
@@ -21,6 +22,8 @@ export interface DeliveryDeps {
   dedupe: Deduper;
   ack: 'after-handler' | 'immediately';
   ackTimeoutMs: number;
+  /** The runs answered 409 past `ackTimeoutMs` and still going, for their retries to wait on. */
+  early: EarlyRuns;
   /**
    * Claims the delivery and, once claimed, runs its handlers (in its conversation's order) and settles
    * its claim; rejects only when the claim could not be made (the work never rejects).
@@ -71,7 +74,8 @@ const NOT_POST = failure(405, 'method_not_allowed', 'webhooks are delivered with
 const TOO_LARGE = failure(413, 'payload_too_large', `the body is over ${MAX_DELIVERY_BYTES} bytes`);
 const UNREADABLE = failure(400, 'invalid_body', 'the request body could not be read');
 const DEDUPE_DOWN = failure(503, 'dedupe_unavailable', 'the dedupe store failed; retry later');
-// Not a 2xx: if the first attempt then fails, its claim is released and this retry must come back.
+// Not a 2xx, to a retry of a run still going and to a run past ackTimeoutMs alike: if the run then
+// fails, its claim is released and the service's retry must come back to run it (retry-wait.ts).
 const IN_PROGRESS = failure(409, 'delivery_in_progress', 'this webhook-id is being handled; retry later', {
   'retry-after': '5',
 });
@@ -156,8 +160,17 @@ export async function deliver(
   const { event, webhookId } = verified;
 
   let admission: Admission;
+  let waitMs = deps.ackTimeoutMs;
   try {
     admission = await deps.admit(event, webhookId, verified.text);
+    if (admission.claim === 'in_flight' && deps.ack !== 'immediately') {
+      // Most likely the retry of a run answered 409: wait for that run's end (retry-wait.ts), all
+      // within one ackTimeoutMs, a run started again included.
+      const deadline = Date.now() + waitMs;
+      const again = () => deps.admit(event, webhookId, verified.text);
+      admission = await admitOnceSettled(webhookId, again, deps.early, deadline, pollInterval(waitMs));
+      waitMs = Math.max(0, deadline - Date.now());
+    }
   } catch (error) {
     deps.report(error, event, webhookId);
     return DEDUPE_DOWN;
@@ -173,10 +186,18 @@ export async function deliver(
         )
       : outcome,
   );
-  const outcome = deps.ack === 'immediately' ? 'timeout' : await within(work, deps.ackTimeoutMs);
-  if (outcome === 'timeout') {
+  if (deps.ack === 'immediately') {
+    // The user's choice: a 2xx at once, so a run that fails later is not retried by the service.
     waitUntil?.(work);
     return ACCEPTED;
+  }
+  const outcome = await within(work, waitMs);
+  if (outcome === 'timeout') {
+    // Still running: not a 2xx, so the service keeps the delivery and its retry hears the outcome
+    // (or runs the message again if this run fails or its process dies). The run goes on.
+    deps.early.add(webhookId, work);
+    waitUntil?.(work);
+    return IN_PROGRESS;
   }
   if (outcome === 'ok') return RECEIVED;
   // Handled by the instance that holds the conversation: this delivery's part is done.

@@ -1,14 +1,54 @@
+// Acknowledgement: a run past ackTimeoutMs is answered 409 delivery_in_progress (not a 2xx), so the
+// service keeps the delivery and its retry hears how the run ended: 200 duplicate once it succeeded,
+// the message run again once it failed. `ack: 'immediately'` answers 202 at once, by choice.
+import { type BotStore, createMemoryStore, type MessageContext } from 'agent-messaging';
 import { describe, expect, it, vi } from 'vitest';
-import { createLoop, gate, signedRequest, unknownEvent } from './harness.js';
+import { createLoop, gate, type Loop, signedRequest, unknownEvent } from './harness.js';
+
+/** The answers to message.received deliveries, in order. */
+const statuses = (loop: Loop) =>
+  loop.mock.deliveries.filter((d) => d.type === 'message.received').map((d) => d.status);
+const say = (loop: Loop, text: string) =>
+  loop.mock.postUserMessage(loop.conversationId, { user_id: loop.user.id, text });
+/** The texts of the replies the bot POSTed (the mock's request log, not the history). */
+const postedReplies = (loop: Loop, before: number) =>
+  loop.mock.requests
+    .slice(before)
+    .filter((entry) => entry.method === 'POST' && entry.path.endsWith('/messages'))
+    .map((entry) => (JSON.parse(entry.body ?? '{}') as { fallbackText?: string }).fallbackText);
+/** Runs the service's retries due 5 s after a 409, and waits for their answers and the bot's runs. */
+async function nextRetries(loop: Loop) {
+  await loop.mock.clock.advance(5);
+  await loop.mock.idle();
+  await loop.bot.idle();
+}
+
+/**
+ * A memory store that opens `refused` once a claim was refused (a retry met the run in flight), so
+ * a handler waiting on it ends only while that retry waits: no timing decides what the retry meets.
+ */
+function refusingStore() {
+  const inner = createMemoryStore();
+  const refused = gate();
+  const store: BotStore = {
+    ...inner,
+    admit: async (request) => {
+      const admitted = await (inner.admit as NonNullable<BotStore['admit']>)(request);
+      if (!admitted.claimed) refused.open();
+      return admitted;
+    },
+  };
+  return { store, refused };
+}
 
 describe('bot.fetch acknowledges within ackTimeoutMs', () => {
-  it('answers 202 when the handler outlives ackTimeoutMs, hands it to waitUntil, and completes it later', async () => {
+  it('answers 409 when the handler outlives ackTimeoutMs, hands it to waitUntil, and answers its redelivery 200 duplicate once done', async () => {
     const loop = await createLoop({ ackTimeoutMs: 20 });
     const release = gate();
-    let finished = false;
+    let runs = 0;
     loop.bot.onAny(async () => {
+      runs += 1;
       await release.opened;
-      finished = true;
     });
     const waited: Promise<unknown>[] = [];
     const receivers: unknown[] = [];
@@ -20,17 +60,20 @@ describe('bot.fetch acknowledges within ackTimeoutMs', () => {
     };
     const request = () => signedRequest(unknownEvent('evt_slow'), loop.secret);
     const response = await loop.bot.fetch(await request(), {}, executionCtx);
-    expect(response.status).toBe(202);
-    expect(finished).toBe(false);
+    expect(response.status).toBe(409);
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('delivery_in_progress');
     expect(waited).toHaveLength(1);
     // Workers throw "Illegal invocation" when waitUntil is called detached from its ctx.
     expect(receivers[0]).toBe(executionCtx);
-    // Still running: a retry now is a duplicate in flight.
+    // Still running through a redelivery's whole wait: 409 again, nothing run twice.
     expect((await loop.bot.fetch(await request())).status).toBe(409);
     release.open();
     await waited[0];
-    expect(finished).toBe(true);
-    expect((await loop.bot.fetch(await request())).status).toBe(200);
+    const after = await loop.bot.fetch(await request());
+    expect(after.status).toBe(200);
+    expect(await after.json()).toEqual({ received: true, duplicate: true });
+    expect(runs).toBe(1);
   });
 
   it("answers 202 at once with ack: 'immediately', before the handler ran to its end", async () => {
@@ -52,7 +95,7 @@ describe('bot.fetch acknowledges within ackTimeoutMs', () => {
     expect(finished).toBe(true);
   });
 
-  it('releases the claim of a handler that fails after an early 202, and reports it', async () => {
+  it("releases the claim of a handler that fails after ack: 'immediately', and reports it", async () => {
     const loop = await createLoop({ ack: 'immediately' });
     let attempts = 0;
     loop.bot.onAny(async () => {
@@ -66,5 +109,114 @@ describe('bot.fetch acknowledges within ackTimeoutMs', () => {
     await reported.opened;
     expect((await loop.bot.fetch(await request())).status).toBe(202);
     expect(attempts).toBe(2);
+  });
+});
+
+describe("the service's retry of a delivery answered past ackTimeoutMs", () => {
+  it('a slow handler that succeeds: 409, then the retry waits for the run and answers 200 duplicate; handled once', async () => {
+    const { store, refused } = refusingStore();
+    const loop = await createLoop({ store, ackTimeoutMs: 100 });
+    const handled: string[] = [];
+    loop.bot.on('message.received', async (ctx: MessageContext) => {
+      await refused.opened; // the run ends only once its retry met it in flight
+      handled.push(ctx.text);
+      await ctx.reply(`re: ${ctx.text}`);
+    });
+    const before = loop.mock.requests.length;
+    say(loop, 'slow');
+    await loop.mock.idle();
+    expect(statuses(loop)).toEqual([409]);
+    expect(handled).toEqual([]);
+    await nextRetries(loop);
+    expect(statuses(loop)).toEqual([409, 200]);
+    expect(handled).toEqual(['slow']);
+    expect(postedReplies(loop, before)).toEqual(['re: slow']);
+    expect((await loop.agentMessages()).map((m) => m.fallback_text)).toEqual(['re: slow']);
+  });
+
+  it('a slow handler that throws while the retry waits: the retry runs it again, one reply', async () => {
+    const { store, refused } = refusingStore();
+    const loop = await createLoop({ store, ackTimeoutMs: 100 });
+    loop.bot.onError(() => undefined);
+    let runs = 0;
+    loop.bot.on('message.received', async (ctx: MessageContext) => {
+      runs += 1;
+      if (runs === 1) {
+        await refused.opened; // fails only once its retry met it in flight
+        throw new Error('the model timed out');
+      }
+      await ctx.reply(`re: ${ctx.text}`);
+    });
+    const before = loop.mock.requests.length;
+    say(loop, 'flaky');
+    await loop.mock.idle();
+    expect(statuses(loop)).toEqual([409]);
+    await nextRetries(loop);
+    expect(statuses(loop)).toEqual([409, 200]);
+    expect(runs).toBe(2);
+    expect(postedReplies(loop, before)).toEqual(['re: flaky']);
+  });
+
+  it('a slow handler that throws after the 409, before any retry: the retry runs it, one reply', async () => {
+    const loop = await createLoop({ ackTimeoutMs: 50 });
+    const failed = gate();
+    loop.bot.onError(() => failed.open());
+    const release = gate();
+    let runs = 0;
+    loop.bot.on('message.received', async (ctx: MessageContext) => {
+      runs += 1;
+      if (runs === 1) {
+        await release.opened;
+        throw new Error('the process was redeployed');
+      }
+      await ctx.reply(`re: ${ctx.text}`);
+    });
+    const before = loop.mock.requests.length;
+    say(loop, 'lost before');
+    await loop.mock.idle();
+    release.open();
+    await failed.opened;
+    await loop.bot.idle();
+    expect(postedReplies(loop, before)).toEqual([]);
+    await nextRetries(loop);
+    expect(statuses(loop)).toEqual([409, 200]);
+    expect(runs).toBe(2);
+    expect(postedReplies(loop, before)).toEqual(['re: lost before']);
+  });
+
+  it('a message waiting behind another past ackTimeoutMs that then fails is run by its retry', async () => {
+    const loop = await createLoop({ ackTimeoutMs: 50 });
+    loop.bot.onError(() => undefined);
+    const first = gate();
+    const started = gate();
+    const handled: string[] = [];
+    let failedOnce = false;
+    loop.bot.on('message.received', async (ctx: MessageContext) => {
+      if (ctx.text === 'one') {
+        started.open();
+        await first.opened;
+      }
+      if (ctx.text === 'two' && !failedOnce) {
+        failedOnce = true;
+        throw new Error('two failed on its turn');
+      }
+      handled.push(ctx.text);
+      await ctx.reply(`re: ${ctx.text}`);
+    });
+    const before = loop.mock.requests.length;
+    say(loop, 'one');
+    await started.opened;
+    say(loop, 'two');
+    await loop.mock.idle();
+    // Both past ackTimeoutMs: 'one' running, 'two' waiting for the lock; neither answered a 2xx.
+    expect(statuses(loop)).toEqual([409, 409]);
+    first.open();
+    await loop.bot.idle();
+    expect(handled).toEqual(['one']);
+    await nextRetries(loop);
+    // 'one' was done (200 duplicate), 'two' ran again and succeeded.
+    expect(statuses(loop)).toEqual([409, 409, 200, 200]);
+    expect(handled).toEqual(['one', 'two']);
+    expect(postedReplies(loop, before)).toEqual(['re: one', 're: two']);
   });
 });

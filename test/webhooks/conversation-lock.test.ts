@@ -1,4 +1,4 @@
-// The conversation lock: a waiting delivery is answered in time (202) and handled later, two
+// The conversation lock: a waiting delivery is answered in time (409) and handled later, two
 // instances on one store keep one order, a lost lock or an expired lifetime fires ctx.signal.
 import { type BotStore, createBot, createMemoryStore, type MessageContext } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ const statuses = (loop: Loop) =>
   loop.mock.deliveries.filter((d) => d.type === 'message.received').map((d) => d.status);
 
 describe('the conversation lock', () => {
-  it('answers a delivery waiting for its conversation with 202 in time, handles it later, and bot.idle() waits for it', async () => {
+  it('answers a delivery waiting for its conversation with 409 in time, handles it later, and bot.idle() waits for it', async () => {
     const loop = await createLoop({ ackTimeoutMs: 50 });
     const first = gate();
     const started = gate();
@@ -26,13 +26,18 @@ describe('the conversation lock', () => {
     await started.opened;
     loop.mock.postUserMessage(loop.conversationId, { user_id: loop.user.id, text: 'two' });
     await loop.mock.idle();
-    // Both answered 202 (past ackTimeoutMs): the first running, the second waiting for the lock.
-    expect(statuses(loop)).toEqual([202, 202]);
+    // Both answered 409 (past ackTimeoutMs), not a 2xx: the first running, the second waiting for the lock.
+    expect(statuses(loop)).toEqual([409, 409]);
     expect(handled).toEqual([]);
     first.open();
     await loop.bot.idle();
     expect(handled).toEqual(['one', 'two']);
     expect((await loop.agentMessages()).map((m) => m.fallback_text)).toEqual(['re: one', 're: two']);
+    // The service's retries find both done: 200 duplicate, nothing run twice.
+    await loop.mock.clock.advance(5);
+    await loop.mock.idle();
+    expect(statuses(loop)).toEqual([409, 409, 200, 200]);
+    expect(handled).toEqual(['one', 'two']);
   });
 
   it('keeps one order across two instances sharing a store, deliveries alternating between them', async () => {

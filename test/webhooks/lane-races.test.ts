@@ -196,12 +196,17 @@ describe('per-conversation order, at its races', () => {
     armed = true;
     say(loop, 'm1');
     await died.opened;
-    await loop.mock.idle(); // answered 202 (ackTimeoutMs): a is stuck after m1
+    await loop.mock.idle(); // answered 409 (ackTimeoutMs): a is stuck after m1
     say(loop, 'm2'); // b finds m1 still queued behind a's expired lock, but done: it runs m2 only
     await loop.mock.idle();
     await other.idle();
     expect(handled).toEqual(['a:m1', 'b:m2']);
-    expect(statuses(loop)).toEqual([202, 200]);
+    expect(statuses(loop)).toEqual([409, 200]);
+    // m1's retry (to a, whose claim step still works) finds it done: 200 duplicate, not run again.
+    await loop.mock.clock.advance(5);
+    await loop.mock.idle();
+    expect(statuses(loop)).toEqual([409, 200, 200]);
+    expect(handled).toEqual(['a:m1', 'b:m2']);
     expect((await loop.agentMessages()).map((m) => m.fallback_text)).toEqual(['re: m1', 're: m2']);
   });
 });

@@ -1,6 +1,6 @@
 // The answers of toNodeHandler's direct door that carry more than a status: 409 for a webhook-id still
-// being handled carries `retry-after` (the service waits that long before its next attempt), and a
-// failed handler is 500 so the service retries. The node door writes these answers itself (no
+// being handled (past ackTimeoutMs, or its redelivery) carries `retry-after` (the service waits that
+// long before its next attempt), and a failed handler is 500 so the service retries. The node door writes these answers itself (no
 // Response), so each is compared with bot.fetch's over real HTTP, with the calls the bots made.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,9 +38,14 @@ const init = (delivery: RecordedDelivery) => ({
 });
 
 describe('toNodeHandler writes the answers with headers as bot.fetch does', () => {
-  it('409 with retry-after to a redelivery while the first is handled, then 200; one reply each', async () => {
-    const loop = await createLoop();
-    const other = createBot({ apiKey: loop.apiKey, webhookSecret: loop.secret, ...loop.connection });
+  it('409 with retry-after to a delivery still handled past ackTimeoutMs and to its redelivery, then 200 duplicate; one reply each', async () => {
+    const loop = await createLoop({ ackTimeoutMs: 50 });
+    const other = createBot({
+      apiKey: loop.apiKey,
+      webhookSecret: loop.secret,
+      ...loop.connection,
+      ackTimeoutMs: 50,
+    });
     const held = { fetch: gate(), node: gate() };
     const started = { fetch: gate(), node: gate() };
     const handler = (door: 'fetch' | 'node') => async (ctx: Parameters<Parameters<Bot['on']>[1]>[0]) => {
@@ -72,21 +77,28 @@ describe('toNodeHandler writes the answers with headers as bot.fetch does', () =
       body: { error: { code: 'delivery_in_progress', message: expect.any(String) } },
     });
     expect(againNode).toEqual(againFetch);
+    // The first attempts too: their handlers outlived ackTimeoutMs, so no 2xx yet.
+    expect(await answerOf(await firstFetch)).toEqual(againFetch);
+    expect(await answerOf(await firstNode)).toEqual(againFetch);
 
     // One after the other: both bots are one agent, so their replies share a key.
     held.fetch.open();
-    const doneFetch = await answerOf(await firstFetch);
+    await loop.bot.idle();
     held.node.open();
-    const doneNode = await answerOf(await firstNode);
+    await other.idle();
+    const doneFetch = await answerOf(
+      await loop.bot.fetch(new Request('http://bot.test/webhook', init(delivery))),
+    );
+    const doneNode = await answerOf(await fetch(url, init(delivery)));
     expect(doneFetch).toEqual({
       status: 200,
       type: 'application/json',
       retryAfter: null,
-      body: { received: true },
+      body: { received: true, duplicate: true },
     });
     expect(doneNode).toEqual(doneFetch);
 
-    // One reply per bot (the second replayed under the same key): the refused redelivery ran nothing.
+    // One reply per bot (the second replayed under the same key): the refused redeliveries ran nothing.
     const replies = loop.mock.requests
       .slice(before)
       .filter((entry) => entry.method === 'POST' && entry.path.endsWith('/messages'))
