@@ -122,6 +122,7 @@ export function createLanes(options: LaneOptions) {
     let unsubscribe: (() => Promise<void>) | undefined;
     try {
       let interrupted = false;
+      let requeued = false;
       // The first try of the lock was the admit's; when it won, nothing needs to wait (yet).
       let held = admitted ? await drain(conversationId, fresh, admitted) : 'busy';
       for (;;) {
@@ -130,7 +131,17 @@ export function createLanes(options: LaneOptions) {
         // dedupe record tells how: done (200), or failed (500: the service's retry runs it again).
         if (held === 'drained') {
           if (!dedupe.state) return 'elsewhere';
-          return (await dedupe.state(item.webhookId)) === 'done' ? 'ok' : 'failed';
+          const state = await dedupe.state(item.webhookId);
+          if (state !== 'in_flight' || requeued) return state === 'done' ? 'ok' : 'failed';
+          // Still our claim, yet our member is gone: a holder's run of the same message failed and
+          // freed the claim, we took it (a retry waiting on that run, retry-wait.ts), and its settle
+          // then removed the member we had queued again. Nobody runs it now: queue it once more.
+          requeued = true;
+          await store.enqueue(queueKey(conversationId), member, sequenceOf(item), queueTtl(options));
+          next?.cancel();
+          next = nextRelease(conversationId);
+          held = await drain(conversationId, undefined);
+          continue;
         }
         // This process answers for the claim while it waits: were it to die, the claim expires soon.
         letGo ??= dedupe.hold?.([item.webhookId]);
