@@ -6,35 +6,14 @@
 
 import { type Bot, type BotOptions, type BotStore, createBot, type MessageContext } from 'agent-messaging';
 import { createRedisStore } from 'agent-messaging/redis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { gate } from '../webhooks/harness.js';
 import { routedWorld } from './bot-world.js';
 import { cuttableProxy } from './cuttable-proxy.js';
-import { connectClient, startRedis, type TestRedis, uniquePrefix } from './redis-server.js';
+import { connectClient, redisForFile, uniquePrefix } from './redis-server.js';
 
-let redis: TestRedis;
-let raw: Awaited<ReturnType<typeof connectClient>>;
-const cleanups: (() => Promise<unknown>)[] = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-  raw = await connectClient(redis.url);
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
-});
-afterAll(async () => {
-  raw?.destroy();
-  await redis?.stop();
-});
-
-/** A gate the test opens by hand. */
-function gate() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { open, opened };
-}
+const file = redisForFile();
+const { cleanups } = file;
 
 /** How a test's instance differs: its Redis URL (a cuttable proxy), options, a wrapper of its store. */
 interface InstanceSetup {
@@ -71,7 +50,7 @@ async function twoInstances(first: (text: string) => 'a' | 'b' = () => 'a') {
   /** Each instance on its own connection (another process, as far as Redis can tell). */
   const instance = async (
     name: 'a' | 'b',
-    { url = redis.url, options = {}, wrap = (store) => store }: InstanceSetup = {},
+    { url = file.server.url, options = {}, wrap = (store) => store }: InstanceSetup = {},
   ) => {
     const client = await connectClient(url);
     const redisStore = createRedisStore({ client, prefix, timeoutMs: 500 });
@@ -118,6 +97,29 @@ async function twoInstances(first: (text: string) => 'a' | 'b' = () => 'a') {
   return { ...w, prefix, instance, refusedOnB, claimedOnB, say, attempts, retries, dedupeKey };
 }
 
+type Instances = Awaited<ReturnType<typeof twoInstances>>;
+
+/**
+ * m1 first reaches a, whose run throws once b's retry met it in flight; b runs that retry and
+ * replies. Answers who ran what, once the retries were answered.
+ */
+async function failsWhileRetryWaits(w: Instances, a: InstanceSetup = {}) {
+  const ran: string[] = [];
+  (await w.instance('a', a)).on('message.received', async (ctx) => {
+    ran.push(`a:${ctx.text}`);
+    await w.refusedOnB.opened;
+    throw new Error('the model timed out');
+  });
+  (await w.instance('b', PATIENT)).on('message.received', async (ctx) => {
+    ran.push(`b:${ctx.text}`);
+    await ctx.reply(`re ${ctx.text}`);
+  });
+  w.say('m1');
+  await w.mock.idle();
+  await w.retries();
+  return ran;
+}
+
 describe('a run past ackTimeoutMs, two instances on the Redis store', () => {
   it('answered 409 by a; the retry on b waits through the dedupe record and answers 200 duplicate; run once', async () => {
     const w = await twoInstances();
@@ -136,28 +138,13 @@ describe('a run past ackTimeoutMs, two instances on the Redis store', () => {
     expect(w.attempts('m1')).toEqual([409, 200]);
     expect(ran).toEqual(['a:m1']);
     expect(await w.replies()).toEqual(['re m1']);
-    expect(await raw.get(w.dedupeKey('m1'))).toBe('done');
+    expect(await file.raw.get(w.dedupeKey('m1'))).toBe('done');
   });
 
   it('a run on a that throws while the retry on b waits: b runs it, one reply', async () => {
     const w = await twoInstances();
-    const ran: string[] = [];
-    const a = await w.instance('a');
-    const b = await w.instance('b', PATIENT);
-    a.on('message.received', async (ctx) => {
-      ran.push(`a:${ctx.text}`);
-      await w.refusedOnB.opened;
-      throw new Error('the model timed out');
-    });
-    b.on('message.received', async (ctx) => {
-      ran.push(`b:${ctx.text}`);
-      await ctx.reply(`re ${ctx.text}`);
-    });
-    w.say('m1');
-    await w.mock.idle();
-    await w.retries();
+    expect(await failsWhileRetryWaits(w)).toEqual(['a:m1', 'b:m1']);
     expect(w.attempts('m1')).toEqual([409, 200]);
-    expect(ran).toEqual(['a:m1', 'b:m1']);
     expect(await w.replies()).toEqual(['re m1']);
   });
 
@@ -198,7 +185,7 @@ describe('a run past ackTimeoutMs, two instances on the Redis store', () => {
 
   it('a dies after its 409: its claim expires within lockTtlMs and a later retry on b runs the message', async () => {
     const w = await twoInstances();
-    const proxy = await cuttableProxy(new URL(redis.url));
+    const proxy = await cuttableProxy(new URL(file.server.url));
     cleanups.push(() => proxy.cut());
     const a = await w.instance('a', { url: proxy.url() });
     const b = await w.instance('b');
@@ -217,9 +204,9 @@ describe('a run past ackTimeoutMs, two instances on the Redis store', () => {
     await w.mock.idle();
     expect(w.attempts('m1')).toEqual([409]);
     // Redis drops a's claim (and its lock) once nobody renews them.
-    await expect.poll(() => raw.exists(w.dedupeKey('m1')), { interval: 20 }).toBe(0);
+    await expect.poll(() => file.raw.exists(w.dedupeKey('m1')), { interval: 20 }).toBe(0);
     await expect
-      .poll(() => raw.exists(`${w.prefix}lock:conversation:${w.seed.conversationId}`), { interval: 20 })
+      .poll(() => file.raw.exists(`${w.prefix}lock:conversation:${w.seed.conversationId}`), { interval: 20 })
       .toBe(0);
     await w.mock.clock.advance(5);
     await w.mock.idle();
@@ -231,34 +218,21 @@ describe('a run past ackTimeoutMs, two instances on the Redis store', () => {
 
   it("a retry that takes the claim a failed run freed before that run's settle removed the message: runs it", async () => {
     const w = await twoInstances();
-    const ran: string[] = [];
-    let failed = false;
+    let refused = false;
+    void w.refusedOnB.opened.then(() => {
+      refused = true;
+    });
     // a's settle after its failed run waits until b's retry took the freed claim (and queued m1
     // again, which that settle then removes): the race a retry polling the claim can meet.
     const wrap = (store: BotStore): BotStore => ({
       ...store,
       settle: async (request) => {
-        if (failed) await w.claimedOnB.opened;
+        if (refused) await w.claimedOnB.opened;
         return (store.settle as NonNullable<BotStore['settle']>)(request);
       },
     });
-    const a = await w.instance('a', { wrap });
-    const b = await w.instance('b', PATIENT);
-    a.on('message.received', async (ctx) => {
-      ran.push(`a:${ctx.text}`);
-      await w.refusedOnB.opened;
-      failed = true;
-      throw new Error('the model timed out');
-    });
-    b.on('message.received', async (ctx) => {
-      ran.push(`b:${ctx.text}`);
-      await ctx.reply(`re ${ctx.text}`);
-    });
-    w.say('m1');
-    await w.mock.idle();
-    await w.retries();
+    expect(await failsWhileRetryWaits(w, { wrap })).toEqual(['a:m1', 'b:m1']);
     expect(w.attempts('m1')).toEqual([409, 200]);
-    expect(ran).toEqual(['a:m1', 'b:m1']);
     expect(await w.replies()).toEqual(['re m1']);
   });
 });

@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { createClient } from 'redis';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 
 /** A running Redis and how to reach it. */
 export interface TestRedis {
@@ -83,3 +84,28 @@ export async function connectClient(url: string, options: { reconnect?: boolean 
 /** A key prefix no other test (or test file sharing REDIS_URL) uses. */
 export const uniquePrefix = (name: string) =>
   `test:${name}:${process.pid}:${Math.random().toString(36).slice(2, 8)}:`;
+
+/**
+ * The Redis of one test file, its raw client and its cleanups, set up by the vitest hooks this
+ * registers: the server started before the file's tests and stopped after them, `cleanups` run after
+ * each test (latest first, failures ignored). `server` and `raw` are read once the tests run.
+ */
+export function redisForFile() {
+  const file = {
+    server: undefined as unknown as TestRedis,
+    raw: undefined as unknown as Awaited<ReturnType<typeof connectClient>>,
+    cleanups: [] as (() => Promise<unknown>)[],
+  };
+  beforeAll(async () => {
+    file.server = await startRedis();
+    file.raw = await connectClient(file.server.url);
+  });
+  afterEach(async () => {
+    for (const cleanup of file.cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  });
+  afterAll(async () => {
+    file.raw?.destroy();
+    await file.server?.stop();
+  });
+  return file;
+}
