@@ -4,7 +4,7 @@
 // steps (sync-steps.ts) for the lanes' idle-conversation path.
 
 import type { BotStore, StoreLock, Unsubscribe } from './bot-store.js';
-import type { AdmitResult, SettleResult } from './compound.js';
+import type { AdmitRequest, AdmitResult, SettleResult } from './compound.js';
 import { registerSyncSteps, type SyncSteps } from './sync-steps.js';
 
 /** Options of {@link createMemoryStore}. */
@@ -127,23 +127,34 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     if (queue.members.size <= 1) return [...queue.members.keys()];
     return [...queue.members].sort((a, b) => a[1] - b[1]).map(([member]) => member);
   };
+  const hasMembers = (key: string) => {
+    const queue = queues.get(key);
+    return queue !== undefined && queue.expiresAt > now() && queue.members.size > 0;
+  };
   const publish = (channel: string, message: string) => {
     // Delivered after the publisher's turn, as a network store would deliver it.
     for (const listener of channels.get(channel) ?? []) queueMicrotask(() => listener(message));
   };
 
   // admit and settle as plain functions: the lanes call them synchronously (sync-steps.ts).
+  const admit = ({ claim, queue, lock }: AdmitRequest, idleLockTtlMs?: number): AdmitResult => {
+    if (claim && !setIfAbsent(claim.key, claim.value, claim.ttlMs)) {
+      return { claimed: false, current: live(claim.key)?.value };
+    }
+    // Idle (sync-steps.ts): nothing queued and the lock won; the member is not queued.
+    if (idleLockTtlMs !== undefined && !hasMembers(queue.key)) {
+      const held = acquireLock(lock.key, idleLockTtlMs);
+      if (held) return { claimed: true, lock: held, queued: [] };
+    }
+    enqueue(queue.key, queue.member, queue.score, queue.ttlMs);
+    const held = acquireLock(lock.key, lock.ttlMs);
+    return held
+      ? { claimed: true, lock: held, queued: readQueued(queue.key, []) }
+      : { claimed: true, lock: undefined };
+  };
   const steps: SyncSteps = {
-    admit({ claim, queue, lock }): AdmitResult {
-      if (claim && !setIfAbsent(claim.key, claim.value, claim.ttlMs)) {
-        return { claimed: false, current: live(claim.key)?.value };
-      }
-      enqueue(queue.key, queue.member, queue.score, queue.ttlMs);
-      const held = acquireLock(lock.key, lock.ttlMs);
-      return held
-        ? { claimed: true, lock: held, queued: readQueued(queue.key, []) }
-        : { claimed: true, lock: undefined };
-    },
+    admit,
+    enqueue,
     settle({ lock, lockTtlMs, queueTtlMs, marks, settled, queue, released }): SettleResult {
       for (const mark of marks) write(mark.key, mark.value, mark.ttlMs);
       if (heldLock(lock.key)?.value !== lock.token) return { outcome: 'lost' };
@@ -204,7 +215,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     },
 
     async admit(request) {
-      return steps.admit(request);
+      return admit(request);
     },
     async settle(request) {
       return steps.settle(request);

@@ -14,8 +14,15 @@ import type { AdmitRequest, AdmitResult, SettleRequest, SettleResult } from './c
 
 /** The steps of {@link BotStore.admit} and {@link BotStore.settle}, answered synchronously. @internal */
 export interface SyncSteps {
-  /** {@link BotStore.admit}, done and answered in this turn. */
-  admit(request: AdmitRequest): AdmitResult;
+  /**
+   * {@link BotStore.admit}, done and answered in this turn. With `idleLockTtlMs`, a conversation found
+   * idle (nothing queued, the lock free) has its lock taken for `idleLockTtlMs` and the member is not
+   * queued, answered as `queued: []`: its holder queues it only if it stops before settling it
+   * (`enqueue`), and settles with nothing to remove.
+   */
+  admit(request: AdmitRequest, idleLockTtlMs?: number): AdmitResult;
+  /** {@link BotStore.enqueue} in this turn. */
+  enqueue(key: string, member: string, score: number, ttlMs: number): void;
   /** {@link BotStore.settle}, done and answered in this turn. */
   settle(request: SettleRequest): SettleResult;
   /** {@link BotStore.renewLock} in this turn: `lock` kept `ttlMs` from now; `false` when it is not held. */

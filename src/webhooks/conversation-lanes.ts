@@ -87,15 +87,13 @@ export function createLanes(options: LaneOptions) {
       queue: { key: queueKey(conversationId), member, score: sequenceOf(item), ttlMs: queueTtl(options) },
       lock: { key: lockKey(conversationId), ttlMs: options.lockTtlMs },
     };
-    const admitted = steps ? steps.admit(request) : await admitWith(store, request);
+    const admitted = steps ? steps.admit(request, lockTtlForRun(options)) : await admitWith(store, request);
     if (!admitted.claimed) return { claim: dedupe.writes?.refused(admitted.current) ?? 'in_flight' };
     const { lock } = admitted;
-    // An idle conversation (the lock won, nothing queued before this message) on a synchronous store:
-    // run it now, holding the lock for the handler's lifetime (lane-fast-path.ts).
-    if (runIdle && steps && lock && admitted.queued.length === 1 && admitted.queued[0] === member) {
-      if (steps.extend(lock, lockTtlForRun(options))) {
-        return { claim: 'claimed', work: runIdle(item, member, lock) };
-      }
+    // An idle conversation on a synchronous store: the lock was taken for the handler's lifetime and
+    // the message not queued; it runs now (lane-fast-path.ts).
+    if (runIdle && lock && admitted.queued.length === 0) {
+      return { claim: 'claimed', work: runIdle(item, member, lock) };
     }
     const fresh = { member, until: Date.now() + options.lockTtlMs };
     return { claim: 'claimed', work: follow(item, member, fresh, lock ? admitted : undefined) };

@@ -1,12 +1,14 @@
 // A delivery to an idle conversation on a store with synchronous steps (the memory store, see
-// src/store/sync-steps.ts): its admit found nothing queued before it and won the lock, so it runs at
-// once, in the turn of its admit, and settles in the turn its handlers end. Between the two there is
-// no store promise, no wait bookkeeping and no renewal timer: the lock was taken for the handler's
-// whole lifetime (maxHandlerMs plus one TTL), since a lock in this process's memory cannot be lost
-// while the process lives. What stays as on the composed path: the handler's lifetime bound (its
-// signal fires with a TimeoutError past maxHandlerMs, and the conversation is given up one TTL later),
-// the done mark written in the settle that removes the message, a failed run removed without a mark
-// (the service's retry runs it), and the release only once a read found the queue empty. A message
+// src/store/sync-steps.ts): its admit found nothing queued and won the lock, so it runs at once, in
+// the turn of its admit, and settles in the turn its handlers end. Between the two there is no store
+// promise, no wait bookkeeping and no renewal timer: the lock was taken for the handler's whole
+// lifetime (maxHandlerMs plus one TTL), since a lock in this process's memory cannot be lost while
+// the process lives. Nor is the message queued while it runs: only its holder could read it there, and
+// a process that dies takes the store with it; a run that stops before its settle queues it then.
+// What stays as on the composed path: the handler's lifetime bound (its signal fires with a
+// TimeoutError past maxHandlerMs, the message is left queued and the conversation given up one TTL
+// later), the done mark written in the settle, a failed run settled without a mark (the service's
+// retry runs it), and the release only once a read found the queue empty. A message
 // queued while the handler ran makes the settle keep the lock; this holder then works through the
 // queue as any holder does (lane-holder.ts), renewal timer included, before its delivery is answered.
 
@@ -14,7 +16,7 @@ import type { StoreLock } from '../store/bot-store.js';
 import type { SyncSteps } from '../store/sync-steps.js';
 import { type BatchOutcome, type QueuedItem, type StopReason, stopError } from './batch.js';
 import type { LaneOptions } from './conversation-lanes.js';
-import { type createHolder, queueKey, queueTtl } from './lane-holder.js';
+import { type createHolder, queueKey, queueTtl, sequenceOf } from './lane-holder.js';
 
 /** What the fast path needs from its lanes. @internal */
 export interface FastPathDeps extends LaneOptions {
@@ -58,8 +60,9 @@ export function createFastPath(deps: FastPathDeps) {
       clearTimeout(lifetime);
     }
     if (stop !== undefined || outcome === 'store_failed') {
-      // As a holder that stopped: the message stays queued and the lock expires one TTL from now
+      // As a holder that stopped: the message is left queued and the lock expires one TTL from now
       // (when its renewals would have stopped), so no one mistakes what is queued for a fresh delivery.
+      steps.enqueue(queueKey(conversationId), member, sequenceOf(item), queueTtl(deps));
       steps.extend(lock, deps.lockTtlMs);
       return outcome;
     }
@@ -70,7 +73,7 @@ export function createFastPath(deps: FastPathDeps) {
         lockTtlMs: deps.lockTtlMs,
         queueTtlMs: queueTtl(deps),
         marks: outcome === 'ok' && dedupe.writes ? [dedupe.writes.done(item.webhookId)] : [],
-        settled: [member],
+        settled: [],
         queue: queueKey(conversationId),
         released: { channel: `released:${conversationId}`, message: '' },
       });

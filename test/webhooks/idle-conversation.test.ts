@@ -13,9 +13,11 @@ const statuses = (loop: Loop) =>
 const say = (loop: Loop, text: string) =>
   loop.mock.postUserMessage(loop.conversationId, { user_id: loop.user.id, text }).message;
 
-/** Turns the event loop until the conversation's queue holds `count` members. */
-async function queuedReach(store: ReturnType<typeof createMemoryStore>, loop: Loop, count: number) {
-  while ((await store.readQueued(`queue:${loop.conversationId}`)).length < count) {
+/** Turns the event loop until the conversation's queue holds a message with each of `texts`. */
+async function queuedReach(store: ReturnType<typeof createMemoryStore>, loop: Loop, texts: string[]) {
+  const holds = (queued: string[]) =>
+    texts.every((text) => queued.some((member) => member.includes(`"fallback_text":"${text}"`)));
+  while (!holds(await store.readQueued(`queue:${loop.conversationId}`))) {
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
@@ -43,8 +45,8 @@ describe("'queue' on an idle conversation of the memory store", () => {
     const posted = [say(loop, 'm1')];
     await firstStarted.opened;
     posted.push(say(loop, 'm2'), say(loop, 'm3'));
-    // m2 and m3 are queued behind m1, which is still running (and still queued until it is settled).
-    await queuedReach(store, loop, 3);
+    // m2 and m3 are queued behind m1, which is still running.
+    await queuedReach(store, loop, ['m2', 'm3']);
     expect(ran).toEqual(['m1']);
     first.open();
     await loop.mock.idle();
