@@ -76,9 +76,10 @@ describe('bot.fetch acknowledges within ackTimeoutMs', () => {
     expect(runs).toBe(1);
   });
 
-  it("answers 202 at once with ack: 'immediately', before the handler ran to its end", async () => {
+  it("answers 202 at once with ack: 'immediately', before the handler ran to its end, and 409 at once to a redelivery meanwhile", async () => {
     const waitUntil = vi.fn();
-    const loop = await createLoop({ ack: 'immediately', waitUntil });
+    // A wait of ackTimeoutMs would outlast the test: nothing here may wait for the handler.
+    const loop = await createLoop({ ack: 'immediately', ackTimeoutMs: 600_000, waitUntil });
     waitUntil.mockClear();
     const release = gate();
     let finished = false;
@@ -86,10 +87,13 @@ describe('bot.fetch acknowledges within ackTimeoutMs', () => {
       await release.opened;
       finished = true;
     });
-    const response = await loop.bot.fetch(await signedRequest(unknownEvent('evt_now'), loop.secret));
+    const request = () => signedRequest(unknownEvent('evt_now'), loop.secret);
+    const response = await loop.bot.fetch(await request());
     expect(response.status).toBe(202);
     expect(waitUntil).toHaveBeenCalledTimes(1);
     expect(finished).toBe(false);
+    // A redelivery while it runs: 409 at once, no wait for the run.
+    expect((await loop.bot.fetch(await request())).status).toBe(409);
     release.open();
     await waitUntil.mock.calls[0]?.[0];
     expect(finished).toBe(true);
