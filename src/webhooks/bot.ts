@@ -139,7 +139,7 @@ export function createBot(options: BotOptions): Bot {
     }, maxHandlerMs);
     (timer as { unref?: () => void }).unref?.();
     try {
-      return await runBatch(batchDeps, [{ event, webhookId }], controller.signal, () => stop);
+      return await runBatch(batchDeps, [{ webhookId, event }], controller.signal, () => stop);
     } finally {
       clearTimeout(timer);
     }
