@@ -127,6 +127,17 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     if (queue.members.size <= 1) return [...queue.members.keys()];
     return [...queue.members].sort((a, b) => a[1] - b[1]).map(([member]) => member);
   };
+  const listen = (channel: string, onMessage: (message: string) => void) => {
+    const listeners = channels.get(channel) ?? new Set<(message: string) => void>();
+    channels.set(channel, listeners);
+    // Each subscription is its own entry, even for the same function.
+    const listener = (message: string) => onMessage(message);
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0) channels.delete(channel);
+    };
+  };
   const hasMembers = (key: string) => {
     const queue = queues.get(key);
     return queue !== undefined && queue.expiresAt > now() && queue.members.size > 0;
@@ -170,6 +181,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
       return { outcome: 'released' };
     },
     extend: (lock, ttlMs) => renewLock(lock, ttlMs),
+    listen,
   };
 
   const store: BotStore = {
@@ -225,15 +237,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
       publish(channel, message);
     },
     async subscribe(channel, onMessage): Promise<Unsubscribe> {
-      const listeners = channels.get(channel) ?? new Set<(message: string) => void>();
-      channels.set(channel, listeners);
-      // Each subscription is its own entry, even for the same function.
-      const listener = (message: string) => onMessage(message);
-      listeners.add(listener);
-      return async () => {
-        listeners.delete(listener);
-        if (listeners.size === 0) channels.delete(channel);
-      };
+      const stop = listen(channel, onMessage);
+      return async () => stop();
     },
   };
   return registerSyncSteps(store, steps);

@@ -27,6 +27,8 @@ export interface SyncSteps {
   settle(request: SettleRequest): SettleResult;
   /** {@link BotStore.renewLock} in this turn: `lock` kept `ttlMs` from now; `false` when it is not held. */
   extend(lock: StoreLock, ttlMs: number): boolean;
+  /** {@link BotStore.subscribe} in this turn; the answer unsubscribes. */
+  listen(channel: string, onMessage: (message: string) => void): () => void;
 }
 
 const registry = new WeakMap<BotStore, SyncSteps>();

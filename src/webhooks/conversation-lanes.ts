@@ -70,8 +70,9 @@ export function createLanes(options: LaneOptions) {
   const { notifyReleased, nextRelease } = createReleaseWaiters();
 
   const drain = createHolder({ ...options, waiting, local, notifyReleased });
-  // The memory store's synchronous steps, for 'queue' (the other policies keep the composed path).
-  const steps = policy === 'queue' ? syncStepsOf(store) : undefined;
+  // The memory store's synchronous steps, for 'queue' and 'interrupt' ('debounce' waits before it
+  // reads the queue: it keeps the composed path).
+  const steps = policy === 'debounce' ? undefined : syncStepsOf(store);
   const runIdle = steps && createFastPath({ ...options, steps, drain, notifyReleased });
 
   /**

@@ -8,7 +8,8 @@
 // What stays as on the composed path: the handler's lifetime bound (its signal fires with a
 // TimeoutError past maxHandlerMs, the message is left queued and the conversation given up one TTL
 // later), the done mark written in the settle, a failed run settled without a mark (the service's
-// retry runs it), and the release only once a read found the queue empty. A message
+// retry runs it), the release only once a read found the queue empty, and under 'interrupt' a newer
+// message's signal (through the store's channel, as on the composed path) stopping the run. A message
 // queued while the handler ran makes the settle keep the lock; this holder then works through the
 // queue as any holder does (lane-holder.ts), renewal timer included, before its delivery is answered.
 
@@ -48,18 +49,31 @@ export function createFastPath(deps: FastPathDeps) {
     const conversationId = item.event.conversationId;
     const controller = new AbortController();
     let stop: StopReason | undefined;
-    const lifetime = setTimeout(() => {
-      stop = 'expired';
-      controller.abort(stopError('expired'));
-    }, deps.maxHandlerMs);
+    // The first reason wins, as on the composed path.
+    const abort = (reason: StopReason) => {
+      if (controller.signal.aborted) return;
+      stop = reason;
+      controller.abort(stopError(reason));
+    };
+    const lifetime = setTimeout(abort, deps.maxHandlerMs, 'expired');
     (lifetime as { unref?: () => void }).unref?.();
+    // 'interrupt': a newer message of the conversation (its waiter publishes its sequence) stops this run.
+    const sequence = sequenceOf(item);
+    const unlisten =
+      deps.policy === 'interrupt'
+        ? steps.listen(`interrupt:${conversationId}`, (message) => {
+            if (Number(message) > sequence) abort('interrupted');
+          })
+        : undefined;
     let outcome: BatchOutcome;
     try {
       outcome = await deps.runBatch([item], controller.signal, () => stop, deferDone);
     } finally {
       clearTimeout(lifetime);
+      unlisten?.();
     }
-    if (stop !== undefined || outcome === 'store_failed') {
+    // An interrupted run counts as done (the newer message answers instead): settled as any other.
+    if (stop === 'expired' || outcome === 'store_failed') {
       // As a holder that stopped: the message is left queued and the lock expires one TTL from now
       // (when its renewals would have stopped), so no one mistakes what is queued for a fresh delivery.
       steps.enqueue(queueKey(conversationId), member, sequenceOf(item), queueTtl(deps));

@@ -1,7 +1,8 @@
 // 'queue' on the memory store, for a conversation with nothing queued and its lock free: the delivery
 // runs in the turn of its admit and holds the lock for its handler's lifetime, with no renewal. The
 // rules that path must keep: what arrives meanwhile runs after it, in order; the lock holds past its
-// TTL while the handler runs; a failed or timed-out run is not marked done and its retry runs it.
+// TTL while the handler runs; a failed or timed-out run is not marked done and its retry runs it;
+// under 'interrupt', a newer message stops it.
 import { createMemoryStore, type MessageContext } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
 import { createLoop, gate, type Loop } from './harness.js';
@@ -144,6 +145,42 @@ describe("'queue' on an idle conversation of the memory store", () => {
     expect(runs).toBe(2);
     expect(statuses(loop)).toEqual([500, 200]);
     expect((await loop.agentMessages()).map((m) => m.fallback_text)).toEqual(['re: slow']);
+    expect(await store.readQueued(`queue:${loop.conversationId}`)).toEqual([]);
+  });
+
+  it("under 'interrupt', a newer message stops the idle conversation's run, which is done, not retried", async () => {
+    const store = createMemoryStore();
+    const loop = await createLoop({ store, concurrency: 'interrupt' });
+    const firstStarted = gate();
+    const reasons: string[] = [];
+    const ran: string[] = [];
+    loop.bot.on('message.received', async (ctx: MessageContext) => {
+      ran.push(ctx.text);
+      if (ctx.text === 'm1') {
+        firstStarted.open();
+        // A model still thinking: only the interruption ends it.
+        await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+        reasons.push((ctx.signal.reason as Error).name);
+        return;
+      }
+      await ctx.reply(`re: ${ctx.text}`);
+    });
+    say(loop, 'm1');
+    await firstStarted.opened;
+    const second = say(loop, 'm2');
+    await loop.mock.idle();
+    await loop.bot.idle();
+    expect(reasons).toEqual(['InterruptedError']);
+    expect(ran).toEqual(['m1', 'm2']);
+    expect(statuses(loop)).toEqual([200, 200]);
+    const firstId = loop.mock.deliveries.find((d) => d.type === 'message.received')?.event_id;
+    expect(await store.get(`dedupe:${firstId}`)).toBe('done');
+    // Nothing comes back: no retry runs m1 again.
+    await loop.mock.clock.advance(5);
+    await loop.mock.idle();
+    expect(ran).toEqual(['m1', 'm2']);
+    const replies = await loop.agentMessages();
+    expect(replies.map((m) => [m.fallback_text, m.reply_to?.message_id])).toEqual([['re: m2', second.id]]);
     expect(await store.readQueued(`queue:${loop.conversationId}`)).toEqual([]);
   });
 });
