@@ -55,10 +55,23 @@ export function createFastPath(deps: FastPathDeps) {
       stop = reason;
       controller.abort(stopError(reason));
     };
-    const lifetime = setTimeout(abort, deps.maxHandlerMs, 'expired');
+    const sequence = sequenceOf(item);
+    // As a holder that stopped: the message is left queued and the lock expires one TTL from now (when
+    // its renewals would have stopped), so the next holder runs it, and no one mistakes what is queued
+    // for a fresh delivery. Done when the lifetime runs out, whether or not the handler returns.
+    let left = false;
+    const leave = () => {
+      if (left) return;
+      left = true;
+      steps.enqueue(queueKey(conversationId), member, sequence, queueTtl(deps));
+      steps.extend(lock, deps.lockTtlMs);
+    };
+    const lifetime = setTimeout(() => {
+      abort('expired');
+      leave();
+    }, deps.maxHandlerMs);
     (lifetime as { unref?: () => void }).unref?.();
     // 'interrupt': a newer message of the conversation (its waiter publishes its sequence) stops this run.
-    const sequence = sequenceOf(item);
     const unlisten =
       deps.policy === 'interrupt'
         ? steps.listen(`interrupt:${conversationId}`, (message) => {
@@ -72,13 +85,20 @@ export function createFastPath(deps: FastPathDeps) {
       clearTimeout(lifetime);
       unlisten?.();
     }
-    // An interrupted run counts as done (the newer message answers instead): settled as any other.
-    if (stop === 'expired' || outcome === 'store_failed') {
-      // As a holder that stopped: the message is left queued and the lock expires one TTL from now
-      // (when its renewals would have stopped), so no one mistakes what is queued for a fresh delivery.
-      steps.enqueue(queueKey(conversationId), member, sequenceOf(item), queueTtl(deps));
-      steps.extend(lock, deps.lockTtlMs);
-      return outcome;
+    // An interrupted run counts as done (the newer message answers instead): settled as any other,
+    // unless its lifetime ran out too before it returned.
+    if (left || outcome === 'store_failed') {
+      leave();
+      if (outcome !== 'ok' || !dedupe.writes) return outcome;
+      // Interrupted, then past its lifetime: its done mark still counts, as on the composed path.
+      const mark = dedupe.writes.done(item.webhookId);
+      return deps.store.set(mark.key, mark.value, mark.ttlMs).then(
+        () => outcome,
+        (error: unknown) => {
+          deps.report(error);
+          return 'store_failed' as const;
+        },
+      );
     }
     let next: ReturnType<SyncSteps['settle']>;
     try {

@@ -183,4 +183,36 @@ describe("'queue' on an idle conversation of the memory store", () => {
     expect(replies.map((m) => [m.fallback_text, m.reply_to?.message_id])).toEqual([['re: m2', second.id]]);
     expect(await store.readQueued(`queue:${loop.conversationId}`)).toEqual([]);
   });
+
+  it('leaves the message of a handler that ignores its signal queued at maxHandlerMs; the next holder runs it', async () => {
+    let now = Date.now();
+    const store = createMemoryStore({ now: () => now });
+    const loop = await createLoop({ store, maxHandlerMs: 40, lockTtlMs: 1000, ackTimeoutMs: 50 });
+    const aborted = gate();
+    const hung = gate();
+    const runs: string[] = [];
+    loop.bot.on('message.received', async (ctx: MessageContext) => {
+      runs.push(ctx.text);
+      if (runs.length > 1) return ctx.reply(`re: ${ctx.text}`);
+      await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+      aborted.open();
+      await hung.opened; // never returns while the test looks
+    });
+    loop.bot.onError(() => undefined);
+    say(loop, 'm1');
+    await aborted.opened;
+    // Still running, yet queued again for the next holder, and the lock lives one TTL more.
+    expect((await store.readQueued(`queue:${loop.conversationId}`)).join()).toContain('"fallback_text":"m1"');
+    const lockKey = `conversation:${loop.conversationId}`;
+    now += 999;
+    expect(await store.acquireLock(lockKey, 1000)).toBeUndefined();
+    now += 2;
+    say(loop, 'm2');
+    await loop.mock.idle();
+    hung.open();
+    await loop.bot.idle();
+    expect(runs).toEqual(['m1', 'm1', 'm2']);
+    expect((await loop.agentMessages()).map((m) => m.fallback_text)).toEqual(['re: m1', 're: m2']);
+    expect(await store.readQueued(`queue:${loop.conversationId}`)).toEqual([]);
+  });
 });
