@@ -15,7 +15,10 @@
 //
 // The fast path folds those steps into two store calls (src/store/compound.ts): `admit` (claim,
 // enqueue, acquire, read) and `settle` (the done marks of what ran, its removal from the queue, then
-// the next read or, when empty, the release), one round trip each on a store that has them.
+// the next read or, when empty, the release), one round trip each on a store that has them. On the
+// memory store (synchronous steps, src/store/sync-steps.ts) a message to an idle conversation under
+// 'queue' or 'interrupt' runs in the turn of its admit and settles in the turn its run ends, holding
+// the lock for its lifetime without renewals (lane-fast-path.ts); what follows is for every other case.
 
 import type { BotStore, StoreLock } from '../store/bot-store.js';
 import { admitWith } from '../store/compound.js';
