@@ -59,19 +59,19 @@ async function rawBody(req: IncomingMessage, limit: number): Promise<ReadBody | 
 }
 
 /** The headers of a node:http request as the delivery reads them (names are lowercase there). */
-const headersOf = (req: IncomingMessage) => ({
-  get(name: string): string | undefined {
-    const value = req.headers[name];
-    return Array.isArray(value) ? value.join(', ') : value;
-  },
-});
+class NodeHeaders {
+  constructor(private readonly headers: IncomingMessage['headers']) {}
 
-/** Writes a delivery's JSON answer with its head in one write. */
-function writeAnswer(res: ServerResponse, { status, body, headers }: DeliveryAnswer): void {
-  const head = ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body))];
-  if (headers) for (const [name, value] of Object.entries(headers)) head.push(name, value);
-  res.writeHead(status, head);
-  res.end(body);
+  get(name: string): string | undefined {
+    const value = this.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+}
+
+/** Writes a delivery's JSON answer, its head (made once per answer) and body in one write. */
+function writeAnswer(res: ServerResponse, answer: DeliveryAnswer): void {
+  res.writeHead(answer.status, answer.head as string[]);
+  res.end(answer.body);
 }
 
 /**
@@ -86,6 +86,9 @@ export function toNodeHandler(bot: FetchHandler, options: NodeHandlerOptions = {
   // A bot of createBot takes the bytes and headers read here directly (no Request, no Response);
   // any other fetch handler, a bot whose fetch was replaced, and any method but POST go through Fetch.
   const door = (bot as { [DELIVER]?: DeliverDoor })[DELIVER];
+  // The last Host and target that made a URL: a server sees the same one on every delivery.
+  let knownHost: string | undefined;
+  let knownUrl: string | undefined;
   return async (req, res, next) => {
     try {
       const body = await rawBody(req, maxBodyBytes);
@@ -97,12 +100,18 @@ export function toNodeHandler(bot: FetchHandler, options: NodeHandlerOptions = {
       }
       let request: Request;
       try {
-        const origin = originOf(req);
-        // What Fetch could not make a URL of (a bad port, a broken IPv6 host) is refused below by toRequest.
         const url = req.url ?? '';
         const direct = door && bot.fetch === door.fetch && req.method === 'POST' && url.startsWith('/');
+        const { host } = req.headers;
+        if (direct && host !== undefined && host === knownHost && url === knownUrl) {
+          return writeAnswer(res, await door.deliver(body.bytes, new NodeHeaders(req.headers)));
+        }
+        const origin = originOf(req);
+        // What Fetch could not make a URL of (a bad port, a broken IPv6 host) is refused below by toRequest.
         if (direct && URL.canParse(origin + url)) {
-          return writeAnswer(res, await door.deliver(body.bytes, headersOf(req)));
+          knownHost = host;
+          knownUrl = url;
+          return writeAnswer(res, await door.deliver(body.bytes, new NodeHeaders(req.headers)));
         }
         request = toRequest(req, origin, body.bytes);
       } catch (error) {

@@ -9,6 +9,7 @@ import { checkOptions, createClient } from './bot-options.js';
 import type { Bot, BotErrorInfo, BotOptions } from './bot-types.js';
 import { createKindCache } from './conversation-kind.js';
 import { type Admission, createLanes, type LaneOutcome } from './conversation-lanes.js';
+import { createDeadlines } from './deadlines.js';
 import { DELIVER, type DeliverDoor, deliver, handleDelivery } from './delivery.js';
 import { createRun } from './handler-run.js';
 import type { WebhookHeaders } from './raw-input.js';
@@ -27,6 +28,18 @@ export const DEFAULT_LOCK_TTL_MS = 30_000;
 export const DEFAULT_MAX_HANDLER_MS = 10 * 60 * 1000;
 /** How long 'debounce' gathers messages before one handler answers them together. */
 export const DEFAULT_DEBOUNCE_MS = 1000;
+
+/** A run of 'concurrent' (or of an event of no conversation) and why it was stopped, if it was. */
+interface AloneRun {
+  controller: AbortController;
+  stop: StopReason | undefined;
+}
+
+/** Past maxHandlerMs: the run's signal fires and its delivery is not recorded as handled. */
+function expireRun(run: AloneRun): void {
+  run.stop = 'expired';
+  run.controller.abort(stopError('expired'));
+}
 
 /**
  * A bot: verified webhooks, typed handlers, replies from a handler. Serve `bot.fetch` on any
@@ -98,10 +111,19 @@ export function createBot(options: BotOptions): Bot {
         });
 
   // Every handler run the bot started, for bot.idle(): a delivery answered early still counts.
-  const running = new Set<Promise<unknown>>();
+  // A count and the idle() calls waiting for it to reach zero: no set entry or closure per delivery.
+  let running = 0;
+  let idleWaiters: (() => void)[] = [];
+  const settled = () => {
+    running -= 1;
+    if (running > 0 || idleWaiters.length === 0) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const wake of waiters) wake();
+  };
   const track = (work: Promise<LaneOutcome>) => {
-    running.add(work);
-    void work.finally(() => running.delete(work));
+    running += 1;
+    work.then(settled, settled);
     return work;
   };
 
@@ -129,19 +151,16 @@ export function createBot(options: BotOptions): Bot {
     return { claim, work: track(work) };
   };
 
-  // 'concurrent', and events of no conversation: run at once, with the same lifetime bound.
+  // 'concurrent', and events of no conversation: run at once, with the same lifetime bound (one
+  // timer for every run of the bot, deadlines.ts; it never keeps the process alive, as before).
+  const lifetimes = createDeadlines(maxHandlerMs, false);
   const runAlone = async (event: WebhookEvent, webhookId: string) => {
-    const controller = new AbortController();
-    let stop: StopReason | undefined;
-    const timer = setTimeout(() => {
-      stop = 'expired';
-      controller.abort(stopError('expired'));
-    }, maxHandlerMs);
-    (timer as { unref?: () => void }).unref?.();
+    const run: AloneRun = { controller: new AbortController(), stop: undefined };
+    const deadline = lifetimes.add(expireRun, run);
     try {
-      return await runBatch(batchDeps, [{ webhookId, event }], controller.signal, () => stop);
+      return await runBatch(batchDeps, [{ webhookId, event }], run.controller.signal, () => run.stop);
     } finally {
-      clearTimeout(timer);
+      lifetimes.remove(deadline);
     }
   };
 
@@ -151,12 +170,14 @@ export function createBot(options: BotOptions): Bot {
     ...(options.toleranceSec === undefined ? {} : { toleranceSec: options.toleranceSec }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
+  const ackTimeoutMs = options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS;
   const deps = {
     verify: (bytes: Uint8Array, headers: WebhookHeaders) => verifyPrepared(bytes, headers, verification),
     // The deprecated `dedupe` option still wins for dedupe when given; everything else uses the store.
     dedupe,
     ack: options.ack ?? 'after-handler',
-    ackTimeoutMs: options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS,
+    ackTimeoutMs,
+    acks: createDeadlines(ackTimeoutMs, true),
     early: createEarlyRuns(),
     admit,
     report,
@@ -196,7 +217,7 @@ export function createBot(options: BotOptions): Bot {
       return bot;
     },
     async idle() {
-      while (running.size > 0) await Promise.allSettled([...running]);
+      while (running > 0) await new Promise<void>((wake) => idleWaiters.push(wake));
     },
     fetch: (request, _env, executionCtx) => {
       const fromCtx = executionCtx?.waitUntil;

@@ -16,23 +16,32 @@ export interface Addressing {
 
 const MAX_REMEMBERED = 10_000;
 
-/** Answers the addressing of a message, asking the service at most once per conversation. @internal */
+// The three answers there are, made once (the context copies their fields).
+const IN_GROUP: Addressing = Object.freeze({ mentioned: false, isGroup: true, isDirect: false });
+const NAMED_IN_GROUP: Addressing = Object.freeze({ mentioned: true, isGroup: true, isDirect: false });
+const NAMED_DIRECT: Addressing = Object.freeze({ mentioned: true, isGroup: false, isDirect: true });
+
+/**
+ * Answers the addressing of a message, asking the service at most once per conversation: at once
+ * when nothing needs asking (the usual case), a promise when the service is asked. @internal
+ */
 export function createKindCache(client: AgentClient) {
   const kinds = new Map<string, string>();
-  return async (event: MessageReceivedEvent): Promise<Addressing> => {
+  const ask = async (conversationId: string): Promise<Addressing> => {
+    const { conversation } = await client.conversations.retrieve(conversationId);
+    // The agent's read shape has a counterpart user in a one-to-one conversation, none in a group.
+    // `kind` is not in SPEC's agent read shape: read it if a service sends it anyway.
+    const shown = (conversation as { kind?: unknown }).kind;
+    const kind = typeof shown === 'string' ? shown : conversation.counterpart_user ? 'agent' : 'group';
+    if (kinds.size >= MAX_REMEMBERED) kinds.delete(kinds.keys().next().value ?? '');
+    kinds.set(conversationId, kind);
+    return kind === 'group' ? NAMED_IN_GROUP : NAMED_DIRECT;
+  };
+  return (event: MessageReceivedEvent): Addressing | Promise<Addressing> => {
     const mentioned = (event.message.invoked_agents ?? []).includes(event.agentId);
-    if (!mentioned) return { mentioned, isGroup: true, isDirect: false };
-    let kind = kinds.get(event.conversationId);
-    if (kind === undefined) {
-      const { conversation } = await client.conversations.retrieve(event.conversationId);
-      // The agent's read shape has a counterpart user in a one-to-one conversation, none in a group.
-      // `kind` is not in SPEC's agent read shape: read it if a service sends it anyway.
-      const shown = (conversation as { kind?: unknown }).kind;
-      kind = typeof shown === 'string' ? shown : conversation.counterpart_user ? 'agent' : 'group';
-      if (kinds.size >= MAX_REMEMBERED) kinds.delete(kinds.keys().next().value ?? '');
-      kinds.set(event.conversationId, kind);
-    }
-    const isGroup = kind === 'group';
-    return { mentioned, isGroup, isDirect: !isGroup };
+    if (!mentioned) return IN_GROUP;
+    const kind = kinds.get(event.conversationId);
+    if (kind === undefined) return ask(event.conversationId);
+    return kind === 'group' ? NAMED_IN_GROUP : NAMED_DIRECT;
   };
 }

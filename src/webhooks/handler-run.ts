@@ -14,7 +14,8 @@ export interface RunDeps {
   store: BotStore;
   typingRenewMs: number | undefined;
   dispatch(ctx: EventContext): Promise<void>;
-  addressing(event: MessageReceivedEvent): Promise<Addressing>;
+  /** At once when known, a promise when the service must be asked. */
+  addressing(event: MessageReceivedEvent): Addressing | Promise<Addressing>;
   warn(message: string, fields: Record<string, unknown>): void;
   /** Wraps the dispatch of a message with per-conversation state (sessions); optional. */
   around?(ctx: MessageContext, run: () => Promise<void>): Promise<void>;
@@ -32,6 +33,7 @@ export function createRun(deps: RunDeps) {
       return;
     }
     const received = event as MessageReceivedEvent;
+    const known = deps.addressing(received);
     const made = createMessageContext({
       event: received,
       webhookId,
@@ -39,7 +41,7 @@ export function createRun(deps: RunDeps) {
       store: deps.store,
       signal,
       batch: items.map((item) => (item.event as MessageReceivedEvent).message),
-      addressing: await deps.addressing(received),
+      addressing: known instanceof Promise ? await known : known,
       typingRenewMs: deps.typingRenewMs,
       // Sessions are the one `around` step: without it no state is loaded, and ctx.session says so.
       sessions: deps.around !== undefined,

@@ -69,6 +69,12 @@ export function storeDeduper(
   const holds = new Map<string, number>();
   let timer: ReturnType<typeof setInterval> | undefined;
   const renewAll = () => {
+    // Stopped here rather than when the last hold goes: a bot that handles each delivery within one
+    // turn would otherwise start and clear an interval per delivery.
+    if (holds.size === 0 && timer) {
+      clearInterval(timer);
+      timer = undefined;
+    }
     for (const id of holds.keys()) {
       store.compareAndSet(key(id), 'in_flight', 'in_flight', inFlightMs).catch(report);
     }
@@ -77,10 +83,6 @@ export function storeDeduper(
     const count = (holds.get(id) ?? 1) - 1;
     if (count > 0) holds.set(id, count);
     else holds.delete(id);
-    if (holds.size === 0 && timer) {
-      clearInterval(timer);
-      timer = undefined;
-    }
   };
   return {
     writes: {

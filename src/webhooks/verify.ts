@@ -138,15 +138,36 @@ export async function verifyWebhook(
 }
 
 /**
+ * The `v1` signatures of a `webhook-signature` header. Several may be sent (the sender rotating its
+ * secret): `v1,<b64> v1,<b64>`; a repeated header joined by a runtime as `a, b` leaves a trailing
+ * comma, dropped here.
+ */
+function v1Signatures(raw: string): string[] {
+  // The usual header, one signature and nothing else, without the split and its arrays.
+  if (!ANY_SPACE.test(raw) && raw.charCodeAt(raw.length - 1) !== COMMA) {
+    return raw.startsWith('v1,') ? [raw.slice(3)] : [];
+  }
+  return raw
+    .split(/\s+/)
+    .map((token) => token.replace(/,+$/, ''))
+    .filter((token) => token.startsWith('v1,'))
+    .map((token) => token.slice(3));
+}
+const ANY_SPACE = /\s/;
+const COMMA = 44;
+
+/**
  * The one verification path, of {@link verifyWebhook} and of the bot (which prepares once): the
  * clock, the headers, the timestamp, the signature over the raw bytes, then the JSON and its shape.
+ * Synchronous when every signer is (node:crypto), so a delivery on Node waits for no turn of the
+ * event loop here; a promise when one signs with Web Crypto.
  * @internal
  */
-export async function verifyPrepared(
+export function verifyPrepared(
   bytes: Uint8Array,
   headers: WebhookHeaders,
   prepared: PreparedVerification,
-): Promise<VerifiedDelivery> {
+): VerifiedDelivery | Promise<VerifiedDelivery> {
   const { toleranceSec } = prepared;
   const nowSec = prepared.now === undefined ? Math.floor(Date.now() / 1000) : clockSeconds(prepared.now);
 
@@ -163,21 +184,32 @@ export async function verifyPrepared(
   }
 
   const timestamp = readTimestamp(rawTimestamp, nowSec, toleranceSec);
-
-  // Several signatures may be sent (the sender rotating its secret): `v1,<b64> v1,<b64>`.
-  // A repeated header joined by a runtime as `a, b` leaves a trailing comma, dropped here.
-  const candidates = rawSignature
-    .split(/\s+/)
-    .map((token) => token.replace(/,+$/, ''))
-    .filter((token) => token.startsWith('v1,'))
-    .map((token) => token.slice(3));
-  let matched = false;
-  for (const sign of prepared.signers) {
+  const candidates = v1Signatures(rawSignature);
+  const { signers } = prepared;
+  const expected: (string | Promise<string>)[] = [];
+  let pending = false;
+  for (const sign of signers) {
     const signed = sign(id, timestamp, bytes);
-    // node:crypto signs at once: no extra turn of the event loop for it.
-    const expected = typeof signed === 'string' ? signed : await signed;
-    // No early exit: every candidate is compared against every secret.
-    for (const candidate of candidates) matched = timingSafeEqual(candidate, expected) || matched;
+    if (typeof signed !== 'string') pending = true;
+    expected.push(signed);
+  }
+  if (pending) {
+    return Promise.all(expected).then((signatures) => verifiedBody(bytes, id, candidates, signatures));
+  }
+  return verifiedBody(bytes, id, candidates, expected as string[]);
+}
+
+/** The delivery once its expected signatures are known: the signature checked, then the JSON. */
+function verifiedBody(
+  bytes: Uint8Array,
+  id: string,
+  candidates: readonly string[],
+  signatures: readonly string[],
+): VerifiedDelivery {
+  let matched = false;
+  // No early exit: every candidate is compared against every secret.
+  for (const signature of signatures) {
+    for (const candidate of candidates) matched = timingSafeEqual(candidate, signature) || matched;
   }
   if (!matched) {
     throw new WebhookVerificationError(

@@ -67,6 +67,22 @@ describe('verifyWebhook', () => {
     await expect(verifyWebhook(body, headers, { secret, now })).resolves.toBeDefined();
   });
 
+  it('reads one signature however a runtime hands it over: alone, joined with a comma, padded with blanks', async () => {
+    const body = testEventBody();
+    const signed = await sign(body, secret);
+    const one = signed['webhook-signature'];
+    for (const given of [one, `${one},`, `${one}, `, ` ${one}`, `\t${one}\t`, `v1,bm90IGl0,\t${one}`]) {
+      const headers = { ...signed, 'webhook-signature': given };
+      await expect(verifyWebhook(body, headers, { secret, now })).resolves.toBeDefined();
+    }
+    for (const glued of [`${one}${one}`, `${one}v1,bm90IGl0`, `x${one}`, one.replace('v1,', 'V1,')]) {
+      const headers = { ...signed, 'webhook-signature': glued };
+      expect((await rejection(verifyWebhook(body, headers, { secret, now }))).code).toBe(
+        'no_matching_signature',
+      );
+    }
+  });
+
   it('accepts the timestamp exactly at the tolerance and refuses one second past it', async () => {
     const body = testEventBody();
     for (const timestamp of [NOW_SEC - 300, NOW_SEC + 300]) {
