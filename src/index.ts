@@ -135,29 +135,29 @@ export {
   StoreUnavailableError,
   type Unsubscribe,
 } from './store/index.js';
-// Streaming
-export {
-  type CoalesceOptions,
-  DEFAULT_COALESCE,
-  DEFAULT_IDLE_TIMEOUT_MS,
-  DEFAULT_INTERRUPTED_NOTE,
-  MessageStream,
-  type MessageStreamOptions,
-  type ReplyLedger,
-  ReplyMismatchError,
-  type ReplyOptions,
-  type ReplyOutcome,
-  type ReplyResult,
-  type ReplySource,
-  type ReplyTransport,
-  ReplyWriter,
-  type StreamBody,
-  type StreamedBlock,
-  type StreamedMessage,
-  type StreamOptions,
-  storeLedger,
-  supportsStreamedBodies,
+// Streaming. Each value comes from the module that holds it, never through a barrel (types may: they
+// are erased): esbuild's code splitting gives a module this entry re-exports from to the first chunk,
+// with every part of it any chunk uses (bench/bundle-size.mjs), so those modules stay small.
+export { DEFAULT_COALESCE, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_INTERRUPTED_NOTE } from './streaming/defaults.js';
+export type {
+  CoalesceOptions,
+  MessageStreamOptions,
+  ReplyLedger,
+  ReplyOptions,
+  ReplyOutcome,
+  ReplyResult,
+  ReplySource,
+  ReplyTransport,
+  StreamBody,
+  StreamedBlock,
+  StreamedMessage,
+  StreamOptions,
 } from './streaming/index.js';
+export { MessageStream } from './streaming/message-stream.js';
+export { ReplyMismatchError } from './streaming/reply-mismatch-error.js';
+export { ReplyWriter } from './streaming/reply-writer.js';
+export { storeLedger } from './streaming/store-ledger.js';
+export { supportsStreamedBodies } from './streaming/streamed-bodies.js';
 // Webhooks and bots
 export {
   type Bot,

@@ -6,10 +6,7 @@ import { failureDetail, type ModelSourceKind, ModelStreamError } from './model-s
 import { chatDecoder, isChatChunk } from './openai-chat.js';
 import { isResponsesEvent, responsesDecoder } from './openai-responses.js';
 import { type Decoder, record } from './stream-pieces.js';
-
-/** What toTextStream accepts, in the words of its errors. @internal */
-export const EXPECTED_SOURCES =
-  'an AsyncIterable<string>, an OpenAI chat-completions or Responses stream, an AI SDK streamText result or its fullStream, or an Anthropic MessageStream or its events';
+import { EXPECTED_SOURCES } from './to-text-stream.js';
 
 /** A decoder for the kind an event shows, or undefined for an event every kind may send (a ping). @internal */
 export function decoderFor(

@@ -1,16 +1,26 @@
 // toTextStream: any model stream a bot is likely to hold, as plain text deltas. Detected by shape,
-// so the SDK depends on no model package at run time.
+// so the SDK depends on no model package at run time. This module holds the checks, made when the
+// call is; the decoders (text-pieces.ts) load with the first piece read, unless a reply loaded them
+// already: the main entry exports toTextStream, and a bundler that splits by module (esbuild) would
+// bring every model's decoder up front with it.
 import { ValidationError } from '../core/errors.js';
-import { anthropicSnapshot, isMessageStream, type MessageStreamLike } from './message-stream-like.js';
-import { type ModelSourceKind, ModelStreamError } from './model-stream-error.js';
-import { decoderFor, EXPECTED_SOURCES } from './source-kind.js';
-import {
-  type Decoder,
-  type ModelStopReason,
-  type Piece,
-  record,
-  type ToolCallInfo,
-} from './stream-pieces.js';
+import { loadOnUse } from '../core/load-on-use.js';
+import { isMessageStream } from './message-stream-like.js';
+import { record, type ToolCallInfo } from './stream-pieces.js';
+
+type TextPieces = typeof import('./text-pieces.js');
+
+// The decoders once loaded: a stream read after that has no extra step per piece.
+let textPieces: TextPieces | undefined;
+
+/** Hands the loaded decoders over, so streams from here on start without a load. @internal */
+export function useTextPieces(loaded: TextPieces): void {
+  textPieces ??= loaded;
+}
+
+/** What toTextStream accepts, in the words of its errors. @internal */
+export const EXPECTED_SOURCES =
+  'an AsyncIterable<string>, an OpenAI chat-completions or Responses stream, an AI SDK streamText result or its fullStream, or an Anthropic MessageStream or its events';
 
 /** Anything toTextStream reads: text chunks, a model SDK's stream, or an AI SDK `streamText` result. */
 export type ModelStreamSource =
@@ -44,7 +54,9 @@ const CONTEXT = 'toTextStream';
 // empty reply (a generator that is done) or a hang (a MessageStream that already ended).
 const read = new WeakSet<object>();
 
-const invalid = (message: string, field = 'source') => new ValidationError([{ field, message }], CONTEXT);
+/** A ValidationError of toTextStream naming `field`. @internal */
+export const invalid = (message: string, field = 'source') =>
+  new ValidationError([{ field, message }], CONTEXT);
 
 /**
  * Turns a model stream into its text deltas: `AsyncIterable<string>`; an OpenAI chat-completions
@@ -85,96 +97,22 @@ export function toTextStream(
     throw invalid('is an Anthropic MessageStream that already ended: pass it before reading it');
   }
   read.add(iterable);
-  return pieces(iterable as AsyncIterable<unknown> | Iterable<unknown>, onToolCall, truncatedNote);
+  const events = iterable as AsyncIterable<unknown> | Iterable<unknown>;
+  if (textPieces !== undefined) return textPieces.pieces(events, onToolCall, truncatedNote);
+  return loadedPieces(events, onToolCall, truncatedNote);
+}
+
+// The decoders are loaded by the first `next()`; a failed load is a ConnectionError, and not kept.
+async function* loadedPieces(
+  events: AsyncIterable<unknown> | Iterable<unknown>,
+  onToolCall: TextStreamOptions['onToolCall'],
+  truncatedNote: string,
+): AsyncGenerator<string> {
+  // They come with the reply module (no chunk of their own for a bundler to split apart).
+  textPieces ??= (await loadOnUse(() => import('../streaming/pipe-reply.js'), CONTEXT)).textPieces;
+  yield* textPieces.pieces(events, onToolCall, truncatedNote);
 }
 
 async function* single(text: string): AsyncGenerator<string> {
   yield text;
-}
-
-async function* pieces(
-  iterable: AsyncIterable<unknown> | Iterable<unknown>,
-  onToolCall: TextStreamOptions['onToolCall'],
-  truncatedNote: string,
-): AsyncGenerator<string> {
-  let kind: ModelSourceKind | undefined;
-  let decode: Decoder | undefined;
-  const out: Piece[] = [];
-  const ending: Ending = { wroteText: false, cutShort: undefined };
-  let index = 0;
-  if (isMessageStream(iterable)) {
-    // An event-emitting stream (Anthropic's MessageStream, openai's runners) hands its iterator only
-    // the events after the iterator is made, and never settles one made after it failed: its
-    // failure is read first, and what came before is in its snapshot, read in the same tick.
-    if (iterable.errored) await iterable.done();
-    const events = (iterable as MessageStreamLike)[Symbol.asyncIterator]();
-    const earlier = anthropicSnapshot(iterable);
-    iterable = { [Symbol.asyncIterator]: () => events };
-    for (const event of earlier) {
-      if (decode === undefined) ({ kind, decode } = decoderFor(event, 0) ?? {});
-      decode?.(event, out);
-    }
-  }
-  try {
-    for await (const event of iterable) {
-      if (kind === 'text' || (kind === undefined && typeof event === 'string')) {
-        kind = 'text';
-        if (typeof event !== 'string') {
-          throw invalid(
-            `yielded a ${event === null ? 'null' : typeof event} at index ${index} after strings`,
-          );
-        }
-        index += 1;
-        if (event !== '') yield event;
-        continue;
-      }
-      if (decode === undefined) {
-        const chosen = decoderFor(event, index);
-        kind = chosen?.kind;
-        decode = chosen?.decode;
-      }
-      index += 1;
-      decode?.(event, out);
-      yield* drain(out, onToolCall, ending);
-    }
-    yield* drain(out, onToolCall, ending);
-  } catch (error) {
-    throw consumedError(error) ?? error;
-  }
-  if (ending.cutShort === undefined) return;
-  if (!ending.wroteText) {
-    const why = ending.cutShort === 'length' ? 'its output limit' : 'a content filter';
-    throw new ModelStreamError(kind ?? 'text', `the model stopped at ${why} before writing any text`);
-  }
-  if (truncatedNote !== '') yield truncatedNote;
-}
-
-/** How the model's answer ended so far: a stop that cut it short counts only if no text followed. */
-interface Ending {
-  wroteText: boolean;
-  cutShort: ModelStopReason | undefined;
-}
-
-async function* drain(
-  out: Piece[],
-  onToolCall: TextStreamOptions['onToolCall'],
-  ending: Ending,
-): AsyncGenerator<string> {
-  while (out.length > 0) {
-    const piece = out.shift() as Piece;
-    if (typeof piece === 'string') {
-      ending.wroteText = true;
-      ending.cutShort = undefined;
-      yield piece;
-    } else if ('cutShort' in piece) ending.cutShort = piece.cutShort;
-    else await onToolCall?.(piece);
-  }
-}
-
-// The openai package refuses a second read of its Stream with a plain error: name it as bad input.
-function consumedError(error: unknown): ValidationError | undefined {
-  if (error instanceof Error && error.message.startsWith('Cannot iterate over a consumed stream')) {
-    return invalid('was already read: a stream can be read once (use its .tee())');
-  }
-  return undefined;
 }

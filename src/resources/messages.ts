@@ -33,7 +33,7 @@ const onFirstUse = <T>(load: () => Promise<T>, operation: string) => {
     return loaded;
   };
 };
-const messageStream = onFirstUse(() => import('../streaming/message-stream.js'), 'messages.stream');
+const messageStream = onFirstUse(() => import('../streaming/open-message-stream.js'), 'messages.stream');
 const replyStart = onFirstUse(() => import('../streaming/reply-start.js'), 'messages.startReply');
 const pipeReplyModule = onFirstUse(() => import('../streaming/pipe-reply.js'), 'messages.reply');
 

@@ -1,19 +1,31 @@
-// `messages.stream()`: the streaming send, and its answer read as a MessageStream of typed events.
-import { AgentMessagingError, ConnectionError, InvalidResponseError } from '../core/errors.js';
-import type { Transport } from '../core/transport.js';
-import { pathId } from '../core/validate.js';
-import { ConversationId } from '../schemas/common.js';
+// MessageStream: the events of a streamed message, read once. The class is all the main entry holds
+// of the reader: its machinery (message-stream-reading.ts) loads with the first read, unless
+// `messages.stream()` loaded it already (open-message-stream.ts hands it over), so a bundler that
+// splits by module (esbuild) keeps the SSE parser out of `import { AgentClient }`'s first chunk.
+
+import { AgentMessagingError, ConnectionError } from '../core/errors.js';
+import { loadOnUse } from '../core/load-on-use.js';
 import type { StreamEvent } from '../schemas/stream.js';
-import { EventIterator } from './event-iterator.js';
-import {
-  checkReplyOptions,
-  type StreamBody,
-  type StreamOptions,
-  startKey,
-  streamingSendShape,
-} from './options.js';
-import { readStreamEventBatches, type SseReadOptions } from './sse-reader.js';
-import { type StreamedMessage, StreamedMessageBuilder, textOfBlocks } from './streamed-message.js';
+import type { MessageStreamReading } from './message-stream-reading.js';
+import type { SseReadOptions } from './sse-reader.js';
+import type { StreamedMessage, StreamedMessageBuilder } from './streamed-message.js';
+
+type Reading = typeof import('./message-stream-reading.js');
+
+// The reader once loaded: a stream read after that starts at once, with no extra step per event.
+let reading: Reading | undefined;
+
+/** Hands the loaded reader over, so streams made from here on start reading without a load. @internal */
+export function useMessageStreamReading(loaded: Reading): void {
+  reading ??= loaded;
+}
+
+// The reader comes with the module `messages.stream()` loads (no chunk of its own for a bundler to
+// split apart). A failed load is not kept: the next read loads again (load-on-use.ts).
+const loadReading = async (): Promise<Reading> => {
+  reading ??= (await loadOnUse(() => import('./open-message-stream.js'), 'MessageStream')).reading;
+  return reading;
+};
 
 /** Options of a {@link MessageStream}. */
 export interface MessageStreamOptions extends SseReadOptions {
@@ -38,7 +50,8 @@ export class MessageStream implements AsyncIterable<StreamEvent> {
   readonly requestId: string | undefined;
   readonly #body: ReadableStream<Uint8Array>;
   readonly #options: SseReadOptions;
-  readonly #builder = new StreamedMessageBuilder();
+  /** Made when reading starts; `message` is undefined until `message.started` anyway. */
+  #builder: StreamedMessageBuilder | undefined;
   #state: 'unread' | 'reading' | 'done' = 'unread';
 
   /** Wraps a `text/event-stream` body; usually made by `client.messages.stream()`. */
@@ -50,7 +63,7 @@ export class MessageStream implements AsyncIterable<StreamEvent> {
 
   /** The message as built from the events read so far (undefined before `message.started`). */
   get message(): StreamedMessage | undefined {
-    return this.#builder.snapshot();
+    return this.#builder?.snapshot();
   }
 
   /** Starts reading; a stream can be iterated once only. */
@@ -61,12 +74,46 @@ export class MessageStream implements AsyncIterable<StreamEvent> {
       );
     }
     this.#state = 'reading';
-    const batches = readStreamEventBatches(this.#body, this.#options);
-    return new EventIterator(batches, this.#builder, (unread) => {
-      this.#state = 'done';
-      // A `return()` before the first read: the reader never took the body, so close it here.
-      if (unread) this.#body.cancel().catch(() => {});
-    });
+    if (reading !== undefined) return this.#read(reading);
+    // A stream made by hand before any was read: the first `next()` waits for the reader.
+    const started = loadReading().then(
+      (loaded) => this.#read(loaded),
+      (error: unknown) => {
+        this.#state = 'done';
+        this.#body.cancel().catch(() => {});
+        throw error;
+      },
+    );
+    let events: AsyncIterator<StreamEvent> | undefined;
+    started.then(
+      (ready) => {
+        events = ready;
+      },
+      () => {},
+    );
+    const ended = { done: true, value: undefined } as const;
+    return {
+      next: () => (events !== undefined ? events.next() : started.then((ready) => ready.next())),
+      return: () =>
+        started.then(
+          (ready) => ready.return?.() ?? ended,
+          () => ended,
+        ),
+    };
+  }
+
+  #read(loaded: Reading): AsyncIterator<StreamEvent> {
+    const { events, builder }: MessageStreamReading = loaded.readMessageStream(
+      this.#body,
+      this.#options,
+      (unread) => {
+        this.#state = 'done';
+        // A `return()` before the first read: the reader never took the body, so close it here.
+        if (unread) this.#body.cancel().catch(() => {});
+      },
+    );
+    this.#builder = builder;
+    return events;
   }
 
   /**
@@ -79,7 +126,7 @@ export class MessageStream implements AsyncIterable<StreamEvent> {
       throw new AgentMessagingError('finalMessage() cannot run while a loop is still reading this stream.');
     }
     if (this.#state === 'unread') for await (const _ of this);
-    const message = this.#builder.snapshot();
+    const message = this.#builder?.snapshot();
     if (message === undefined) {
       throw new ConnectionError('The event stream closed before message.started.');
     }
@@ -88,7 +135,8 @@ export class MessageStream implements AsyncIterable<StreamEvent> {
 
   /** Reads the stream to its end and returns the text of its text blocks, joined. */
   async finalText(): Promise<string> {
-    return textOfBlocks((await this.finalMessage()).blocks);
+    const message = await this.finalMessage();
+    return (await loadReading()).textOfBlocks(message.blocks);
   }
 
   /** Closes the connection without reading further; a no-op once the stream is being read. */
@@ -97,60 +145,4 @@ export class MessageStream implements AsyncIterable<StreamEvent> {
     this.#state = 'done';
     await this.#body.cancel(reason).catch(() => {});
   }
-}
-
-/**
- * Starts a streamed message with the JSON streaming send (`?stream=true`, with an `Idempotency-Key`)
- * and returns its events as a MessageStream. A retry after a lost connection replays the same
- * `message.started`, so it never creates a second message.
- *
- * @example
- * const stream = await openMessageStream(transport, cnv, { replyToMessageId }, { idleTimeoutMs: 90_000 });
- * for await (const event of stream) console.log(event.type);
- */
-export async function openMessageStream(
-  transport: Transport,
-  conversationId: string,
-  body?: StreamBody,
-  options?: StreamOptions,
-): Promise<MessageStream> {
-  const context = 'messages.stream';
-  pathId(ConversationId, conversationId, 'conversationId', context);
-  const checked = checkReplyOptions(options, context);
-  const shape = streamingSendShape(body, context);
-  const idempotencyKey = startKey(checked.request.idempotencyKey, checked.eventId);
-  const response = await transport.raw('messages.send', {
-    params: { conversation_id: conversationId },
-    query: { stream: true },
-    body: shape,
-    accept: 'text/event-stream',
-    operation: context,
-    options: { ...checked.request, idempotencyKey },
-  });
-  return messageStreamOf(response, context, {
-    idleTimeoutMs: checked.idleTimeoutMs,
-    signal: checked.request.signal,
-  });
-}
-
-/** The MessageStream of a 2xx answer, or an InvalidResponseError when it is not an event stream. @internal */
-export function messageStreamOf(
-  response: Response,
-  operation: string,
-  options: { idleTimeoutMs?: number | undefined; signal?: AbortSignal | undefined },
-): MessageStream {
-  const requestId = response.headers.get('request-id') ?? undefined;
-  if (!isEventStream(response) || response.body === null) {
-    response.body?.cancel().catch(() => {});
-    throw new InvalidResponseError(
-      `${operation}: expected a text/event-stream answer, got ${response.headers.get('content-type') ?? 'no content-type'}.`,
-      { status: response.status, requestId },
-    );
-  }
-  return new MessageStream(response.body, { ...options, requestId });
-}
-
-/** True when the answer is an SSE stream. @internal */
-export function isEventStream(response: Response): boolean {
-  return /^text\/event-stream\b/i.test(response.headers.get('content-type') ?? '');
 }

@@ -1,5 +1,5 @@
-// The request body of a Streamable HTTP reply: JSON lines pushed while the request is in flight, and
-// whether this runtime can send such a body at all.
+// The request body of a Streamable HTTP reply: JSON lines pushed while the request is in flight
+// (whether this runtime can send such a body at all is streamed-bodies.ts).
 
 const encoder = new TextEncoder();
 
@@ -64,40 +64,4 @@ export class NdjsonBody {
       // Already closed by the other side.
     }
   }
-}
-
-let detected: boolean | undefined;
-
-/**
- * True when `fetch` here can upload a `ReadableStream` body while the answer streams back. A runtime
- * without it ignores `duplex` and turns the stream into a string body with a content-type, which is
- * what the check looks for (the feature test Chrome's authors recommend).
- */
-export function supportsStreamedBodies(): boolean {
-  if (detected !== undefined) return detected;
-  // Bun and Deno send a ReadableStream body while the answer streams back, but never read `duplex`,
-  // so the feature test below would miss them.
-  const runtime = globalThis as { Bun?: unknown; Deno?: unknown };
-  if (runtime.Bun !== undefined || runtime.Deno !== undefined) {
-    detected = true;
-    return detected;
-  }
-  try {
-    let duplexRead = false;
-    const init = {
-      method: 'POST',
-      body: new ReadableStream(),
-      get duplex() {
-        duplexRead = true;
-        return 'half';
-      },
-    };
-    const hasContentType = new Request('http://feature.test/', init as RequestInit).headers.has(
-      'content-type',
-    );
-    detected = duplexRead && !hasContentType;
-  } catch {
-    detected = false;
-  }
-  return detected;
 }

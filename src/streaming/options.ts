@@ -8,9 +8,11 @@ import { checkRequestOptions, parseInput } from '../core/validate.js';
 import { AGENT_SEND_SCHEMA } from '../schemas/common.js';
 import type { FieldIssue } from '../schemas/issues.js';
 import { type MessageStatus, SendMessageRequest } from '../schemas/messages.js';
-import { defaultLedger, type ReplyLedger } from './reply-lease.js';
+import { DEFAULT_COALESCE, DEFAULT_INTERRUPTED_NOTE } from './defaults.js';
+import { defaultLedger } from './reply-lease.js';
+import type { ReplyLedger } from './store-ledger.js';
 import { DEFAULT_PROGRESS_TIMEOUT_MS } from './stream-sink.js';
-import { type CoalesceOptions, DEFAULT_COALESCE } from './write-buffer.js';
+import type { CoalesceOptions } from './write-buffer.js';
 
 /** Options of `messages.stream()`. */
 export interface StreamOptions extends RequestOptions {
@@ -119,9 +121,6 @@ export interface CheckedReplyOptions {
   writerLeaseMs: number;
   progressTimeoutMs: number;
 }
-
-/** The note of a reply cut short, by default. */
-export const DEFAULT_INTERRUPTED_NOTE = ' … [interrupted]';
 
 const positiveInt = (value: unknown) => typeof value === 'number' && Number.isInteger(value) && value > 0;
 

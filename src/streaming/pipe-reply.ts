@@ -7,8 +7,18 @@
 
 import { ValidationError } from '../core/errors.js';
 import { abortedError } from '../core/retry.js';
-import { EXPECTED_SOURCES } from '../llm/source-kind.js';
-import { type ModelStreamSource, type TextStreamOptions, toTextStream } from '../llm/to-text-stream.js';
+import * as textPieces from '../llm/text-pieces.js';
+
+/** The model streams' decoders, for a toTextStream called before any reply, which loads them with this module. @internal */
+export { textPieces };
+
+import {
+  EXPECTED_SOURCES,
+  type ModelStreamSource,
+  type TextStreamOptions,
+  toTextStream,
+  useTextPieces,
+} from '../llm/to-text-stream.js';
 import type { Messages } from '../resources/messages.js';
 import type { ReplyOptions, ReplyResult, StreamBody } from './options.js';
 import { startReply } from './reply-start.js';
@@ -34,7 +44,9 @@ export function replySource(
 ): AsyncIterable<string> {
   if (typeof source === 'object' && source !== null) {
     if (Symbol.asyncIterator in source || Symbol.iterator in source || 'fullStream' in source) {
-      // Model streams become text here (tool calls go to onToolCall, never into the text).
+      // Model streams become text here (tool calls go to onToolCall, never into the text), with the
+      // decoders this module loaded with it.
+      useTextPieces(textPieces);
       return toTextStream(source as ModelStreamSource, onToolCall === undefined ? {} : { onToolCall });
     }
   }

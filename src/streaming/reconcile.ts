@@ -3,6 +3,7 @@
 import { ConflictError } from '../core/api-error.js';
 import { AgentMessagingError, ConnectionError, InvalidResponseError, TimeoutError } from '../core/errors.js';
 import { isTransient, retryDelayMs } from '../core/retry.js';
+import { ReplyMismatchError } from './reply-mismatch-error.js';
 
 /** The service holds text that no prefix of the reply explains. @internal */
 export const DIVERGED = 'diverged';
@@ -46,35 +47,6 @@ export function missingText(
     );
   }
   return compared.missing;
-}
-
-/**
- * The message holds text (or a revision) other than what the reply wrote: another writer, or a
- * line the service applied late. The reply is not reported as a success.
- *
- * @example
- * catch (error) { if (ReplyMismatchError.is(error)) console.error(error.expectedLength, error.actualLength); }
- */
-export class ReplyMismatchError extends AgentMessagingError {
-  static override readonly kind: string = 'ReplyMismatchError';
-  /** Characters the reply wrote. */
-  readonly expectedLength: number;
-  /** Characters the message holds. */
-  readonly actualLength: number;
-
-  constructor(
-    messageId: string,
-    expectedLength: number,
-    actualLength: number,
-    expectedRevision: number,
-    actualRevision: number | undefined,
-  ) {
-    super(
-      `message ${messageId} holds ${actualLength} characters (revision ${actualRevision ?? 'unknown'}) where the reply wrote ${expectedLength} (revision ${expectedRevision}): another writer, or a change the service applied late.`,
-    );
-    this.expectedLength = expectedLength;
-    this.actualLength = actualLength;
-  }
 }
 
 const isNotStreaming = (error: unknown) => ConflictError.is(error) && error.code === 'message_not_streaming';

@@ -4,7 +4,8 @@
 // are applied; a read-back is compared against both before anything is sent again.
 import type { RequestOptions } from '../core/options.js';
 import { sleep } from '../core/retry.js';
-import { missingText, ReplyMismatchError, recoveryDelayMs } from './reconcile.js';
+import { missingText, recoveryDelayMs } from './reconcile.js';
+import { ReplyMismatchError } from './reply-mismatch-error.js';
 import {
   AppendSink,
   type AppliedState,

@@ -8,7 +8,6 @@ import { Conversations } from '../resources/conversations.js';
 import type { Messages } from '../resources/messages.js';
 import { ConversationId } from '../schemas/common.js';
 import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
-import { supportsStreamedBodies } from './ndjson-body.js';
 import {
   checkReplyOptions,
   initialBlockText,
@@ -17,10 +16,13 @@ import {
   startKey,
   streamingSendShape,
 } from './options.js';
+import { ReplyDelivery } from './reply-delivery.js';
 import { holdReply } from './reply-lease.js';
 import { openMessage, type StartContext, type StartedReply } from './reply-open.js';
 import { AppendSink, type AppliedState, type ReplyApi, readBack } from './reply-sinks.js';
 import { ReplyWriter } from './reply-writer.js';
+import { supportsStreamedBodies } from './streamed-bodies.js';
+import { WriteBuffer } from './write-buffer.js';
 
 /** The client parts a reply uses, from the client's messages resource. @internal */
 export function replyApiOf(messages: Messages): ReplyApi {
@@ -113,7 +115,7 @@ export async function startReply(
       (sum, block) => sum + (block.type === 'text' ? block.text.length : 0),
       0,
     );
-    return new ReplyWriter({
+    const init = {
       api,
       conversationId: cnv,
       messageId: started.messageId,
@@ -130,7 +132,10 @@ export async function startReply(
       interruptedNote: checked.interruptedNote,
       settleMs: Math.min(SETTLE_MS, checked.progressTimeoutMs),
       operation,
-    });
+    };
+    const delivery = new ReplyDelivery(init);
+    const buffer = new WriteBuffer((batch) => delivery.send(batch), init.coalesce);
+    return new ReplyWriter({ ...init, delivery, buffer });
   } catch (error) {
     await held.release().catch(() => {});
     throw error;

@@ -6,13 +6,22 @@ import { AgentMessagingError, ValidationError } from '../core/errors.js';
 import { abortedError } from '../core/retry.js';
 import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
 import type { ReplyOutcome, ReplyResult, ReplyTransport } from './options.js';
-import { type DeliveryInit, ReplyDelivery } from './reply-delivery.js';
+import type { DeliveryInit, ReplyDelivery } from './reply-delivery.js';
 import type { HeldReply } from './reply-lease.js';
 import type { AppliedState } from './reply-sinks.js';
-import { WriteBuffer } from './write-buffer.js';
+import type { WriteBuffer } from './write-buffer.js';
 
-/** Everything a writer is made from, once its message exists: its delivery's, and these. @internal */
+/**
+ * Everything a writer is made from, once its message exists: its delivery's, and these. The delivery
+ * and the buffer are made by startReply and handed in, so this class (which the main entry exports)
+ * holds no import of the machinery: a bundler that splits by module (esbuild) keeps that out of
+ * `import { AgentClient }`'s first chunk. @internal
+ */
 export interface ReplyWriterInit extends DeliveryInit {
+  /** Sends the text and recovers it (made from this same init). */
+  delivery: ReplyDelivery;
+  /** Coalesces the writes; it sends through `delivery`. */
+  buffer: WriteBuffer;
   /** Characters the block may still take within the message's limit. */
   room: number;
   /** Used when `complete()` is given no fallbackText; else the reply's text is. */
@@ -66,8 +75,8 @@ export class ReplyWriter {
     this.messageId = init.messageId;
     this.blockId = init.blockId;
     this.replayed = init.finished !== undefined;
-    this.#delivery = new ReplyDelivery(init);
-    this.#buffer = new WriteBuffer((batch) => this.#delivery.send(batch), init.coalesce);
+    this.#delivery = init.delivery;
+    this.#buffer = init.buffer;
     if (init.finished !== undefined) {
       const { status, revision = 0, text } = init.finished;
       this.#finished = { message_id: init.messageId, status, revision, text, outcome: 'replayed' };

@@ -9,8 +9,7 @@ import {
 } from '../core/errors.js';
 import { type MessagePatchEvent, parseStreamEvent, type StreamEvent } from '../schemas/stream.js';
 
-/** How long a stream may stay silent by default: four times the service's 15 s keep-alive. */
-export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+import { DEFAULT_IDLE_TIMEOUT_MS } from './defaults.js';
 
 // An event is at most 32,000 characters of text plus its envelope; anything far larger is not the service.
 const MAX_BUFFERED_CHARS = 4 * 1024 * 1024;

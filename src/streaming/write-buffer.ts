@@ -11,9 +11,6 @@ export interface CoalesceOptions {
   ms?: number;
 }
 
-/** The defaults of {@link CoalesceOptions}, as Slack's `chatStream` buffers. */
-export const DEFAULT_COALESCE = { chars: 256, ms: 100 } as const;
-
 // How many batches may wait before write() makes the producer wait.
 const HIGH_WATER_BATCHES = 4;
 

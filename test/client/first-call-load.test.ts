@@ -31,7 +31,7 @@ afterAll(() => {
   if (dist) rmSync(dist, { recursive: true, force: true });
 });
 
-/** The built chunk whose name starts with `prefix` (send-call, message-stream). */
+/** The built chunk whose name starts with `prefix` (send-call, open-message-stream). */
 function chunk(prefix: string): string {
   const name = readdirSync(dist).find((file) => file.startsWith(`${prefix}-`) && file.endsWith('.js'));
   if (!name) throw new Error(`the build has no ${prefix} chunk`);
@@ -72,7 +72,7 @@ console.log(JSON.stringify(result));
 // A load that never finishes (a chunk's fetch that hangs), made by a module hook in the child.
 const HANG_HOOKS = `
 export async function load(url, context, next) {
-  if (url.includes('/send-call-') || url.includes('/message-stream-')) return new Promise(() => {});
+  if (url.includes('/send-call-') || url.includes('/open-message-stream-')) return new Promise(() => {});
   return next(url, context);
 }
 `;
@@ -126,7 +126,7 @@ describe('a first call whose code cannot be loaded (the built package)', () => {
     writeFileSync(join(dist, 'child.mjs'), CHILD);
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['child.mjs', server.baseUrl, apiKey, conversationId, chunk('send-call'), chunk('message-stream')],
+      ['child.mjs', server.baseUrl, apiKey, conversationId, chunk('send-call'), chunk('open-message-stream')],
       { cwd: dist },
     );
     const result = JSON.parse(stdout) as Record<string, Record<string, unknown>[]>;
