@@ -6,7 +6,7 @@ import { failureDetail, type ModelSourceKind, ModelStreamError } from './model-s
 import { chatDecoder, isChatChunk } from './openai-chat.js';
 import { isResponsesEvent, responsesDecoder } from './openai-responses.js';
 import { type Decoder, record } from './stream-pieces.js';
-import { EXPECTED_SOURCES } from './to-text-stream.js';
+import { EXPECTED_SOURCES } from './text-source.js';
 
 /** A decoder for the kind an event shows, or undefined for an event every kind may send (a ping). @internal */
 export function decoderFor(

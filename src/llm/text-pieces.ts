@@ -5,7 +5,7 @@ import { anthropicSnapshot, isMessageStream, type MessageStreamLike } from './me
 import { type ModelSourceKind, ModelStreamError } from './model-stream-error.js';
 import { decoderFor } from './source-kind.js';
 import type { Decoder, ModelStopReason, Piece } from './stream-pieces.js';
-import { invalid, type TextStreamOptions } from './to-text-stream.js';
+import { invalid, type TextStreamOptions } from './text-source.js';
 
 /** The text of `iterable`, its tool calls to `onToolCall`, `truncatedNote` after a cut answer. @internal */
 export async function* pieces(

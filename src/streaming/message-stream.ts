@@ -4,7 +4,6 @@
 // splits by module (esbuild) keeps the SSE parser out of `import { AgentClient }`'s first chunk.
 
 import { AgentMessagingError, ConnectionError } from '../core/errors.js';
-import { loadOnUse } from '../core/load-on-use.js';
 import type { StreamEvent } from '../schemas/stream.js';
 import type { MessageStreamReading } from './message-stream-reading.js';
 import type { SseReadOptions } from './sse-reader.js';
@@ -21,9 +20,14 @@ export function useMessageStreamReading(loaded: Reading): void {
 }
 
 // The reader comes with the module `messages.stream()` loads (no chunk of its own for a bundler to
-// split apart). A failed load is not kept: the next read loads again (load-on-use.ts).
+// split apart). A failed load is a ConnectionError and is not kept: the next read loads again. Not
+// load-on-use.ts: this module would then share it with the client, which splits rolldown's chunks.
 const loadReading = async (): Promise<Reading> => {
-  reading ??= (await loadOnUse(() => import('./open-message-stream.js'), 'MessageStream')).reading;
+  const loaded = await import('./open-message-stream.js').catch((cause: unknown) => {
+    const message = `MessageStream: the SDK's stream reader could not be loaded (${String(cause)}).`;
+    throw new ConnectionError(message, { cause });
+  });
+  reading ??= loaded.reading;
   return reading;
 };
 

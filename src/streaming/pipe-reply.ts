@@ -8,20 +8,18 @@
 import { ValidationError } from '../core/errors.js';
 import { abortedError } from '../core/retry.js';
 import * as textPieces from '../llm/text-pieces.js';
-
-/** The model streams' decoders, for a toTextStream called before any reply, which loads them with this module. @internal */
-export { textPieces };
-
 import {
   EXPECTED_SOURCES,
   type ModelStreamSource,
   type TextStreamOptions,
-  toTextStream,
-  useTextPieces,
-} from '../llm/to-text-stream.js';
+  textStreamOf,
+} from '../llm/text-source.js';
 import type { Messages } from '../resources/messages.js';
 import type { ReplyOptions, ReplyResult, StreamBody } from './options.js';
 import { startReply } from './reply-start.js';
+
+/** The model streams' decoders, for a toTextStream called before any reply (it loads this module). @internal */
+export { textPieces };
 
 /** Options of `messages.reply()`: the start's fields and the reply's options together. */
 export interface PipeReplyOptions extends ReplyOptions, StreamBody, TextStreamOptions {}
@@ -44,10 +42,10 @@ export function replySource(
 ): AsyncIterable<string> {
   if (typeof source === 'object' && source !== null) {
     if (Symbol.asyncIterator in source || Symbol.iterator in source || 'fullStream' in source) {
-      // Model streams become text here (tool calls go to onToolCall, never into the text), with the
-      // decoders this module loaded with it.
-      useTextPieces(textPieces);
-      return toTextStream(source as ModelStreamSource, onToolCall === undefined ? {} : { onToolCall });
+      // Model streams become text here (tool calls go to onToolCall, never into the text): checked
+      // as toTextStream checks them, read by the decoders this module loaded with it.
+      const options = onToolCall === undefined ? {} : { onToolCall };
+      return textStreamOf(source as ModelStreamSource, options, textPieces.pieces);
     }
   }
   const message = `must be ${EXPECTED_SOURCES}`;

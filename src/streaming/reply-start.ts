@@ -16,13 +16,12 @@ import {
   startKey,
   streamingSendShape,
 } from './options.js';
-import { ReplyDelivery } from './reply-delivery.js';
 import { holdReply } from './reply-lease.js';
 import { openMessage, type StartContext, type StartedReply } from './reply-open.js';
 import { AppendSink, type AppliedState, type ReplyApi, readBack } from './reply-sinks.js';
 import { ReplyWriter } from './reply-writer.js';
+import { ReplyWriterCore } from './reply-writer-core.js';
 import { supportsStreamedBodies } from './streamed-bodies.js';
-import { WriteBuffer } from './write-buffer.js';
 
 /** The client parts a reply uses, from the client's messages resource. @internal */
 export function replyApiOf(messages: Messages): ReplyApi {
@@ -115,7 +114,7 @@ export async function startReply(
       (sum, block) => sum + (block.type === 'text' ? block.text.length : 0),
       0,
     );
-    const init = {
+    const core = new ReplyWriterCore({
       api,
       conversationId: cnv,
       messageId: started.messageId,
@@ -132,10 +131,8 @@ export async function startReply(
       interruptedNote: checked.interruptedNote,
       settleMs: Math.min(SETTLE_MS, checked.progressTimeoutMs),
       operation,
-    };
-    const delivery = new ReplyDelivery(init);
-    const buffer = new WriteBuffer((batch) => delivery.send(batch), init.coalesce);
-    return new ReplyWriter({ ...init, delivery, buffer });
+    });
+    return new ReplyWriter(core);
   } catch (error) {
     await held.release().catch(() => {});
     throw error;
