@@ -1,9 +1,9 @@
 // Measurement 5 and the CI budget: min+gzip of `import { AgentClient } from 'agent-messaging'`,
 // bundled by rolldown with code splitting (as Vite bundles an app) from a fresh build of the package,
 // counting the chunks loaded up front; what the first call and the first use of streaming load later
-// is reported beside it, and so is esbuild with splitting (the same count). Two numbers: issue 17's
-// goal (25 KiB), and the CI budget, a ceiling just above today's size so that growth fails CI.
-// Exits 1 over the CI budget.
+// is reported beside it, and so is esbuild with splitting (the same count). Issue 17's goal (25 KiB)
+// holds for both; each has a CI budget, a ceiling just above today's size so that growth fails CI.
+// Exits 1 over either CI budget.
 // `node bench/bundle-size.mjs` (the `size` script); `--outcome` prints a line for bench/run.ts.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,8 +15,14 @@ import { register } from 'tsx/esm/api';
 
 /** Issue 17's goal for the main entry, min+gzip, loaded up front. */
 export const BUDGET_BYTES = 25 * 1024;
-/** What CI enforces: today's size (18.8 KiB) plus a little headroom, so any real growth fails the run. */
+/** What CI enforces: today's size (19.2 KiB) plus a little headroom, so any real growth fails the run. */
 export const CI_BUDGET_BYTES = 20 * 1024;
+/**
+ * The same for esbuild's split build (today 23.5 KiB): what src/index.ts reaches statically comes up
+ * front there (esbuildFirstLoad), so a static import of the streaming side anywhere in that closure
+ * fails CI instead of quietly costing 10 KiB.
+ */
+export const ESBUILD_CI_BUDGET_BYTES = 24.5 * 1024;
 
 const MAIN = "export { AgentClient } from 'agent-messaging';";
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
@@ -106,9 +112,13 @@ function firstLoad(chunks) {
 
 /**
  * The same import bundled by esbuild with `splitting` (ESM, browser, minified), the chunks it imports
- * statically summed. esbuild gives a module to the entry's chunk when any import statement reaches
- * it, used or not: the main entry's re-exports of the streaming classes bring the streaming side up
- * front there, where rolldown leaves it to first use.
+ * statically summed. esbuild first marks live what any chunk uses, then gives the entry's chunks every
+ * live file an import record reaches from the entry through live files, with all of its live code
+ * (its linker's markFileReachableForCodeSplitting). The package's index.js imports every chunk of
+ * modules src/index.ts reaches statically, so whatever of that closure the lazily loaded side uses
+ * comes up front: src/index.ts reaches only small shells of the streaming exports (MessageStream,
+ * ReplyWriter, toTextStream), whose machinery loads on first use. The package is bundled as installed:
+ * its built files with `sideEffects: false` beside them (buildPackage), as in node_modules.
  */
 async function esbuildFirstLoad(entry) {
   const dir = mkdtempSync(join(tmpdir(), 'agent-messaging-size-'));
@@ -215,9 +225,10 @@ if (process.argv.includes('--outcome')) {
       `rolldown (bundle, code splitting, ESM, browser platform) of \`${MAIN}\` over a fresh build of the ` +
         'package (tsup.config.ts), each chunk minified by esbuild (es2022) and gzipped at the default level, ' +
         `summed over the chunks the import loads before any code runs; ${later}. esbuild with \`splitting\` ` +
-        "(minified, the chunks its entry imports statically): it gives a module to the entry's chunk when " +
-        "any import statement reaches it, so the main entry's re-exports of the streaming classes bring " +
-        'the streaming side up front.',
+        "(minified, the chunks its entry imports statically): it brings up front every module the package's " +
+        'index reaches statically and the lazily loaded side uses, so the streaming exports are small shells ' +
+        `that load their machinery on first use. CI budgets: ${kib(CI_BUDGET_BYTES)} (rolldown), ` +
+        `${kib(ESBUILD_CI_BUDGET_BYTES)} (esbuild).`,
       '',
       `Bytes by package before minification, in the chunks loaded up front (the same import bundled from the source): ${shares}.`,
       '',
@@ -233,9 +244,13 @@ if (process.argv.includes('--outcome')) {
   );
   console.log(`then ${later} (min+gzip)`);
   console.log(`the same import through esbuild (splitting): ${kib(size.esbuildGzipBytes)} min+gzip up front`);
-  console.log(`goal ${kib(BUDGET_BYTES)}: ${met ? 'met' : 'not met (see BENCHMARKS.md)'}`);
+  const verdict = (ok) => (ok ? 'met' : 'not met (see BENCHMARKS.md)');
+  console.log(`goal ${kib(BUDGET_BYTES)}: rolldown ${verdict(met)}, esbuild ${verdict(esbuildMet)}`);
   console.log(`CI budget ${kib(CI_BUDGET_BYTES)}: ${size.gzipBytes <= CI_BUDGET_BYTES ? 'within' : 'OVER'}`);
+  const esbuildWithin = size.esbuildGzipBytes <= ESBUILD_CI_BUDGET_BYTES;
+  console.log(`esbuild CI budget ${kib(ESBUILD_CI_BUDGET_BYTES)}: ${esbuildWithin ? 'within' : 'OVER'}`);
   console.log(`bytes by package (before minification, loaded up front): ${shares}`);
   for (const [name, bytes] of size.parts) console.log(`  ${name}: ${kib(bytes)} min+gzip`);
 }
-process.exitCode = size.gzipBytes <= CI_BUDGET_BYTES ? 0 : 1;
+const withinBudgets = size.gzipBytes <= CI_BUDGET_BYTES && size.esbuildGzipBytes <= ESBUILD_CI_BUDGET_BYTES;
+process.exitCode = withinBudgets ? 0 : 1;

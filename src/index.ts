@@ -136,8 +136,8 @@ export {
   type Unsubscribe,
 } from './store/index.js';
 // Streaming. Each value comes from the module that holds it, never through a barrel (types may: they
-// are erased): esbuild's code splitting gives a module this entry re-exports from to the first chunk,
-// with every part of it any chunk uses (bench/bundle-size.mjs), so those modules stay small.
+// are erased): esbuild's code splitting puts up front every module this entry reaches statically that
+// the lazily loaded side uses (bench/bundle-size.mjs), so what it reaches here are small shells.
 export { DEFAULT_COALESCE, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_INTERRUPTED_NOTE } from './streaming/defaults.js';
 export type {
   CoalesceOptions,
