@@ -17,6 +17,7 @@ import type { StoreLock } from '../store/bot-store.js';
 import type { SyncSteps } from '../store/sync-steps.js';
 import { type BatchOutcome, type QueuedItem, type StopReason, stopError } from './batch.js';
 import type { LaneOptions } from './conversation-lanes.js';
+import { createDeadlines } from './deadlines.js';
 import { type createHolder, queueKey, queueTtl, sequenceOf } from './lane-holder.js';
 
 /** What the fast path needs from its lanes. @internal */
@@ -44,6 +45,9 @@ export function createFastPath(deps: FastPathDeps) {
   const { steps, dedupe } = deps;
   // Done marks go with the settle when the dedupe lives in the bot's own store.
   const deferDone = dedupe.writes !== undefined;
+  // Every run's lifetime under one timer (deadlines.ts), as 'concurrent' runs have; never keeps the
+  // process alive on its own.
+  const lifetimes = createDeadlines(deps.maxHandlerMs, false);
 
   return async (item: QueuedItem, member: string, lock: StoreLock): Promise<BatchOutcome> => {
     const conversationId = item.event.conversationId;
@@ -66,11 +70,10 @@ export function createFastPath(deps: FastPathDeps) {
       steps.enqueue(queueKey(conversationId), member, sequence, queueTtl(deps));
       steps.extend(lock, deps.lockTtlMs);
     };
-    const lifetime = setTimeout(() => {
+    const lifetime = lifetimes.add(() => {
       abort('expired');
       leave();
-    }, deps.maxHandlerMs);
-    (lifetime as { unref?: () => void }).unref?.();
+    }, undefined);
     // 'interrupt': a newer message of the conversation (its waiter publishes its sequence) stops this run.
     const unlisten =
       deps.policy === 'interrupt'
@@ -82,7 +85,7 @@ export function createFastPath(deps: FastPathDeps) {
     try {
       outcome = await deps.runBatch([item], controller.signal, () => stop, deferDone);
     } finally {
-      clearTimeout(lifetime);
+      lifetimes.remove(lifetime);
       unlisten?.();
     }
     // An interrupted run counts as done (the newer message answers instead): settled as any other,
