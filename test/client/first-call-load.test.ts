@@ -41,8 +41,8 @@ function chunk(prefix: string): string {
 // Run by the child: each phase hides a chunk, makes the calls, puts the chunk back.
 const CHILD = `
 import { renameSync } from 'node:fs';
-import { AgentClient, AgentMessagingError, ConnectionError } from './index.js';
-const [baseUrl, apiKey, conversationId, sendChunk, streamChunk] = process.argv.slice(2);
+import { AgentClient, AgentMessagingError, ConnectionError, MessageStream, toTextStream } from './index.js';
+const [baseUrl, apiKey, conversationId, sendChunk, streamChunk, replyChunk] = process.argv.slice(2);
 const client = new AgentClient({ apiKey, baseUrl, maxRetries: 0 });
 const outcome = (call) =>
   call.then(
@@ -50,6 +50,8 @@ const outcome = (call) =>
     (error) => ({ ok: false, name: error?.name, typed: AgentMessagingError.is(error),
       connection: ConnectionError.is(error), message: String(error?.message) }),
   );
+// The first step of a MessageStream made by hand, or of toTextStream: each loads its machinery then.
+const firstOf = (iterable) => iterable[Symbol.asyncIterator]().next();
 const hidden = async (file, calls) => {
   renameSync(file, file + '.gone');
   try { return await Promise.all(calls()); } finally { renameSync(file + '.gone', file); }
@@ -61,10 +63,16 @@ result.sendMissing = await hidden(sendChunk, () => [
 ]);
 result.streamMissing = await hidden(streamChunk, () => [
   outcome(client.messages.stream(conversationId, {})),
+  outcome(firstOf(new MessageStream(new ReadableStream()))),
 ]);
+result.textMissing = await hidden(replyChunk, () => [outcome(firstOf(toTextStream(['text'])))]);
 result.loaded = await Promise.all([
   outcome(client.messages.send(conversationId, { text: 'third' })),
   outcome(client.messages.send(conversationId, { text: 'fourth' })),
+]);
+result.shellsLoaded = await Promise.all([
+  outcome(firstOf(new MessageStream(new ReadableStream({ start: (c) => c.close() })))),
+  firstOf(toTextStream(['text'])),
 ]);
 console.log(JSON.stringify(result));
 `;
@@ -126,7 +134,15 @@ describe('a first call whose code cannot be loaded (the built package)', () => {
     writeFileSync(join(dist, 'child.mjs'), CHILD);
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['child.mjs', server.baseUrl, apiKey, conversationId, chunk('send-call'), chunk('open-message-stream')],
+      [
+        'child.mjs',
+        server.baseUrl,
+        apiKey,
+        conversationId,
+        chunk('send-call'),
+        chunk('open-message-stream'),
+        chunk('pipe-reply'),
+      ],
       { cwd: dist },
     );
     const result = JSON.parse(stdout) as Record<string, Record<string, unknown>[]>;
@@ -141,13 +157,39 @@ describe('a first call whose code cannot be loaded (the built package)', () => {
       ),
     });
     expect(result.sendMissing).toEqual([refused('messages.send'), refused('messages.send')]);
-    expect(result.streamMissing).toEqual([refused('messages.stream')]);
+    // A MessageStream made by hand and toTextStream load their machinery with their first step.
+    const unloaded = (message: RegExp) => ({
+      ok: false,
+      name: 'ConnectionError',
+      typed: true,
+      connection: true,
+      message: expect.stringMatching(message),
+    });
+    expect(result.streamMissing).toEqual([
+      refused('messages.stream'),
+      unloaded(/^MessageStream: the SDK's stream reader could not be loaded/),
+    ]);
+    expect(result.textMissing).toEqual([
+      unloaded(/^toTextStream: the SDK's model stream decoders could not be loaded/),
+    ]);
     for (const failure of [...(result.sendMissing ?? []), ...(result.streamMissing ?? [])]) {
       expect(failure.message).not.toContain(apiKey);
     }
     expect(result.loaded).toEqual([
       { ok: true, id: expect.stringMatching(/^msg_/) },
       { ok: true, id: expect.stringMatching(/^msg_/) },
+    ]);
+    // Nothing remembers a failed load: with the chunks back, both work (the reader reads the empty
+    // body and finds it ended before message.completed; the decoders hand out the text).
+    expect(result.shellsLoaded).toEqual([
+      {
+        ok: false,
+        name: 'ConnectionError',
+        typed: true,
+        connection: true,
+        message: expect.stringMatching(/^The event stream ended before message.completed/),
+      },
+      { done: false, value: 'text' },
     ]);
 
     // Over the wire: only the two sends made once the code loaded, each with its own key.
