@@ -40,18 +40,22 @@ export function createRun(deps: RunDeps) {
       client,
       store: deps.store,
       signal,
-      batch: items.map((item) => (item.event as MessageReceivedEvent).message),
+      batch:
+        items.length === 1
+          ? [received.message]
+          : items.map((item) => (item.event as MessageReceivedEvent).message),
       addressing: known instanceof Promise ? await known : known,
       typingRenewMs: deps.typingRenewMs,
       // Sessions are the one `around` step: without it no state is loaded, and ctx.session says so.
       sessions: deps.around !== undefined,
-      warn: (error) => deps.warn('a typing call failed', { webhookId, error }),
+      warn: deps.warn,
     });
+    const ctx = made.ctx as EventContext;
     try {
-      const dispatch = () => deps.dispatch(made.ctx as EventContext);
-      await (deps.around ? deps.around(made.ctx, dispatch) : dispatch());
+      await (deps.around ? deps.around(made.ctx, () => deps.dispatch(ctx)) : deps.dispatch(ctx));
     } finally {
-      await made.finish();
+      const finishing = made.finish();
+      if (finishing) await finishing;
     }
   };
 }

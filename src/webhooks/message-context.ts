@@ -29,8 +29,8 @@ export interface MessageContextDeps {
   typingRenewMs: number | undefined;
   /** Whether the bot keeps sessions (`createBot({ session })`); without them `ctx.session` throws. */
   sessions: boolean;
-  /** Reports a failure that must not fail the handler (a typing call). */
-  warn(error: unknown): void;
+  /** Logs a failure that must not fail the handler (a typing call). */
+  warn(message: string, fields: Record<string, unknown>): void;
 }
 
 /** The text parts of a message, joined with newlines as the service joins them for `fallback_text`. */
@@ -42,8 +42,6 @@ export function messageText(event: MessageReceivedEvent): string {
   }
   return text ?? '';
 }
-
-const DONE: Promise<void> = Promise.resolve();
 
 const refuseSession = (): never => {
   throw new ValidationError(
@@ -73,7 +71,8 @@ const SESSIONLESS: object = Object.defineProperty({}, 'session', {
  */
 export function createMessageContext(deps: MessageContextDeps): {
   ctx: MessageContext;
-  finish: () => Promise<void>;
+  /** A promise while typing indicators or replies are still to end; `undefined` when none is. */
+  finish: () => Promise<void> | undefined;
 } {
   const { event, webhookId, client, signal, store } = deps;
   const conversationId = event.conversationId;
@@ -88,6 +87,9 @@ export function createMessageContext(deps: MessageContextDeps): {
     return idempotencyKeyFor(webhookId, replies === 1 ? 'reply' : `reply-${replies}`);
   };
 
+  // Made on first use, as everything below that a handler may never use.
+  const typingFailed = (error: unknown) => deps.warn('a typing call failed', { webhookId, error });
+
   // ctx.reply's body lives in context-reply.ts (issue 11's outcomes for bots), made at the first reply.
   let contextReply: ReturnType<typeof createContextReply> | undefined;
   const replier = () =>
@@ -100,7 +102,7 @@ export function createMessageContext(deps: MessageContextDeps): {
       store,
       typingRenewMs: deps.typingRenewMs,
       typingShown: () => (typingStops?.size ?? 0) > 0,
-      warn: deps.warn,
+      warn: typingFailed,
     }));
 
   // Loaded by the sessions step before the handlers run; inherited from SESSIONLESS without sessions.
@@ -134,7 +136,7 @@ export function createMessageContext(deps: MessageContextDeps): {
   ctx.typing = async () => {
     const stop = await keepTyping((state) => client.conversations.typing(conversationId, { state }), {
       ...(deps.typingRenewMs === undefined ? {} : { renewMs: deps.typingRenewMs }),
-      onError: deps.warn,
+      onError: typingFailed,
     });
     typingStops ??= new Set();
     typingStops.add(stop);
@@ -158,6 +160,6 @@ export function createMessageContext(deps: MessageContextDeps): {
     if (typingStops) await Promise.all([...typingStops].map((stop) => stop()));
     await contextReply?.finish();
   };
-  // Nothing to wait for when the handler neither replied nor showed typing.
-  return { ctx, finish: () => (typingStops || contextReply ? finish() : DONE) };
+  // Nothing to wait for when the handler neither replied nor showed typing: no promise at all.
+  return { ctx, finish: () => (typingStops || contextReply ? finish() : undefined) };
 }

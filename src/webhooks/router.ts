@@ -40,6 +40,12 @@ function checkHandler(handler: unknown, operation: string): void {
   if (typeof handler !== 'function') fail('handler', 'must be a function', operation);
 }
 
+const NONE: readonly never[] = [];
+
+/** Whether a handler answered something to wait for: one that returned no promise costs no turn. */
+const thenable = (result: unknown): result is PromiseLike<unknown> =>
+  typeof (result as PromiseLike<unknown> | undefined)?.then === 'function';
+
 /** The router of one bot. @internal */
 export function createRouter() {
   const middleware: Middleware[] = [];
@@ -68,30 +74,44 @@ export function createRouter() {
       } else if (mentions.length > 0 && message.mentioned && message.isGroup) {
         for (const handler of mentions) await handler(message);
       } else {
-        for (const handler of typed.get('message.received') ?? []) await handler(ctx);
+        for (const handler of typed.get('message.received') ?? NONE) {
+          const result = handler(ctx);
+          if (thenable(result)) await result;
+        }
       }
     } else {
-      for (const handler of typed.get(ctx.event.type) ?? []) await handler(ctx);
+      for (const handler of typed.get(ctx.event.type) ?? NONE) {
+        const result = handler(ctx);
+        if (thenable(result)) await result;
+      }
     }
-    for (const handler of any) await handler(ctx);
+    for (const handler of any) {
+      const result = handler(ctx);
+      if (thenable(result)) await result;
+    }
+  };
+
+  const chain = async (ctx: EventContext): Promise<void> => {
+    const step = async (index: number): Promise<void> => {
+      const current = middleware[index];
+      if (!current) return handle(ctx);
+      let called = false;
+      await current(ctx, () => {
+        if (called) return Promise.reject(new Error('next() was called twice by one middleware'));
+        called = true;
+        return step(index + 1);
+      });
+    };
+    await step(0);
   };
 
   return {
     /** Runs the middleware chain, then the routes and handlers, for one event. */
-    async dispatch(ctx: EventContext): Promise<void> {
-      // Most bots have no middleware: straight to the routes, without a step per event.
+    dispatch(ctx: EventContext): Promise<void> {
+      // Most bots have no middleware: straight to the routes, without a step per event (nor an async
+      // frame around handle's own promise).
       if (middleware.length === 0) return handle(ctx);
-      const step = async (index: number): Promise<void> => {
-        const current = middleware[index];
-        if (!current) return handle(ctx);
-        let called = false;
-        await current(ctx, () => {
-          if (called) return Promise.reject(new Error('next() was called twice by one middleware'));
-          called = true;
-          return step(index + 1);
-        });
-      };
-      await step(0);
+      return chain(ctx);
     },
     use(fn: unknown) {
       checkHandler(fn, 'bot.use');

@@ -167,6 +167,45 @@ describe('routing', () => {
   });
 });
 
+describe('handlers of one event', () => {
+  it('run one after another, a promise or a thenable waited for before the next, and fail the delivery when one throws', async () => {
+    const loop = await createLoop();
+    const steps: string[] = [];
+    let fail = false;
+    loop.bot
+      .on('message.received', (ctx) => {
+        steps.push(`sync ${ctx.text}`);
+        if (fail) throw new Error('sync handler failed');
+      })
+      .on('message.received', async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        steps.push('async');
+      })
+      // A thenable that is not a Promise (a query builder, a library's own promise type).
+      .on('message.received', () => ({
+        // biome-ignore lint/suspicious/noThenProperty: the thenable under test
+        then(resolve: () => void) {
+          setTimeout(() => {
+            steps.push('thenable');
+            resolve();
+          }, 5);
+        },
+      }))
+      .onAny((ctx) => {
+        steps.push(`any ${ctx.event.type}`);
+      });
+    loop.bot.onError(() => undefined);
+    await loop.post('one');
+    expect(steps).toEqual(['sync one', 'async', 'thenable', 'any message.received']);
+    fail = true;
+    await loop.post('two');
+    expect(steps.slice(4)).toEqual(['sync two']);
+    expect(loop.mock.deliveries.filter((d) => d.type === 'message.received').map((d) => d.status)).toEqual([
+      200, 500,
+    ]);
+  });
+});
+
 describe('bad input is a ValidationError naming the option, before any delivery', () => {
   const options = () => ({
     apiKey: 'ak_test',
