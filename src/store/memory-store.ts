@@ -182,6 +182,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     },
     extend: (lock, ttlMs) => renewLock(lock, ttlMs),
     listen,
+    claim: (key, value, ttlMs) => (setIfAbsent(key, value, ttlMs) ? undefined : live(key)?.value),
+    set: write,
   };
 
   const store: BotStore = {

@@ -29,6 +29,13 @@ export interface SyncSteps {
   extend(lock: StoreLock, ttlMs: number): boolean;
   /** {@link BotStore.subscribe} in this turn; the answer unsubscribes. */
   listen(channel: string, onMessage: (message: string) => void): () => void;
+  /**
+   * {@link BotStore.setIfAbsent} in this turn: `undefined` once `value` was set, else the value the
+   * key holds (a 'concurrent' bot's dedupe claim).
+   */
+  claim(key: string, value: string, ttlMs: number): string | undefined;
+  /** {@link BotStore.set} in this turn (a 'concurrent' bot's done mark). */
+  set(key: string, value: string, ttlMs: number): void;
 }
 
 const registry = new WeakMap<BotStore, SyncSteps>();

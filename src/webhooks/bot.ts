@@ -3,6 +3,7 @@
 import { ValidationError } from '../core/errors.js';
 import type { MessageReceivedEvent, WebhookEvent } from '../schemas/webhooks.js';
 import { createMemoryStore } from '../store/memory-store.js';
+import { syncStepsOf } from '../store/sync-steps.js';
 import { runBatch, type StopReason, stopError } from './batch.js';
 import { logAt } from './bot-log.js';
 import { checkOptions, createClient } from './bot-options.js';
@@ -10,6 +11,7 @@ import type { Bot, BotErrorInfo, BotOptions } from './bot-types.js';
 import { createKindCache } from './conversation-kind.js';
 import { type Admission, createLanes, type LaneOutcome } from './conversation-lanes.js';
 import { createDeadlines } from './deadlines.js';
+import type { ClaimResult } from './dedupe-store.js';
 import { DELIVER, type DeliverDoor, deliver, handleDelivery } from './delivery.js';
 import { createRun } from './handler-run.js';
 import type { WebhookHeaders } from './raw-input.js';
@@ -139,7 +141,7 @@ export function createBot(options: BotOptions): Bot {
       if (admission.claim === 'claimed') track(admission.work);
       return admission;
     }
-    const claim = await dedupe.claim(webhookId);
+    const claim = claimNow ? claimNow(webhookId) : await dedupe.claim(webhookId);
     if (claim !== 'claimed') return { claim };
     if (!lanes || !item) return { claim, work: track(runAlone(event, webhookId)) };
     // The deprecated `dedupe` option claimed it: a store that fails now answers 503 and frees the claim.
@@ -153,12 +155,37 @@ export function createBot(options: BotOptions): Bot {
 
   // 'concurrent', and events of no conversation: run at once, with the same lifetime bound (one
   // timer for every run of the bot, deadlines.ts; it never keeps the process alive, as before).
+  // On a store that answers at once (the memory store) with the dedupe in it, such a run claims its
+  // delivery and marks it done in its own turn, with no store promise on either side.
+  const steps = dedupe.writes ? syncStepsOf(store) : undefined;
+  const writes = dedupe.writes;
+  const claimNow =
+    steps && writes
+      ? (webhookId: string): ClaimResult => {
+          const { key, value, ttlMs } = writes.claim(webhookId);
+          const current = steps.claim(key, value, ttlMs);
+          return current === undefined ? 'claimed' : writes.refused(current);
+        }
+      : undefined;
   const lifetimes = createDeadlines(maxHandlerMs, false);
-  const runAlone = async (event: WebhookEvent, webhookId: string) => {
+  const runAlone = async (event: WebhookEvent, webhookId: string): Promise<LaneOutcome> => {
     const run: AloneRun = { controller: new AbortController(), stop: undefined };
     const deadline = lifetimes.add(expireRun, run);
     try {
-      return await runBatch(batchDeps, [{ webhookId, event }], run.controller.signal, () => run.stop);
+      const signal = run.controller.signal;
+      const items = [{ webhookId, event }];
+      if (!steps || !writes) return await runBatch(batchDeps, items, signal, () => run.stop);
+      // Answered 'ok' without its done mark (deferDone), which is written here.
+      const outcome = await runBatch(batchDeps, items, signal, () => run.stop, true);
+      if (outcome !== 'ok') return outcome;
+      try {
+        const { key, value, ttlMs } = writes.done(webhookId);
+        steps.set(key, value, ttlMs);
+        return outcome;
+      } catch (error) {
+        report(error, event, webhookId);
+        return 'store_failed';
+      }
     } finally {
       lifetimes.remove(deadline);
     }
