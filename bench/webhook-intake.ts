@@ -99,7 +99,7 @@ export async function measureWebhookIntake(): Promise<Outcome> {
   if (process.env.BENCH_INTAKE_SOURCE !== '1') {
     process.env.BENCH_INTAKE_DIST = dirname(await buildPackage());
   }
-  const server = await startServerChild<IntakeInfo>('lib/intake-server.ts');
+  const server = await startServerChild<IntakeInfo>('lib/intake-server.ts', ['--expose-gc']);
   try {
     const { info } = server;
     const origin = (port: number) => `http://127.0.0.1:${port}`;
@@ -136,14 +136,14 @@ export async function measureWebhookIntake(): Promise<Outcome> {
     const verify: { sdk: number[]; standard: number[] } = { sdk: [], standard: [] };
     // Warm-up: every receiver and the verify loop, not counted.
     const warm = await targets();
-    for (const name of names) await serverCpuPerCall(server, warm[name]!, CALLS, IN_FLIGHT);
+    for (const name of names) await serverCpuPerCall(server, warm[name]!, CALLS, IN_FLIGHT, 'gc-young');
     await verifyAlone(info.webhookSecret);
     for (let round = 0; round < ROUNDS; round++) {
       progress(`webhook-intake: round ${round + 1}/${ROUNDS}`);
       const round_ = await targets();
       const order = names.map((_, i) => names[(i + round) % names.length]!);
       for (const name of order) {
-        samples.get(name)!.push(await serverCpuPerCall(server, round_[name]!, CALLS, IN_FLIGHT));
+        samples.get(name)!.push(await serverCpuPerCall(server, round_[name]!, CALLS, IN_FLIGHT, 'gc-young'));
       }
       const alone = await verifyAlone(info.webhookSecret);
       verify.sdk.push(alone.sdk);
@@ -175,7 +175,9 @@ export async function measureWebhookIntake(): Promise<Outcome> {
     const details = [
       `Receiver CPU: median of ${ROUNDS} rounds of ${CALLS} deliveries per receiver over ${IN_FLIGHT} keep-alive ` +
         'connections (undici Pool in this process); the receivers share one server process, whose CPU ' +
-        "(user + system) is read before and after each receiver's turn; ratios are taken within each round. " +
+        "(user + system) is read before and after each receiver's turn; each turn ends with a scavenge of " +
+        'the young generation (node --expose-gc), counted in it, so a receiver pays for its own garbage and ' +
+        'what it keeps, not for what the receiver before it left; ratios are taken within each round. ' +
         'Each receiver has one handler that does nothing. The SDK and standardwebhooks get the same signed ' +
         '`message.received` delivery with a fresh webhook-id; grammY gets a Telegram update with the same ' +
         'text and its secret-token header. All 16 connections deliver to one conversation, so under the ' +

@@ -21,12 +21,17 @@ export interface Target {
 
 const pools = new Map<string, Pool>();
 
-/** Sends `calls` requests with `inFlight` at once and answers the server's µs of CPU per request. */
+/**
+ * Sends `calls` requests with `inFlight` at once and answers the server's µs of CPU per request.
+ * With `settle`, a server command run after the load and before the CPU is read again (counted):
+ * `gc-young` makes each turn pay for its own young generation, not the one a previous turn left.
+ */
 export async function serverCpuPerCall(
   server: ServerChild<unknown>,
   target: Target,
   calls: number,
   inFlight: number,
+  settle?: string,
 ): Promise<number> {
   let pool = pools.get(target.origin);
   if (!pool) {
@@ -49,6 +54,7 @@ export async function serverCpuPerCall(
     }
   };
   await Promise.all(Array.from({ length: inFlight }, lane));
+  if (settle) await server.command(settle);
   return ((await server.cpu()) - before) / calls;
 }
 
