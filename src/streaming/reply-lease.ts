@@ -7,15 +7,15 @@
 import { ConflictError } from '../core/api-error.js';
 import { idempotencyKeyFor } from '../core/idempotency.js';
 import { sleep } from '../core/retry.js';
-import { createMemoryStore } from '../store/memory-store.js';
-import { type ReplyLedger, storeLedger } from './store-ledger.js';
+import { processLedger } from './process-ledger.js';
+import type { ReplyLedger } from './store-ledger.js';
 
-let processLedger: ReplyLedger | undefined;
+let ledgerOfProcess: ReplyLedger | undefined;
 
 /** The ledger of this process, used when a reply is given none. @internal */
 export function defaultLedger(): ReplyLedger {
-  processLedger ??= storeLedger(createMemoryStore());
-  return processLedger;
+  ledgerOfProcess ??= processLedger();
+  return ledgerOfProcess;
 }
 
 /** The lease a writer holds while it writes. @internal */
