@@ -18,11 +18,11 @@ export const BUDGET_BYTES = 25 * 1024;
 /** What CI enforces: today's size (19.2 KiB) plus a little headroom, so any real growth fails the run. */
 export const CI_BUDGET_BYTES = 20 * 1024;
 /**
- * The same for esbuild's split build (today 23.5 KiB): what src/index.ts reaches statically comes up
+ * The same for esbuild's split build (today 22.2 KiB): what src/index.ts reaches statically comes up
  * front there (esbuildFirstLoad), so a static import of the streaming side anywhere in that closure
  * fails CI instead of quietly costing 10 KiB.
  */
-export const ESBUILD_CI_BUDGET_BYTES = 24.5 * 1024;
+export const ESBUILD_CI_BUDGET_BYTES = 23 * 1024;
 
 const MAIN = "export { AgentClient } from 'agent-messaging';";
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
