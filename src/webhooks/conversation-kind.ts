@@ -38,7 +38,7 @@ export function createKindCache(client: AgentClient) {
     return kind === 'group' ? NAMED_IN_GROUP : NAMED_DIRECT;
   };
   return (event: MessageReceivedEvent): Addressing | Promise<Addressing> => {
-    const mentioned = (event.message.invoked_agents ?? []).includes(event.agentId);
+    const mentioned = event.message.invoked_agents?.includes(event.agentId) === true;
     if (!mentioned) return IN_GROUP;
     const kind = kinds.get(event.conversationId);
     if (kind === undefined) return ask(event.conversationId);

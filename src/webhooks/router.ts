@@ -41,6 +41,8 @@ function checkHandler(handler: unknown, operation: string): void {
 }
 
 const NONE: readonly never[] = [];
+// A click before a command, a command before hears (one array, not one per message).
+const ROUTE_ORDER = ['action', 'command', 'hears'] as const;
 
 /** Whether a handler answered something to wait for: one that returned no promise costs no turn. */
 const thenable = (result: unknown): result is PromiseLike<unknown> =>
@@ -55,7 +57,7 @@ export function createRouter() {
   const any: Handler<EventContext>[] = [];
 
   const pick = (ctx: MessageContext): { route: Route; match: RegExpExecArray | true } | undefined => {
-    for (const kind of ['action', 'command', 'hears'] as const) {
+    for (const kind of ROUTE_ORDER) {
       for (const route of routes[kind]) {
         const match = route.match(ctx);
         if (match) return { route, match };
