@@ -7,7 +7,10 @@
 //
 // Kept by identity in a WeakMap, not as a property: a store wrapped or copied (a Proxy, `{ ...store }`
 // with one method replaced, as tests and custom stores do) is another object and keeps the composed
-// path through its own methods, so what it overrides is always called.
+// path through its own methods, so what it overrides is always called. So does the very object once
+// a method of it was replaced in place (instrumented, or made to fail in a test) before the bot was
+// created: the steps are kept with the methods the store was made with, and given only while every
+// one is still the same.
 
 import type { BotStore, StoreLock } from './bot-store.js';
 import type { AdmitRequest, AdmitResult, SettleRequest, SettleResult } from './compound.js';
@@ -38,18 +41,26 @@ export interface SyncSteps {
   set(key: string, value: string, ttlMs: number): void;
 }
 
-const registry = new WeakMap<BotStore, SyncSteps>();
+const registry = new WeakMap<BotStore, { steps: SyncSteps; methods: [string, unknown][] }>();
 
 /**
- * Records that `store` (this very object) answers its compound steps synchronously through `steps`.
+ * Records that `store` (this very object, with the methods it has now) answers its compound steps
+ * synchronously through `steps`.
  * @internal
  */
 export function registerSyncSteps<T extends BotStore>(store: T, steps: SyncSteps): T {
-  registry.set(store, steps);
+  registry.set(store, { steps, methods: Object.entries(store) });
   return store;
 }
 
-/** The synchronous steps of `store`, when it registered some; `undefined` for any other store. @internal */
+/**
+ * The synchronous steps of `store`, when it registered some and none of its methods was replaced
+ * since; `undefined` for any other store. @internal
+ */
 export function syncStepsOf(store: BotStore): SyncSteps | undefined {
-  return registry.get(store);
+  const registered = registry.get(store);
+  if (!registered) return undefined;
+  const own = store as unknown as Record<string, unknown>;
+  const same = registered.methods.every(([name, method]) => own[name] === method);
+  return same && Object.keys(store).length === registered.methods.length ? registered.steps : undefined;
 }
