@@ -3,15 +3,12 @@
 // get its whole ackTimeoutMs and each handler its whole maxHandlerMs, counted from its own start,
 // however the deliveries before it ended; and the ack timer keeps Node alive only while a delivery
 // waits on it. Fake timers move both the timers and the clocks, so the deadlines are exact here.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { type Bot, createBot, type MessageContext } from 'agent-messaging';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { messageReceivedBody, now, sign } from './fixtures.js';
+import { runScript } from './run-script.js';
 
 const SECRET = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const botWith = (options: { ackTimeoutMs?: number; maxHandlerMs?: number; concurrent?: boolean }) =>
   createBot({
@@ -126,22 +123,7 @@ console.log('answered', response.status);
 `;
 
 /** Runs the child to its exit (killed after 15 s): its output and how it ended. */
-async function runChild(mode: 'hung' | 'fast') {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CHILD, mode], {
-    cwd: ROOT,
-  });
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    output += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    output += chunk;
-  });
-  const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  const [code, signal] = await once(child, 'exit');
-  clearTimeout(killer);
-  return { output: output.trim(), code, signal };
-}
+const runChild = (mode: 'hung' | 'fast') => runScript(CHILD, [mode]);
 
 describe('the shared ack timer and the life of the process', () => {
   it('keeps Node alive until a delivery whose handler hangs is answered 409', async () => {

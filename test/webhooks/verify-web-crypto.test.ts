@@ -2,12 +2,8 @@
 // Crypto, a promise; on Node it is computed at once and a delivery waits for no turn of the event
 // loop. Both must verify the same deliveries and refuse the same ones. A child process without
 // `process.getBuiltinModule` stands in for such a runtime (the SDK looks node:crypto up through it).
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { runScript } from './run-script.js';
 
 const CHILD = `
 delete process.getBuiltinModule;
@@ -38,17 +34,7 @@ console.log(JSON.stringify(result));
 
 describe('verification with Web Crypto, where node:crypto is missing', () => {
   it('verifies and refuses the same deliveries as on Node, through verifyWebhook and the bot', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CHILD], {
-      cwd: ROOT,
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-    });
-    const [code] = await once(child, 'exit');
+    const { code, output } = await runScript(CHILD);
     expect({ code, result: JSON.parse(output) }).toEqual({
       code: 0,
       result: { verified: 'evt_web', refused: 'no_matching_signature', bad: 401, good: 200, texts: ['hi'] },

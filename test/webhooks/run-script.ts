@@ -1,0 +1,35 @@
+// Runs a script of the repository's source in a child Node process (through tsx), for behaviour a test
+// cannot see inside its own process: what keeps Node alive, a runtime without node:crypto.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** How a child ended: its stdout and stderr together (trimmed), its exit code and signal. */
+export interface ScriptEnd {
+  output: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Runs `source` (an ES module, from the repository's root) with `args`; killed after `killAfterMs`. */
+export async function runScript(
+  source: string,
+  args: string[] = [],
+  killAfterMs = 15_000,
+): Promise<ScriptEnd> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source, ...args], {
+    cwd: ROOT,
+  });
+  let output = '';
+  const collect = (chunk: string) => {
+    output += chunk;
+  };
+  child.stdout.setEncoding('utf8').on('data', collect);
+  child.stderr.setEncoding('utf8').on('data', collect);
+  const killer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  clearTimeout(killer);
+  return { output: output.trim(), code, signal };
+}
