@@ -123,7 +123,8 @@ export function createBot(options: BotOptions): Bot {
     idleWaiters = [];
     for (const wake of waiters) wake();
   };
-  const track = (work: Promise<LaneOutcome>) => {
+  // What a run started, until all of it ended: a holder's drain after its own message included.
+  const track = <T>(work: Promise<T>) => {
     running += 1;
     work.then(settled, settled);
     return work;
@@ -138,7 +139,7 @@ export function createBot(options: BotOptions): Bot {
     // With the dedupe in the bot's own store, the claim is one write of the lanes' admit step.
     if (lanes && item && dedupe.writes) {
       const admission = await lanes.admit(item, false, text);
-      if (admission.claim === 'claimed') track(admission.work);
+      if (admission.claim === 'claimed') track(admission.drained ?? admission.work);
       return admission;
     }
     const claim = claimNow ? claimNow(webhookId) : await dedupe.claim(webhookId);
@@ -150,7 +151,11 @@ export function createBot(options: BotOptions): Bot {
       return { claim, work: Promise.resolve('store_failed') };
     });
     const work = admitted.then((admission) => (admission.claim === 'claimed' ? admission.work : 'failed'));
-    return { claim, work: track(work) };
+    // Settles after `work`: a holder's drain goes on after its own message's outcome.
+    const drained = admitted.then((admission) =>
+      admission.claim === 'claimed' ? (admission.drained ?? admission.work) : undefined,
+    );
+    return { claim, work, drained: track(drained) };
   };
 
   // 'concurrent', and events of no conversation: run at once, with the same lifetime bound (one

@@ -39,8 +39,34 @@ export type LanePolicy = 'queue' | 'interrupt' | 'debounce';
  */
 export type LaneOutcome = BatchOutcome | 'elsewhere';
 
-/** A delivery admitted to its lane: its claim refused, or claimed and being handled (`work`). */
-export type Admission = { claim: 'in_flight' | 'done' } | { claim: 'claimed'; work: Promise<LaneOutcome> };
+/**
+ * A delivery admitted to its lane: its claim refused, or claimed and being handled. `work` resolves
+ * with its own message's outcome once that was settled; `drained`, when given, once everything the
+ * delivery started has ended: the holder of a conversation goes on through the messages queued behind
+ * its own after `work` resolved, and that drain must be kept alive (`bot.idle()`, `waitUntil`).
+ */
+export type Admission =
+  | { claim: 'in_flight' | 'done' }
+  | { claim: 'claimed'; work: Promise<LaneOutcome>; drained?: Promise<unknown> };
+
+/**
+ * The admission of a claimed delivery whose run (`start`) may go on after its own outcome: `work`
+ * resolves at the first `told` (or with the run's end), `drained` with the run's end.
+ */
+function claimedRun(
+  start: (told: (outcome: LaneOutcome) => void) => Promise<LaneOutcome>,
+  report: (error: unknown) => void,
+): Admission {
+  let told!: (outcome: LaneOutcome) => void;
+  const work = new Promise<LaneOutcome>((resolve) => {
+    told = resolve;
+  });
+  const drained = start(told).then(told, (error: unknown) => {
+    report(error);
+    told('store_failed');
+  });
+  return { claim: 'claimed', work, drained };
+}
 
 /** What the lanes need. @internal */
 export interface LaneOptions {
@@ -97,18 +123,24 @@ export function createLanes(options: LaneOptions) {
     // An idle conversation on a synchronous store: the lock was taken for the handler's lifetime and
     // the message not queued; it runs now (lane-fast-path.ts).
     if (runIdle && lock && admitted.queued.length === 0) {
-      return { claim: 'claimed', work: runIdle(item, member, lock) };
+      return claimedRun((told) => runIdle(item, member, lock, told), options.report);
     }
     const fresh = { member, until: Date.now() + options.lockTtlMs };
-    return { claim: 'claimed', work: follow(item, member, fresh, lock ? admitted : undefined) };
+    const held = lock ? admitted : undefined;
+    return claimedRun((told) => follow(item, member, fresh, held, told), options.report);
   };
 
-  /** Sees an admitted delivery handled, here or by the instance that holds its conversation. */
+  /**
+   * Sees an admitted delivery handled, here or by the instance that holds its conversation. `told`
+   * hears its outcome once its batch settled; a holder here goes on through the rest of the queue
+   * before this resolves.
+   */
   const follow = async (
     item: QueuedItem,
     member: string,
     fresh: { member: string; until: number },
     admitted: { lock: StoreLock; queued: string[] } | undefined,
+    told: (outcome: LaneOutcome) => void,
   ): Promise<LaneOutcome> => {
     const conversationId = item.event.conversationId;
     let outcome: BatchOutcome | undefined;
@@ -116,6 +148,7 @@ export function createLanes(options: LaneOptions) {
     let settled: Promise<BatchOutcome> | undefined;
     waiting.set(item.webhookId, (value) => {
       outcome = value;
+      told(value);
       settle?.(value);
     });
     local.set(member, item);

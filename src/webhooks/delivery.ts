@@ -202,9 +202,12 @@ export async function deliver(
         )
       : outcome,
   );
+  // What must outlive the answer: the work, and the drain of the messages queued behind it when this
+  // delivery's process holds its conversation (answered once its own message settled).
+  const { drained } = admission;
   if (deps.ack === 'immediately') {
     // The user's choice: a 2xx at once, so a run that fails later is not retried by the service.
-    waitUntil?.(work);
+    waitUntil?.(drained ? Promise.all([work, drained]) : work);
     return ACCEPTED;
   }
   // The bot's shared deadlines, unless a retry already spent part of its wait on the earlier run.
@@ -216,9 +219,11 @@ export async function deliver(
     // Still running: not a 2xx, so the service keeps the delivery and its retry hears the outcome
     // (or runs the message again if this run fails or its process dies). The run goes on.
     deps.early.add(webhookId, work);
-    waitUntil?.(work);
+    waitUntil?.(drained ? Promise.all([work, drained]) : work);
     return IN_PROGRESS;
   }
+  // A holder goes on through its conversation's queue after its own message's answer.
+  if (drained) waitUntil?.(drained);
   if (outcome === 'ok') return RECEIVED;
   // Handled by the instance that holds the conversation: this delivery's part is done.
   if (outcome === 'elsewhere') return ACCEPTED;

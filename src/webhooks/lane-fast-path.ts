@@ -11,7 +11,7 @@
 // retry runs it), the release only once a read found the queue empty, and under 'interrupt' a newer
 // message's signal (through the store's channel, as on the composed path) stopping the run. A message
 // queued while the handler ran makes the settle keep the lock; this holder then works through the
-// queue as any holder does (lane-holder.ts), renewal timer included, before its delivery is answered.
+// queue as any holder does (lane-holder.ts), renewal timer included, its delivery answered meanwhile.
 
 import type { StoreLock } from '../store/bot-store.js';
 import type { SyncSteps } from '../store/sync-steps.js';
@@ -38,7 +38,9 @@ export const lockTtlForRun = (o: Pick<LaneOptions, 'maxHandlerMs' | 'lockTtlMs'>
 
 /**
  * Runs an admitted delivery that holds its idle conversation's lock (already kept for
- * {@link lockTtlForRun}); resolves with its outcome once it was settled in the store. Never rejects.
+ * {@link lockTtlForRun}); resolves with its outcome once it was settled in the store, or, when
+ * messages were queued meanwhile, tells it (`told`) then and resolves once they were drained. Never
+ * rejects.
  * @internal
  */
 export function createFastPath(deps: FastPathDeps) {
@@ -49,7 +51,12 @@ export function createFastPath(deps: FastPathDeps) {
   // process alive on its own.
   const lifetimes = createDeadlines(deps.maxHandlerMs, false);
 
-  return async (item: QueuedItem, member: string, lock: StoreLock): Promise<BatchOutcome> => {
+  return async (
+    item: QueuedItem,
+    member: string,
+    lock: StoreLock,
+    told: (outcome: BatchOutcome) => void,
+  ): Promise<BatchOutcome> => {
     const conversationId = item.event.conversationId;
     const controller = new AbortController();
     let stop: StopReason | undefined;
@@ -121,7 +128,9 @@ export function createFastPath(deps: FastPathDeps) {
     if (next.outcome === 'released') deps.notifyReleased(conversationId);
     else if (next.outcome === 'queued') {
       // Queued meanwhile: the settle kept the lock for one TTL; hold it as any holder does. This
-      // delivery's outcome is recorded already: a failure from here on is the next messages'.
+      // delivery's outcome is recorded already, so it is answered now (a 10 s handler per message
+      // would otherwise keep it past ackTimeoutMs); a failure from here on is the next messages'.
+      told(outcome);
       await deps.drain(conversationId, undefined, { lock, queued: next.queued }).catch(deps.report);
     }
     return outcome;
