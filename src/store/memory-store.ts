@@ -3,8 +3,9 @@
 // `admit` and `settle` run their steps in that one turn too, and are also registered as synchronous
 // steps (sync-steps.ts) for the lanes' idle-conversation path.
 
-import type { BotStore, StoreLock, Unsubscribe } from './bot-store.js';
+import type { BotStore, Unsubscribe } from './bot-store.js';
 import type { AdmitRequest, AdmitResult, SettleResult } from './compound.js';
+import { localLocks } from './local-locks.js';
 import { registerSyncSteps, type SyncSteps } from './sync-steps.js';
 
 /** Options of {@link createMemoryStore}. */
@@ -67,23 +68,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
 
   // Locks come and go with every delivery: in a map of their own, since a delete from the large map
   // of values leaves a hole that V8 later pays for by rehashing every value.
-  const locks = new Map<string, Entry>();
-  const heldLock = (key: string) => {
-    const entry = locks.get(key);
-    if (entry && entry.expiresAt <= now()) {
-      locks.delete(key);
-      return undefined;
-    }
-    return entry;
-  };
-  const writeLock = (key: string, token: string, ttlMs: number) => {
-    if (locks.size >= maxEntries && !locks.has(key)) {
-      for (const [k, entry] of locks) if (entry.expiresAt <= now()) locks.delete(k);
-    }
-    locks.set(key, { value: token, expiresAt: now() + ttlMs });
-  };
-  // Tokens only need to be unique in this process: a counter is cheaper than a random id.
-  let tokens = 0;
+  const locks = localLocks(maxEntries, now, 'm');
 
   // The steps as plain functions, so `admit` and `settle` run several in one turn.
   const setIfAbsent = (key: string, value: string, ttlMs: number) => {
@@ -91,22 +76,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     write(key, value, ttlMs);
     return true;
   };
-  const acquireLock = (key: string, ttlMs: number): StoreLock | undefined => {
-    if (heldLock(key)) return undefined;
-    const lock: StoreLock = { key, token: `m${++tokens}` };
-    writeLock(key, lock.token, ttlMs);
-    return lock;
-  };
-  const renewLock = (lock: StoreLock, ttlMs: number) => {
-    if (heldLock(lock.key)?.value !== lock.token) return false;
-    writeLock(lock.key, lock.token, ttlMs);
-    return true;
-  };
-  const releaseLock = (lock: StoreLock) => {
-    if (heldLock(lock.key)?.value !== lock.token) return false;
-    locks.delete(lock.key);
-    return true;
-  };
+  const { acquire: acquireLock, renew: renewLock, release: releaseLock } = locks;
   const enqueue = (key: string, member: string, score: number, ttlMs: number) => {
     let queue = queues.get(key);
     if (!queue || queue.expiresAt <= now()) {
@@ -168,10 +138,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     enqueue,
     settle({ lock, lockTtlMs, queueTtlMs, marks, settled, queue, released }): SettleResult {
       for (const mark of marks) write(mark.key, mark.value, mark.ttlMs);
-      if (heldLock(lock.key)?.value !== lock.token) return { outcome: 'lost' };
+      if (!locks.holds(lock)) return { outcome: 'lost' };
       const queued = readQueued(queue, settled);
       if (queued.length > 0) {
-        writeLock(lock.key, lock.token, lockTtlMs);
+        renewLock(lock, lockTtlMs);
         const kept = queues.get(queue);
         if (kept && queueTtlMs !== undefined) kept.expiresAt = now() + queueTtlMs;
         return { outcome: 'queued', queued };

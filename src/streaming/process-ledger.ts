@@ -1,65 +1,28 @@
-// The ledger a reply uses when it is given none: leases and attempt counters of this process, in two
-// maps. Not a memory store (createMemoryStore) under storeLedger: the main entry exports
-// createMemoryStore, and the streaming side using it would bring the whole store up front with
+// The ledger a reply uses when it is given none: leases and attempt counters of this process, made of
+// the local locks and expiring map the memory store's locks are made of. Not a memory store under
+// storeLedger: the main entry exports createMemoryStore, and the streaming side using it would bring the whole store up front with
 // `import { AgentClient }` in a bundler that splits by module (esbuild, bench/bundle-size.mjs).
-import type { StoreLock } from '../store/bot-store.js';
-import type { ReplyLedger } from './store-ledger.js';
+import { expiringMap, localLocks } from '../store/local-locks.js';
+import { ATTEMPT_TTL_MS, type ReplyLedger } from './store-ledger.js';
 
-// Attempt counters outlive any delivery retry schedule (as storeLedger keeps them).
-const ATTEMPT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-// Counters are written only when a reply is given up; past this many, the expired ones go.
+// Past this many entries, a new one first forgets the expired ones.
 const SWEEP_AT = 10_000;
 
-interface Timed {
-  value: string | number;
-  expiresAt: number;
-}
-
-/** A map whose entries are gone once their time passed. */
-function timedMap() {
-  const entries = new Map<string, Timed>();
-  const live = (key: string) => {
-    const entry = entries.get(key);
-    if (entry !== undefined && entry.expiresAt <= Date.now()) {
-      entries.delete(key);
-      return undefined;
-    }
-    return entry;
-  };
-  const set = (key: string, value: string | number, ttlMs: number) => {
-    if (entries.size >= SWEEP_AT && !entries.has(key)) {
-      for (const [other, entry] of entries) if (entry.expiresAt <= Date.now()) entries.delete(other);
-    }
-    entries.set(key, { value, expiresAt: Date.now() + ttlMs });
-  };
-  return { live, set, delete: (key: string) => entries.delete(key) };
-}
-
-/** A new ledger of this process: a writer's lease is its key's entry until released or expired. @internal */
+/** A new ledger of this process: a writer's lease is its key's lock until released or expired. @internal */
 export function processLedger(): ReplyLedger {
-  const leases = timedMap();
-  const attempts = timedMap();
-  // Tokens only need to be unique in this process.
-  let tokens = 0;
-  const holds = (lease: StoreLock) => leases.live(lease.key)?.value === lease.token;
+  // The clock read at each call (Date.now as it is then), as the ledger always did.
+  const now = () => Date.now();
+  const leases = localLocks(SWEEP_AT, now, 'p');
+  const attempts = expiringMap<number>(SWEEP_AT, now);
   return {
-    acquire: async (key, ttlMs) => {
-      if (leases.live(key) !== undefined) return undefined;
-      const lease: StoreLock = { key, token: `p${++tokens}` };
-      leases.set(key, lease.token, ttlMs);
-      return lease;
-    },
-    renew: async (lease, ttlMs) => {
-      if (!holds(lease)) return false;
-      leases.set(lease.key, lease.token, ttlMs);
-      return true;
-    },
+    acquire: async (key, ttlMs) => leases.acquire(key, ttlMs),
+    renew: async (lease, ttlMs) => leases.renew(lease, ttlMs),
     release: async (lease) => {
-      if (holds(lease)) leases.delete(lease.key);
+      leases.release(lease);
     },
-    attempt: async (key) => 1 + Number(attempts.live(key)?.value ?? 0),
+    attempt: async (key) => 1 + (attempts.live(key)?.value ?? 0),
     giveUp: async (key) => {
-      attempts.set(key, Number(attempts.live(key)?.value ?? 0) + 1, ATTEMPT_TTL_MS);
+      attempts.set(key, (attempts.live(key)?.value ?? 0) + 1, ATTEMPT_TTL_MS);
     },
   };
 }

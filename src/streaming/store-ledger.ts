@@ -22,8 +22,8 @@ export interface ReplyLedger {
   giveUp(key: string): Promise<void>;
 }
 
-// Attempt counters outlive any delivery retry schedule.
-const ATTEMPT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+/** How long an attempt counter is kept: longer than any delivery retry schedule. @internal */
+export const ATTEMPT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * A ledger over a {@link BotStore}: leases are the store's locks, attempts its counters. Over a shared
