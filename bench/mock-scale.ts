@@ -1,14 +1,18 @@
 // Measurement 7: 1,000 concurrent streamed replies through the mock service in one process (its
-// loopback door, so every reply is a real Streamable HTTP request), each checked to the character.
+// loopback door, so every reply is a real Streamable HTTP request), each checked to the character;
+// and 10,000 users installing one agent, whose cost per install must not grow with the users before.
+import { createMockService } from '../src/testing/index.js';
 import { progress, runAsChild } from './lib/child.js';
 import { markdownTable, type Outcome } from './lib/report.js';
-import { fmt } from './lib/stats.js';
+import { fmt, median } from './lib/stats.js';
 import { agentMessages, startWorld, textOf } from './lib/world.js';
 import { tokens } from './reply-requests.js';
 
 const REPLIES = Number(process.env.BENCH_REPLIES ?? 1000);
 const WRITES = 40;
 const CONVERSATIONS = 10;
+const USERS = Number(process.env.BENCH_USERS ?? 10_000);
+const USER_CHUNK = USERS / 10;
 
 /** The text of reply `n`: its own marker, then token-like pieces, so a mix-up cannot go unseen. */
 const piecesOf = (n: number) => [`[reply ${n}]`, ...tokens(WRITES, n + 1)];
@@ -52,7 +56,7 @@ export async function measureMockScale(): Promise<Outcome> {
     const answeredExact = results.filter((result) => result.text === expected.get(result.message_id)).length;
     const allExact =
       stored === REPLIES && exact === REPLIES && answeredExact === REPLIES && expected.size === REPLIES;
-    const rows = [
+    const rows: Outcome['rows'] = [
       {
         measurement: `7. mock scale, ${fmt(REPLIES)} concurrent streamed replies`,
         result: `${fmt(exact)}/${fmt(REPLIES)} exact in history, ${fmt(stored)} stored, ${fmt(requests)} requests, ${fmt(seconds, 1)} s`,
@@ -92,10 +96,50 @@ export async function measureMockScale(): Promise<Outcome> {
         ],
       ),
     ];
+    const installs = await measureInstalls();
+    rows.push(...installs.rows);
+    details.push('', ...installs.details);
     return { rows, details };
   } finally {
     await world.close();
   }
+}
+
+/**
+ * `mock.createUser` and `mock.installAgent` for USERS users of one seeded agent, timed in ten chunks:
+ * an install that looked through every conversation made the last chunks several times the first.
+ */
+async function measureInstalls(): Promise<Outcome> {
+  progress(`mock-scale: ${fmt(USERS)} users install one agent`);
+  const mock = createMockService();
+  const { agent } = await mock.seed();
+  const chunks: number[] = [];
+  const started = performance.now();
+  for (let chunk = 0; chunk < 10; chunk++) {
+    const begun = performance.now();
+    for (let i = 0; i < USER_CHUNK; i++) {
+      const { user } = mock.createUser({ display_name: `User ${chunk * USER_CHUNK + i}` });
+      mock.installAgent({ user_id: user.id, agent_id: agent.id });
+    }
+    chunks.push(performance.now() - begun);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  // The three last chunks against the three first (medians), so one collection does not decide.
+  const growth = median(chunks.slice(-3)) / median(chunks.slice(0, 3));
+  return {
+    rows: [
+      {
+        measurement: `7. mock scale, ${fmt(USERS)} users install one agent`,
+        result: `${fmt(seconds, 2)} s; the last ${fmt(USER_CHUNK)} took ${fmt(growth, 2)}x the first`,
+        goal: '<= 2x (no scan per install)',
+        status: growth <= 2 ? 'met' : 'NOT MET',
+      },
+    ],
+    details: [
+      `${fmt(USERS)} \`mock.createUser\` + \`mock.installAgent\` in process, one seeded agent, timed in chunks of ` +
+        `${fmt(USER_CHUNK)} (ms): ${chunks.map((ms) => fmt(ms, 0)).join(', ')}.`,
+    ],
+  };
 }
 
 runAsChild(import.meta.url, measureMockScale);

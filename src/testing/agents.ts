@@ -24,7 +24,7 @@ export const registerAgent = endpoint('agents.register', {
   handle: (ctx) => {
     const { state } = ctx.world;
     const { handle, display_name, webhook_url, capabilities } = ctx.body;
-    if ([...state.agents.values()].some((agent) => agent.handle === handle)) {
+    if (state.handles.has(handle)) {
       throw new MockError(409, 'handle_taken', `handle: "${handle}" is already in use`);
     }
     const agent: AgentRecord = {
@@ -40,6 +40,8 @@ export const registerAgent = endpoint('agents.register', {
       created_at: ctx.world.clock.now(),
     };
     state.agents.set(agent.id, agent);
+    state.handles.add(handle);
+    state.callers.set(agent.api_key, { kind: 'agent', id: agent.id, agent });
     agentChanged(ctx.world, agent, 'created');
     return json(201, {
       agent: agentView(agent),

@@ -19,7 +19,7 @@ export function authenticate(state: MockState, headers: HeaderReader, kind: Auth
   const header = headers.get('authorization');
   const token = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
   if (!token) throw unauthorized('Authorization: a bearer token is required');
-  const caller = findCaller(state, token);
+  const caller = state.callers.get(token);
   // The message never echoes the token: secrets stay out of errors.
   if (!caller) throw unauthorized('Authorization: the bearer token is not known');
   if (kind === 'agent' && caller.kind !== 'agent') {
@@ -29,14 +29,4 @@ export function authenticate(state: MockState, headers: HeaderReader, kind: Auth
     throw unauthorized('Authorization: this endpoint takes a user session, not an agent token');
   }
   return caller;
-}
-
-function findCaller(state: MockState, token: string): Caller | undefined {
-  for (const agent of state.agents.values()) {
-    if (agent.api_key === token) return { kind: 'agent', id: agent.id, agent };
-  }
-  for (const user of state.users.values()) {
-    if (user.session_token === token) return { kind: 'user', id: user.id, user };
-  }
-  return undefined;
 }

@@ -1,7 +1,6 @@
 // Fault injection (PROTOCOL.md section 13): the next matching requests misbehave on purpose.
-import { describeIssues, safeParse } from '../schemas/issues.js';
 import { FaultSpec } from '../schemas/mock-control.js';
-import { invalid } from './http.js';
+import { checkJson } from './body.js';
 import { newId } from './ids.js';
 import type { FaultRecord, MockState } from './state.js';
 
@@ -10,9 +9,8 @@ export type Fault = FaultSpec;
 
 /** Adds a fault after checking its shape; answers its id. */
 export function injectFault(state: MockState, spec: unknown): { fault_id: string } {
-  const parsed = safeParse(FaultSpec, spec);
-  if (!parsed.success) throw invalid(describeIssues(parsed.error, 'fault'));
-  const record: FaultRecord = { id: newId('flt'), spec: parsed.data, remaining: parsed.data.times ?? 1 };
+  const checked = checkJson(FaultSpec, spec, 'fault');
+  const record: FaultRecord = { id: newId('flt'), spec: checked, remaining: checked.times ?? 1 };
   state.faults.push(record);
   return { fault_id: record.id };
 }

@@ -2,8 +2,7 @@
 // first completed answer is replayed, another body is 422, a key still in flight is 409.
 
 import { IdempotencyKey } from '../schemas/common.js';
-import { describeIssues, safeParse } from '../schemas/issues.js';
-import { canonicalJson, decodeJson } from './body.js';
+import { canonicalJson, checkJson, decodeJson } from './body.js';
 import { type Answer, invalid, JsonAnswer, MockError } from './http.js';
 import type { HeaderReader } from './incoming.js';
 import type { RouteContext } from './router.js';
@@ -17,19 +16,11 @@ export interface Reservation {
   release(): void;
 }
 
-// IdempotencyKey's rules in one expression (8 to 255 printable ASCII characters without spaces):
-// nearly every key passes here, and only one that does not is read by the schema, for its message.
-// test/mock/hand-checks.test.ts holds the two to the same answer.
-const WELL_FORMED_KEY = /^[\x21-\x7e]{8,255}$/;
-
 /** The `Idempotency-Key` header, checked; 400 naming the header when missing or malformed. */
 export function idempotencyKeyOf(headers: HeaderReader): string {
   const key = headers.get('idempotency-key');
   if (key === null) throw invalid('Idempotency-Key header: is required');
-  if (WELL_FORMED_KEY.test(key)) return key;
-  const parsed = safeParse(IdempotencyKey, key);
-  if (!parsed.success) throw invalid(describeIssues(parsed.error, 'Idempotency-Key header'));
-  return key;
+  return checkJson(IdempotencyKey, key, 'Idempotency-Key header');
 }
 
 /**

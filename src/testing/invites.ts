@@ -30,16 +30,6 @@ export function inviteView(state: MockState, invite: InviteRecord) {
   };
 }
 
-/** The agent-kind conversation installing the agent created for this user. */
-function installConversation(state: MockState, userId: string, agentId: string) {
-  return [...state.conversations.values()].find(
-    (c) =>
-      c.kind === 'agent' &&
-      c.participants.some((p) => p.id === userId) &&
-      c.participants.some((p) => p.id === agentId),
-  );
-}
-
 /** `POST /v1/groups/invites`: checks every target, places one consent card per target. */
 export const createInvite = endpoint('groups.invite', {
   handle: (ctx) => {
@@ -88,7 +78,8 @@ export const createInvite = endpoint('groups.invite', {
 });
 
 function placeConsentCard(world: MockWorld, invite: InviteRecord, userId: string): void {
-  const conversation = installConversation(world.state, userId, invite.agent_id);
+  const installed = world.state.users.get(userId)?.installs.get(invite.agent_id);
+  const conversation = installed === undefined ? undefined : world.state.conversations.get(installed);
   if (!conversation) return;
   createMessage(world, conversation, {
     sender_id: invite.agent_id,

@@ -31,7 +31,7 @@ export function mockUserView(user: UserRecord): MockUser {
     display_name: user.display_name,
     verified: user.verified,
     session_token: user.session_token,
-    installs: [...user.installs],
+    installs: [...user.installs.keys()],
   };
 }
 

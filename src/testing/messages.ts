@@ -1,15 +1,14 @@
 // Messages (PROTOCOL.md section 7): the non-streaming send, history paging, and unsend.
 import { ListMessagesQuery } from '../schemas/conversations.js';
-import { describeIssues, safeParse } from '../schemas/issues.js';
 import type { SendMessageRequest } from '../schemas/messages.js';
 import { agentOf, conversationFor, messageFor, requireActive } from './access.js';
+import { checkJson } from './body.js';
 import { forbidden, invalid, json, MockError } from './http.js';
 import { newId } from './ids.js';
 import { messageUpdated } from './live-events.js';
 import { createMessage } from './message-store.js';
 import { messageView, newestFirst, sendBlock, tombstoneView } from './message-view.js';
 import { endpoint } from './router.js';
-import { isPlainTextSend } from './send-check.js';
 import type { AgentRecord, BlockRecord, ConversationRecord, MockState } from './state.js';
 import { startStreamingSend } from './streaming.js';
 
@@ -46,7 +45,6 @@ export function checkReplyTo(conversation: ConversationRecord, replyTo: string |
 /** `POST /v1/conversations/{id}/messages`, both forms (`?stream=true` answers a stream). */
 export const sendMessage = endpoint('messages.send', {
   acceptsNdjson: true,
-  accepts: isPlainTextSend,
   handle: (ctx) => {
     const streaming = ctx.url.searchParams.get('stream') === 'true';
     if (!streaming && ctx.body.stream) throw invalid('stream: is only accepted with ?stream=true');
@@ -78,11 +76,10 @@ export const sendMessage = endpoint('messages.send', {
 /** `GET /v1/conversations/{id}/messages`: newest first, `limit` 1 to 100 (never clamped). */
 export const listMessages = endpoint('conversations.listMessages', {
   handle: (ctx) => {
-    const query = safeParse(ListMessagesQuery, numericQuery(ctx.url.searchParams));
-    if (!query.success) throw invalid(describeIssues(query.error, 'query'));
+    const query = checkJson(ListMessagesQuery, numericQuery(ctx.url.searchParams), 'query');
     const agent = agentOf(ctx);
     const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');
-    const page = newestFirst(conversation, query.data.limit ?? 50, query.data.before_sequence);
+    const page = newestFirst(conversation, query.limit ?? 50, query.before_sequence);
     return json(200, { messages: page.map(messageView) });
   },
 });

@@ -1,9 +1,9 @@
 // A user's click on a quick reply (PROTOCOL.md section 14): the click posts the action's label as a
 // user message replying to the actions block, and its delivery carries `postback`.
-import { describeIssues, safeParse } from '../schemas/issues.js';
 import type { Message } from '../schemas/messages.js';
 import { ClickActionRequest } from '../schemas/mock-control.js';
 import { conversationFor } from './access.js';
+import { checkJson } from './body.js';
 import { invalid, notFound } from './http.js';
 import { postAsUser } from './user-messages.js';
 import type { MockWorld } from './world.js';
@@ -24,9 +24,7 @@ export function clickAction(
   conversationId: string,
   input: ClickActionRequest,
 ): { message: Message } {
-  const parsed = safeParse(ClickActionRequest, input);
-  if (!parsed.success) throw invalid(describeIssues(parsed.error, 'click'));
-  const { user_id, message_id, action_id } = parsed.data;
+  const { user_id, message_id, action_id } = checkJson(ClickActionRequest, input, 'click');
   const { state } = world;
   if (!state.users.has(user_id)) throw notFound(`user_id: user ${user_id}`);
   const conversation = conversationFor(state, user_id, conversationId);

@@ -40,11 +40,6 @@ export interface Route<Body = unknown> {
   retry?: RetryClass;
   /** True for the one endpoint that takes an NDJSON streamed body. */
   acceptsNdjson?: boolean;
-  /**
-   * A hand check of the commonest bodies: one it accepts is one `body` accepts unchanged, taken as it
-   * is; for any other the schema decides (and names the bad field).
-   */
-  accepts?: (value: unknown) => boolean;
   handle(ctx: RouteContext<Body>): Answer | Promise<Answer>;
 }
 
@@ -56,7 +51,7 @@ export function route<S extends z.ZodMiniType = z.ZodMiniType<undefined>>(
 }
 
 /** What a rule of the service adds to its endpoint's entry in the table. */
-type Rule<S extends z.ZodMiniType> = Pick<Route<z.output<S>>, 'acceptsNdjson' | 'accepts' | 'handle'> & {
+type Rule<S extends z.ZodMiniType> = Pick<Route<z.output<S>>, 'acceptsNdjson' | 'handle'> & {
   /** A body schema of the mock's own, where it must read more than the shared one lets through. */
   body?: S;
 };

@@ -260,11 +260,8 @@ async function answerLate(
 
 function parseBody(route: Route, raw: string | undefined): unknown {
   if (raw === undefined) return undefined;
-  if (route.body) {
-    const value = decodeJson(raw);
-    return route.accepts?.(value) ? value : checkJson(route.body, value);
-  }
   const value = decodeJson(raw);
+  if (route.body) return checkJson(route.body, value);
   if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length > 0) {
     throw invalid('body: this endpoint takes no body');
   }

@@ -1,5 +1,6 @@
 // The whole service as plain data. Rules are functions over this; nothing here does I/O.
 import type { Delivery, FaultSpec, RequestLogEntry } from '../schemas/mock-control.js';
+import type { Caller } from './auth.js';
 import type { StoredAnswer } from './idempotency.js';
 
 /** A user of the service's app. */
@@ -8,8 +9,8 @@ export interface UserRecord {
   display_name: string;
   verified: boolean;
   session_token: string;
-  /** Agents this user installed. */
-  installs: Set<string>;
+  /** Agents this user installed, each with their `agent`-kind conversation's id. */
+  installs: Map<string, string>;
 }
 
 /** A registered agent with its credentials. */
@@ -143,6 +144,10 @@ export interface FaultRecord {
 export interface MockState {
   users: Map<string, UserRecord>;
   agents: Map<string, AgentRecord>;
+  /** Bearer token (agent key or user session) to its holder, so no request scans every record. */
+  callers: Map<string, Caller>;
+  /** Handles taken by registered agents. */
+  handles: Set<string>;
   conversations: Map<string, ConversationRecord>;
   /** Message id to message, across conversations. */
   messages: Map<string, MessageRecord>;
@@ -162,6 +167,8 @@ export function createState(generation = 0): MockState {
   return {
     users: new Map(),
     agents: new Map(),
+    callers: new Map(),
+    handles: new Set(),
     conversations: new Map(),
     messages: new Map(),
     attachments: new Map(),

@@ -4,6 +4,7 @@ import {
   AgentClient,
   ConflictError,
   createBot,
+  NotFoundError,
   UnprocessableEntityError,
   UserClient,
   ValidationError,
@@ -160,5 +161,28 @@ describe('mock.seed', () => {
     expect(
       mock.requests.filter((entry) => entry.method === 'POST' && entry.path.endsWith('/messages')),
     ).toHaveLength(1);
+  });
+
+  it('gives each of many users their own conversation, and a repeat install the same one', async () => {
+    const mock = createMockService();
+    const seed = await mock.seed();
+    const users = Array.from({ length: 2000 }, (_, i) => mock.createUser({ display_name: `User ${i}` }).user);
+    const first = users.map((user) => mock.installAgent({ user_id: user.id, agent_id: seed.agent.id }));
+    const again = users.map((user) => mock.installAgent({ user_id: user.id, agent_id: seed.agent.id }));
+
+    expect(again).toEqual(first);
+    expect(new Set(first.map((install) => install.conversation_id)).size).toBe(users.length);
+    const state = mock.snapshot();
+    expect(state.conversations).toHaveLength(users.length + 1);
+    const last = users.at(-1)!;
+    expect(state.users.find((user) => user.id === last.id)?.installs).toEqual([seed.agent.id]);
+    expect(state.conversations.find((c) => c.id === first[0]!.conversation_id)?.participants).toEqual([
+      expect.objectContaining({ id: users[0]!.id }),
+      expect.objectContaining({ id: seed.agent.id }),
+    ]);
+    // The newest user's session is known: an unknown message is 404, not 401.
+    const { session_token } = state.users.find((user) => user.id === last.id)!;
+    const client = new UserClient({ sessionToken: session_token, baseUrl: mock.baseUrl, fetch: mock.fetch });
+    await expect(client.messages.unsend('msg_none')).rejects.toBeInstanceOf(NotFoundError);
   });
 });
