@@ -18,5 +18,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // expect.poll gives up after 1 s by default: on a loaded machine a wait for a TTL to run out or for a
+    // delivery to land can take longer than that and still be right. A poll ends as soon as it holds,
+    // so a long limit costs a passing test nothing.
+    expect: { poll: { timeout: 10_000 } },
   },
 });

@@ -51,7 +51,9 @@ type World = Awaited<ReturnType<typeof world>>;
 /** A bot on its own connection to the shared Redis (another process, as far as Redis can tell). */
 async function instance(w: World, prefix: string, options: Partial<BotOptions> = {}, url = redis.url) {
   const client = await connectClient(url);
-  const store: RedisStore = createRedisStore({ client, prefix, timeoutMs: 500 });
+  // A command timeout far above a stalled event loop's pause: a timeout here would be the machine's, not
+  // Redis's (a killed instance's commands never reach Redis; nothing waits for them).
+  const store: RedisStore = createRedisStore({ client, prefix, timeoutMs: 5_000 });
   cleanups.push(async () => {
     await store.close();
     client.destroy();
@@ -349,9 +351,12 @@ describe('a backlog longer than the queue’s TTL, on the Redis store (review of
       await noteEvent(w, request);
       return bot.fetch(request);
     });
-    // The queue outlives a wait for the lock by maxHandlerMs + 2 lock TTLs + debounceMs (2.3 s here),
-    // counted from the last enqueue; two handlers in a row take longer, each within maxHandlerMs.
-    const options = { lockTtlMs: 150, maxHandlerMs: 2000, debounceMs: 1, ack: 'immediately' } as const;
+    // The queue outlives a wait for the lock by maxHandlerMs + 2 lock TTLs + debounceMs (6.8 s here),
+    // counted from the last enqueue; two handlers in a row take longer, each within maxHandlerMs. Each
+    // spends about half of it (3.4 s), 1.6 s inside maxHandlerMs; the lock is the file's, renewed every
+    // 300 ms and lapsing only after a 600 ms stall, so a loaded machine neither cuts a run short nor lets
+    // the lock lapse under its holder (a 150 ms lock did at load 10, and m1 ran twice).
+    const options = { maxHandlerMs: 5000, debounceMs: 1, ack: 'immediately' } as const;
     const bot = await instance(w, prefix, options);
     const queue = `${prefix}q:queue:${w.seed.conversationId}`;
     // A key that expires with the queue as the last enqueue left it (a little after it).
@@ -368,10 +373,10 @@ describe('a backlog longer than the queue’s TTL, on the Redis store (review of
         const left = await raw.pTTL(queue);
         await raw.set(marker, '1', { PX: left + 20 });
         // Half of it spent in m1, the rest in m2.
-        await expect.poll(() => raw.pTTL(marker), { interval: 20, timeout: 5000 }).toBeLessThan(left / 2);
+        await expect.poll(() => raw.pTTL(marker), { interval: 20, timeout: 10_000 }).toBeLessThan(left / 2);
       }
       if (ctx.text === 'm2') {
-        await expect.poll(() => raw.exists(marker), { interval: 20, timeout: 5000 }).toBe(0);
+        await expect.poll(() => raw.exists(marker), { interval: 20, timeout: 10_000 }).toBe(0);
       }
       await ctx.reply(`re ${ctx.text}`);
     });
