@@ -1,6 +1,5 @@
 import type { Plugin } from 'esbuild';
 import { defineConfig, type Options } from 'tsup';
-import { lazyKyChecks } from './scripts/lazy-ky-checks.js';
 import { buildPageAssets } from './src/testing/emulator/page-assets.js';
 
 // The emulator page is bundled now, into the package: its loader module becomes the finished text.
@@ -27,16 +26,10 @@ const entry = {
 
 const shared: Options = { format: ['esm'], target: 'node22', platform: 'neutral', clean: false };
 
-// chunks/agent-client is in no "exports": an entry that reaches AgentClient's code but not the
-// streaming machinery, so esbuild's splitting (one chunk per set of entries reaching a module) keeps
-// that machinery out of the chunks AgentClient needs. messages.stream, startReply and reply load it
-// with import(); an app's bundler then fetches it on first use instead of with the client
-// (npm run size, BENCHMARKS.md). Without this entry both land in one shared chunk.
-
 /** The JavaScript of every entry (the bench builds this one alone). */
 export const javascript: Options = {
   ...shared,
-  entry: { ...entry, cli: 'src/cli.ts', 'chunks/agent-client': 'src/client/agent-client.ts' },
+  entry: { ...entry, cli: 'src/cli.ts' },
   splitting: true,
   sourcemap: false,
   treeshake: true,
@@ -45,7 +38,7 @@ export const javascript: Options = {
   // external: it has a browser build of its own, which a consumer's bundler must still pick.
   noExternal: ['ky', 'zod', 'eventsource-parser'],
   external: ['msw', 'msw/node', 'chat', /^node:/],
-  esbuildPlugins: [emulatorPage, lazyKyChecks],
+  esbuildPlugins: [emulatorPage],
 };
 
 export default defineConfig([

@@ -13,8 +13,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 31);
 
 const importing = (file: string) =>
   `const { AgentClient } = await import(${JSON.stringify(pathToFileURL(file).href)}); new AgentClient({ apiKey: 'ams_sk_cold', baseUrl: 'http://127.0.0.1:9' });`;
-// The same, then one messages.send to a closed port: ky and the code that sends through it load with a
-// client's first call (src/core/send-call.ts), so this is what the import defers rather than saves.
+// The same, then one messages.send to a closed port: the first call loads Node's fetch.
 const calling = (file: string) =>
   `const { AgentClient } = await import(${JSON.stringify(pathToFileURL(file).href)}); const client = new AgentClient({ apiKey: 'ams_sk_cold', baseUrl: 'http://127.0.0.1:9', maxRetries: 0 }); await client.messages.send('cnv_cold', { text: 'cold' }).catch(() => {});`;
 // Each process reports its own CPU time (user + system, all threads) as it exits, on stderr.
@@ -135,13 +134,11 @@ export async function measureColdStart(): Promise<Outcome> {
     ),
     '',
     'The last five rows: the same import and construction followed by one `messages.send` to a closed ' +
-      "port (ky and the code that sends through it load with a client's first call, src/core/send-call.ts, " +
-      "and the call loads Node's fetch); then the import broken down: each dependency alone (from " +
+      "port (the call loads Node's fetch); then the import broken down: each dependency alone (from " +
       "node_modules, as a consumer importing it would load it), the `Request` construction that ky's " +
-      "`supportsRequestStreams` check makes at import (it loads Node's fetch internals; the package's build " +
-      "makes that check, and ky's FormData and ReadableStream checks, run on first use instead: " +
-      'scripts/lazy-ky-checks.ts), and the build bundled once more into one file. The package bundles ky, ' +
-      'zod and eventsource-parser itself (tsup.config.ts), so none of the 64 zod locale files is loaded.',
+      "`supportsRequestStreams` check makes at import (it loads Node's fetch internals), and the build " +
+      'bundled once more into one file. The package bundles ky, zod and eventsource-parser itself ' +
+      '(tsup.config.ts), so none of the 64 zod locale files is loaded.',
   ];
   return { rows, details };
 }

@@ -135,9 +135,7 @@ export {
   StoreUnavailableError,
   type Unsubscribe,
 } from './store/index.js';
-// Streaming. Each value comes from the module that holds it, never through a barrel (types may: they
-// are erased): esbuild's code splitting puts up front every module this entry reaches statically that
-// the lazily loaded side uses (bench/bundle-size.mjs), so what it reaches here are small shells.
+// Streaming: SSE bodies as typed events, and replies that stream.
 export { DEFAULT_COALESCE, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_INTERRUPTED_NOTE } from './streaming/defaults.js';
 export type {
   CoalesceOptions,

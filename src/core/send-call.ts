@@ -1,6 +1,5 @@
 // Sending one prepared call through ky: its attempts, timeouts and retries under the SDK's policy, the
-// body read within each attempt, the request log, and what a failure becomes. The transport loads this
-// module (and with it ky) with its first call instead of at import: see transport.ts.
+// body read within each attempt, the request log, and what a failure becomes.
 
 import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance, type Options } from 'ky';
 import type { Endpoint } from '../endpoints.js';

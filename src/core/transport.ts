@@ -7,20 +7,9 @@ import { type Endpoint, type EndpointKey, endpoints, PATH_PARAMS, type ResponseO
 import { ApiPromise, type WithResponse } from './api-promise.js';
 import type { TransportConfig } from './client-config.js';
 import { randomIdempotencyKey } from './idempotency.js';
-import { loadOnUse } from './load-on-use.js';
 import type { RequestOptions } from './options.js';
-import type { Call } from './send-call.js';
+import { type Call, createKy, parseJsonAnswer, sendCall } from './send-call.js';
 import { checkRequestOptions, parseInput, pathId } from './validate.js';
-
-// ky, the retry policy and the readers of answers and error bodies are loaded with the first call,
-// not with the client: `new AgentClient()` then loads neither (an app's bundler fetches them on first
-// use; the bundle-size budget, BENCHMARKS.md). Once loaded, a call does not wait for them again.
-type Sending = typeof import('./send-call.js');
-let sending: Sending | undefined;
-const loadSending = async ({ operation, signal, timeoutMs }: Call): Promise<Sending> => {
-  sending ??= await loadOnUse(() => import('./send-call.js'), operation, signal, timeoutMs);
-  return sending;
-};
 
 /** What a call by key carries besides the endpoint's own method, path and schemas. */
 export interface CallInit {
@@ -69,10 +58,6 @@ export class Transport {
   readonly baseUrl: string;
   readonly #config: TransportConfig;
 
-  /** The per-attempt timeout of a call made with `options`, for waits outside ky (a chunk's load). */
-  timeoutOf(options: RequestOptions | undefined): number {
-    return options?.timeoutMs ?? this.#config.timeoutMs;
-  }
   /** Made on the first call, with ky. */
   #ky: KyInstance | undefined;
 
@@ -131,8 +116,7 @@ export class Transport {
     const response = await this.#send(call);
     const text = call.answer ?? '';
     const schema = (endpoints[key] as Endpoint).response as z.ZodMiniType<ResponseOf<K>>;
-    // #send loaded send-call.ts.
-    return (sending as Sending).parseJsonAnswer(schema, response, text, call.operation);
+    return parseJsonAnswer(schema, response, text, call.operation);
   }
 
   /** Checks the call against its endpoint and builds what is sent; `bytes` is a body sent as is. */
@@ -175,11 +159,10 @@ export class Transport {
     };
   }
 
-  /** Sends through ky (loaded with the first call: send-call.ts), which times each attempt and retries. */
-  async #send(call: Call): Promise<Response> {
-    const sender = sending ?? (await loadSending(call));
-    this.#ky ??= sender.createKy();
-    return sender.sendCall(this.#ky, call, this.#config);
+  /** Sends through ky, which times each attempt and retries. */
+  #send(call: Call): Promise<Response> {
+    this.#ky ??= createKy();
+    return sendCall(this.#ky, call, this.#config);
   }
 
   /** Hides the configuration (and its token) from `console.log` and `JSON.stringify`. */

@@ -1,7 +1,7 @@
 // ctx.history(): the conversation before the triggering message, paged with the history iterator,
 // as model messages.
-import type { AgentClient } from '../client/agent-client.js';
 import { ValidationError } from '../core/errors.js';
+import type { ListMessagesQuery } from '../schemas/conversations.js';
 import type { Message } from '../schemas/messages.js';
 import type { FileUrlResolver } from './conversation-turns.js';
 import type { ModelMessageFormat, ModelMessageFormats } from './model-formats.js';
@@ -27,7 +27,8 @@ export interface HistoryOptions<F extends ModelMessageFormat = ModelMessageForma
 
 /** Where a handler stands: its conversation, its agent, and the sequence of the triggering message. @internal */
 export interface HistoryAnchor {
-  client: AgentClient;
+  /** An AgentClient, by the one method read here (llm/ stays below the client in the import graph). */
+  client: { conversations: { history(id: string, query: ListMessagesQuery): AsyncIterable<Message> } };
   conversationId: string;
   agentId: string;
   /** The triggering message's sequence: only what came before it is read. */

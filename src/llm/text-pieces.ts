@@ -1,5 +1,4 @@
-// The text of a model stream, piece by piece: the part of toTextStream that reads (to-text-stream.ts
-// loads it on use, and a reply hands it over up front).
+// The text of a model stream, piece by piece: the part of toTextStream that reads.
 import type { ValidationError } from '../core/errors.js';
 import { anthropicSnapshot, isMessageStream, type MessageStreamLike } from './message-stream-like.js';
 import { type ModelSourceKind, ModelStreamError } from './model-stream-error.js';

@@ -1,6 +1,6 @@
 // What toTextStream takes, checked when the call is made (bad input is a ValidationError at once):
-// the shell the main entry exports (to-text-stream.ts) and a reply (pipe-reply.ts) both start here,
-// and hand the checked stream to the decoders (text-pieces.ts).
+// toTextStream (to-text-stream.ts) and a reply (pipe-reply.ts) both start here, and hand the checked
+// stream to the decoders (text-pieces.ts).
 import { ValidationError } from '../core/errors.js';
 import { isMessageStream } from './message-stream-like.js';
 import { record, type ToolCallInfo } from './stream-pieces.js';
@@ -46,7 +46,7 @@ const read = new WeakSet<object>();
 export const invalid = (message: string, field = 'source') =>
   new ValidationError([{ field, message }], CONTEXT);
 
-/** What reads a checked stream into text: the decoders, loaded or still to load. @internal */
+/** What reads a checked stream into text: the decoders (text-pieces.ts). @internal */
 export type PiecesOf = (
   iterable: AsyncIterable<unknown> | Iterable<unknown>,
   onToolCall: TextStreamOptions['onToolCall'],

@@ -1,15 +1,10 @@
 // toTextStream: any model stream a bot is likely to hold, as plain text deltas. Detected by shape,
 // so the SDK depends on no model package at run time. The checks (text-source.ts) run when the call
-// is made; the decoders (text-pieces.ts) load with the first piece read: the main entry exports
-// toTextStream, and a bundler that splits by module (esbuild) would bring every model's decoder up
-// front with it. A reply (pipe-reply.ts) uses the checks and the decoders directly.
-import { ConnectionError } from '../core/errors.js';
-import { CONTEXT, type ModelStreamSource, type TextStreamOptions, textStreamOf } from './text-source.js';
+// is made; the decoders (text-pieces.ts) read the stream. A reply (pipe-reply.ts) uses both the same way.
+import { pieces } from './text-pieces.js';
+import { type ModelStreamSource, type TextStreamOptions, textStreamOf } from './text-source.js';
 
 export type { ModelStreamSource, TextStreamOptions } from './text-source.js';
-
-// The decoders once loaded: a stream read after that has no extra step per piece.
-let textPieces: typeof import('./text-pieces.js') | undefined;
 
 /**
  * Turns a model stream into its text deltas: `AsyncIterable<string>`; an OpenAI chat-completions
@@ -28,21 +23,5 @@ export function toTextStream(
   source: ModelStreamSource,
   options: TextStreamOptions = {},
 ): AsyncGenerator<string> {
-  return textStreamOf(source, options, textPieces?.pieces ?? loadedPieces);
-}
-
-// The decoders are loaded by the first `next()`; a failed load is a ConnectionError, and not kept.
-async function* loadedPieces(
-  events: AsyncIterable<unknown> | Iterable<unknown>,
-  onToolCall: TextStreamOptions['onToolCall'],
-  truncatedNote: string,
-): AsyncGenerator<string> {
-  // They come with the reply module (no chunk of their own for a bundler to split apart).
-  // Not load-on-use.ts: this module would then share it with the client (see message-stream.ts).
-  const loaded = await import('../streaming/pipe-reply.js').catch((cause: unknown) => {
-    const message = `${CONTEXT}: the SDK's model stream decoders could not be loaded (${String(cause)}).`;
-    throw new ConnectionError(message, { cause });
-  });
-  textPieces ??= loaded.textPieces;
-  yield* textPieces.pieces(events, onToolCall, truncatedNote);
+  return textStreamOf(source, options, pieces);
 }

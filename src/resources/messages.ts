@@ -1,5 +1,4 @@
 import { ApiPromise } from '../core/api-promise.js';
-import { loadOnUse } from '../core/load-on-use.js';
 import type { RequestOptions } from '../core/options.js';
 import type {
   AppendRequest,
@@ -12,33 +11,21 @@ import type {
   UnsendResponse,
 } from '../schemas/messages.js';
 import type { MessageStream } from '../streaming/message-stream.js';
+import { openMessageStream } from '../streaming/open-message-stream.js';
 import type { ReplyOptions, ReplyResult, StreamBody, StreamOptions } from '../streaming/options.js';
-import type { PipeReplyOptions, ReplySource } from '../streaming/pipe-reply.js';
+import { type PipeReplyOptions, pipeReply, type ReplySource } from '../streaming/pipe-reply.js';
+import type { ReplyApi } from '../streaming/reply-sinks.js';
+import { startReply } from '../streaming/reply-start.js';
 import type { ReplyWriter } from '../streaming/reply-writer.js';
+import { Conversations } from './conversations.js';
 import { Resource } from './resource.js';
 import { buildSendBody, type SendInput } from './send-input.js';
 
-// stream(), startReply() and reply() load the streaming machinery (and, for reply(), the model-stream
-// normalizers of src/llm) with a dynamic import(): a bundler with code splitting leaves it out of the
-// chunk that `new AgentClient()` and `messages.send` load (the bundle-size budget, BENCHMARKS.md). The
-// three are async already, so a bad argument still rejects, as before, and nothing is sent first.
-
-// Each module is kept once loaded: a repeated import() still resolves the specifier (and under a
-// loader such as tsx crosses to its worker) on every call. A failed load is not kept (load-on-use.ts).
-// The wait for a load ends with the call's signal or timeout, as the call itself would.
-const onFirstUse = <T>(load: () => Promise<T>, operation: string) => {
-  let loaded: T | undefined;
-  return async (messages: Messages, options: RequestOptions | undefined) => {
-    loaded ??= await loadOnUse(load, operation, options?.signal, messages._transport.timeoutOf(options));
-    return loaded;
-  };
-};
-const messageStream = onFirstUse(() => import('../streaming/open-message-stream.js'), 'messages.stream');
-const replyStart = onFirstUse(() => import('../streaming/reply-start.js'), 'messages.startReply');
-const pipeReplyModule = onFirstUse(() => import('../streaming/pipe-reply.js'), 'messages.reply');
-
 /** An agent's messages: send, patch a streaming message, complete, unsend, react. */
 export class Messages extends Resource {
+  /** What a reply writes through: this resource, the history it reads back, and the transport. */
+  #replyApi: ReplyApi | undefined;
+
   /**
    * Sends a message. `{ text }` is a shorthand for one text block with the same `fallbackText`.
    * An `Idempotency-Key` is generated when none is given, and kept across retries.
@@ -88,7 +75,6 @@ export class Messages extends Resource {
    * for await (const event of stream) if (event.type === 'message.patch') console.log(event.patch.value);
    */
   async stream(conversationId: string, body?: StreamBody, options?: StreamOptions): Promise<MessageStream> {
-    const { openMessageStream } = await messageStream(this, options);
     return openMessageStream(this._transport, conversationId, body, options);
   }
 
@@ -102,8 +88,7 @@ export class Messages extends Resource {
    * const { message_id, revision, text } = await reply.complete();
    */
   async startReply(conversationId: string, body?: StreamBody, options?: ReplyOptions): Promise<ReplyWriter> {
-    const { startReply } = await replyStart(this, options);
-    return startReply(this, conversationId, body, options);
+    return startReply(this.#reply(), conversationId, body, options);
   }
 
   /**
@@ -115,8 +100,13 @@ export class Messages extends Resource {
    * await client.messages.reply(cnv, await openai.chat.completions.create({ model, messages, stream: true }));
    */
   async reply(conversationId: string, chunks: ReplySource, options?: PipeReplyOptions): Promise<ReplyResult> {
-    const { pipeReply } = await pipeReplyModule(this, options);
-    return pipeReply(this, conversationId, chunks, options);
+    return pipeReply(this.#reply(), conversationId, chunks, options);
+  }
+
+  #reply(): ReplyApi {
+    const transport = this._transport;
+    this.#replyApi ??= { transport, messages: this, conversations: new Conversations(transport) };
+    return this.#replyApi;
   }
 
   /** Adds or removes a reaction: `{ emoji, action: 'add' | 'remove' }`. */

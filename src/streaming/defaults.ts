@@ -1,6 +1,4 @@
-// The streaming defaults the main entry exports, in a module of their own: the entry re-exports them
-// from here, so a bundler that splits by module (esbuild) does not bring the reader, the writer or the
-// options' checks up front with `import { AgentClient }` (bench/bundle-size.mjs).
+// The streaming defaults, shared by the reader, the writer's options and the main entry.
 
 /** How long a stream may stay silent by default: four times the service's 15 s keep-alive. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;

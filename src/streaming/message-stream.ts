@@ -1,35 +1,11 @@
-// MessageStream: the events of a streamed message, read once. The class is all the main entry holds
-// of the reader: its machinery (message-stream-reading.ts) loads with the first read, unless
-// `messages.stream()` loaded it already (open-message-stream.ts hands it over), so a bundler that
-// splits by module (esbuild) keeps the SSE parser out of `import { AgentClient }`'s first chunk.
+// MessageStream: the events of a streamed message, read once: the SSE reader's batches handed out
+// by the event iterator, each applied to the builder of the message as it goes.
 
 import { AgentMessagingError, ConnectionError } from '../core/errors.js';
 import type { StreamEvent } from '../schemas/stream.js';
-import type { MessageStreamReading } from './message-stream-reading.js';
-import type { SseReadOptions } from './sse-reader.js';
-import type { StreamedMessage, StreamedMessageBuilder } from './streamed-message.js';
-
-type Reading = typeof import('./message-stream-reading.js');
-
-// The reader once loaded: a stream read after that starts at once, with no extra step per event.
-let reading: Reading | undefined;
-
-/** Hands the loaded reader over, so streams made from here on start reading without a load. @internal */
-export function useMessageStreamReading(loaded: Reading): void {
-  reading ??= loaded;
-}
-
-// The reader comes with the module `messages.stream()` loads (no chunk of its own for a bundler to
-// split apart). A failed load is a ConnectionError and is not kept: the next read loads again. Not
-// load-on-use.ts: this module would then share it with the client, which splits rolldown's chunks.
-const loadReading = async (): Promise<Reading> => {
-  const loaded = await import('./open-message-stream.js').catch((cause: unknown) => {
-    const message = `MessageStream: the SDK's stream reader could not be loaded (${String(cause)}).`;
-    throw new ConnectionError(message, { cause });
-  });
-  reading ??= loaded.reading;
-  return reading;
-};
+import { EventIterator } from './event-iterator.js';
+import { readStreamEventBatches, type SseReadOptions } from './sse-reader.js';
+import { type StreamedMessage, StreamedMessageBuilder, textOfBlocks } from './streamed-message.js';
 
 /** Options of a {@link MessageStream}. */
 export interface MessageStreamOptions extends SseReadOptions {
@@ -78,46 +54,13 @@ export class MessageStream implements AsyncIterable<StreamEvent> {
       );
     }
     this.#state = 'reading';
-    if (reading !== undefined) return this.#read(reading);
-    // A stream made by hand before any was read: the first `next()` waits for the reader.
-    const started = loadReading().then(
-      (loaded) => this.#read(loaded),
-      (error: unknown) => {
-        this.#state = 'done';
-        this.#body.cancel().catch(() => {});
-        throw error;
-      },
-    );
-    let events: AsyncIterator<StreamEvent> | undefined;
-    started.then(
-      (ready) => {
-        events = ready;
-      },
-      () => {},
-    );
-    const ended = { done: true, value: undefined } as const;
-    return {
-      next: () => (events !== undefined ? events.next() : started.then((ready) => ready.next())),
-      return: () =>
-        started.then(
-          (ready) => ready.return?.() ?? ended,
-          () => ended,
-        ),
-    };
-  }
-
-  #read(loaded: Reading): AsyncIterator<StreamEvent> {
-    const { events, builder }: MessageStreamReading = loaded.readMessageStream(
-      this.#body,
-      this.#options,
-      (unread) => {
-        this.#state = 'done';
-        // A `return()` before the first read: the reader never took the body, so close it here.
-        if (unread) this.#body.cancel().catch(() => {});
-      },
-    );
-    this.#builder = builder;
-    return events;
+    this.#builder = new StreamedMessageBuilder();
+    const batches = readStreamEventBatches(this.#body, this.#options);
+    return new EventIterator(batches, this.#builder, (unread) => {
+      this.#state = 'done';
+      // A `return()` before the first read: the reader never took the body, so close it here.
+      if (unread) this.#body.cancel().catch(() => {});
+    });
   }
 
   /**
@@ -140,7 +83,7 @@ export class MessageStream implements AsyncIterable<StreamEvent> {
   /** Reads the stream to its end and returns the text of its text blocks, joined. */
   async finalText(): Promise<string> {
     const message = await this.finalMessage();
-    return (await loadReading()).textOfBlocks(message.blocks);
+    return textOfBlocks(message.blocks);
   }
 
   /** Closes the connection without reading further; a no-op once the stream is being read. */

@@ -1,15 +1,9 @@
-// `messages.stream()`: the streaming send, and its answer read as a MessageStream. Loaded with the
-// first stream (resources/messages.ts), with the reader, which it hands to MessageStream.
+// `messages.stream()`: the streaming send, and its answer read as a MessageStream.
 import { InvalidResponseError } from '../core/errors.js';
 import type { Transport } from '../core/transport.js';
 import { pathId } from '../core/validate.js';
 import { ConversationId } from '../schemas/common.js';
-import { MessageStream, useMessageStreamReading } from './message-stream.js';
-import * as reading from './message-stream-reading.js';
-
-/** The reader, for a MessageStream made by hand that loads it with this module. @internal */
-export { reading };
-
+import { MessageStream } from './message-stream.js';
 import {
   checkReplyOptions,
   type StreamBody,
@@ -66,7 +60,6 @@ export function messageStreamOf(
       { status: response.status, requestId },
     );
   }
-  useMessageStreamReading(reading);
   return new MessageStream(response.body, { ...options, requestId });
 }
 

@@ -7,19 +7,16 @@
 
 import { ValidationError } from '../core/errors.js';
 import { abortedError } from '../core/retry.js';
-import * as textPieces from '../llm/text-pieces.js';
+import { pieces } from '../llm/text-pieces.js';
 import {
   EXPECTED_SOURCES,
   type ModelStreamSource,
   type TextStreamOptions,
   textStreamOf,
 } from '../llm/text-source.js';
-import type { Messages } from '../resources/messages.js';
 import type { ReplyOptions, ReplyResult, StreamBody } from './options.js';
+import type { ReplyApi } from './reply-sinks.js';
 import { startReply } from './reply-start.js';
-
-/** The model streams' decoders, for a toTextStream called before any reply (it loads this module). @internal */
-export { textPieces };
 
 /** Options of `messages.reply()`: the start's fields and the reply's options together. */
 export interface PipeReplyOptions extends ReplyOptions, StreamBody, TextStreamOptions {}
@@ -43,9 +40,9 @@ export function replySource(
   if (typeof source === 'object' && source !== null) {
     if (Symbol.asyncIterator in source || Symbol.iterator in source || 'fullStream' in source) {
       // Model streams become text here (tool calls go to onToolCall, never into the text): checked
-      // as toTextStream checks them, read by the decoders this module loaded with it.
+      // and read as toTextStream checks and reads them.
       const options = onToolCall === undefined ? {} : { onToolCall };
-      return textStreamOf(source as ModelStreamSource, options, textPieces.pieces);
+      return textStreamOf(source as ModelStreamSource, options, pieces);
     }
   }
   const message = `must be ${EXPECTED_SOURCES}`;
@@ -59,10 +56,10 @@ export function replySource(
  * `interrupted` (before the first chunk it rejects with RequestAbortedError, nothing sent).
  *
  * @example
- * const { message_id, outcome } = await pipeReply(client.messages, cnv, llm.textStream, { replyToMessageId });
+ * const { message_id, outcome } = await client.messages.reply(cnv, llm.textStream, { replyToMessageId });
  */
 export async function pipeReply(
-  messages: Messages,
+  api: ReplyApi,
   conversationId: string,
   chunks: ReplySource,
   options: PipeReplyOptions = {},
@@ -93,12 +90,7 @@ export async function pipeReply(
   }
   let writer: Awaited<ReturnType<typeof startReply>>;
   try {
-    writer = await startReply(
-      messages,
-      conversationId,
-      { content, replyToMessageId, metadata },
-      replyOptions,
-    );
+    writer = await startReply(api, conversationId, { content, replyToMessageId, metadata }, replyOptions);
   } catch (error) {
     leave();
     throw error;

@@ -7,14 +7,15 @@
 import { ConflictError } from '../core/api-error.js';
 import { idempotencyKeyFor } from '../core/idempotency.js';
 import { sleep } from '../core/retry.js';
-import { processLedger } from './process-ledger.js';
-import type { ReplyLedger } from './store-ledger.js';
+import { createMemoryStore } from '../store/memory-store.js';
+import { type ReplyLedger, storeLedger } from './store-ledger.js';
 
 let ledgerOfProcess: ReplyLedger | undefined;
 
-/** The ledger of this process, used when a reply is given none. @internal */
+/** The ledger of this process, over a memory store, used when a reply is given none. @internal */
 export function defaultLedger(): ReplyLedger {
-  ledgerOfProcess ??= processLedger();
+  // The clock read at each call, so a test that fakes Date after the first reply moves it too.
+  ledgerOfProcess ??= storeLedger(createMemoryStore({ now: () => Date.now() }));
   return ledgerOfProcess;
 }
 

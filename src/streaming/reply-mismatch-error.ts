@@ -1,5 +1,4 @@
-// The error of a reply whose message holds other text, in a module of its own: the main entry exports
-// it, and a bundler that splits by module (esbuild) would bring the recovery rules up front with it.
+// The error of a reply whose message holds other text than the writer wrote.
 import { AgentMessagingError } from '../core/errors.js';
 
 /**

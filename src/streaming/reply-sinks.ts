@@ -6,19 +6,35 @@ import { AgentMessagingError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import { sleep } from '../core/retry.js';
 import type { Transport } from '../core/transport.js';
-import type { Conversations } from '../resources/conversations.js';
-import type { Messages } from '../resources/messages.js';
-import type { Message, MessageStatus } from '../schemas/messages.js';
+import type { ListMessagesQuery } from '../schemas/conversations.js';
+import type {
+  AppendRequest,
+  AppendResponse,
+  CompleteRequest,
+  CompleteResponse,
+  Message,
+  MessageStatus,
+} from '../schemas/messages.js';
 
 /**
- * The parts of a client a reply uses: the resources for append, complete and history, and the
- * transport for the streamed start, which no JSON method covers.
+ * The parts of a client a reply uses: the resources' append, complete and history (the messages
+ * resource hands them over), and the transport for the streamed start, which no JSON method covers.
  * @internal
  */
 export interface ReplyApi {
   readonly transport: Transport;
-  readonly messages: Pick<Messages, 'append' | 'complete'>;
-  readonly conversations: Pick<Conversations, 'history'>;
+  readonly messages: {
+    append(
+      id: string,
+      blockId: string,
+      body: AppendRequest,
+      options?: RequestOptions,
+    ): Promise<AppendResponse>;
+    complete(id: string, body: CompleteRequest, options?: RequestOptions): Promise<CompleteResponse>;
+  };
+  readonly conversations: {
+    history(id: string, query?: ListMessagesQuery, options?: RequestOptions): AsyncIterable<Message>;
+  };
 }
 
 /** What a completion answers. @internal */

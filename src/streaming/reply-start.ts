@@ -4,8 +4,6 @@ import { ConflictError } from '../core/api-error.js';
 import { ValidationError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import { pathId } from '../core/validate.js';
-import { Conversations } from '../resources/conversations.js';
-import type { Messages } from '../resources/messages.js';
 import { ConversationId } from '../schemas/common.js';
 import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
 import {
@@ -20,13 +18,7 @@ import { holdReply } from './reply-lease.js';
 import { openMessage, type StartContext, type StartedReply } from './reply-open.js';
 import { AppendSink, type AppliedState, type ReplyApi, readBack } from './reply-sinks.js';
 import { ReplyWriter } from './reply-writer.js';
-import { ReplyWriterCore } from './reply-writer-core.js';
 import { supportsStreamedBodies } from './streamed-bodies.js';
-
-/** The client parts a reply uses, from the client's messages resource. @internal */
-export function replyApiOf(messages: Messages): ReplyApi {
-  return { transport: messages._transport, messages, conversations: new Conversations(messages._transport) };
-}
 
 /**
  * Starts a streamed reply and returns its writer. `transport: 'stream'` sends one Streamable HTTP
@@ -37,12 +29,12 @@ export function replyApiOf(messages: Messages): ReplyApi {
  * already completed, the writer is finished: writes are dropped and `complete()` answers that message.
  *
  * @example
- * const reply = await startReply(client.messages, cnv, { replyToMessageId }, { eventId: event.eventId });
+ * const reply = await client.messages.startReply(cnv, { replyToMessageId }, { eventId: event.eventId });
  * await reply.write('Hello');
  * await reply.complete();
  */
 export async function startReply(
-  messages: Messages,
+  api: ReplyApi,
   conversationId: string,
   body?: StreamBody,
   options?: ReplyOptions,
@@ -59,7 +51,6 @@ export async function startReply(
       "is 'stream', but this runtime cannot send a streamed request body (use 'auto' or 'append')";
     throw new ValidationError([{ field: 'transport', message }], operation);
   }
-  const api = replyApiOf(messages);
   const { signal } = checked.request;
   const key = startKey(checked.request.idempotencyKey, checked.eventId);
   // One writer per key at a time: a second one waits here for the first, or gets a ConflictError.
@@ -114,7 +105,7 @@ export async function startReply(
       (sum, block) => sum + (block.type === 'text' ? block.text.length : 0),
       0,
     );
-    const core = new ReplyWriterCore({
+    const writer = new ReplyWriter({
       api,
       conversationId: cnv,
       messageId: started.messageId,
@@ -132,7 +123,7 @@ export async function startReply(
       settleMs: Math.min(SETTLE_MS, checked.progressTimeoutMs),
       operation,
     });
-    return new ReplyWriter(core);
+    return writer;
   } catch (error) {
     await held.release().catch(() => {});
     throw error;

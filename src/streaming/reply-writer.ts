@@ -1,9 +1,30 @@
-// ReplyWriter, the reply `messages.startReply()` hands back: the class users see and check with
-// instanceof. Every call goes to the writer behind it (reply-writer-core.ts), made on the streaming
-// side, so this module, which the main entry exports, holds none of the machinery: a bundler that
-// splits by module (esbuild) would otherwise bring it up front with `import { AgentClient }`.
-import type { ReplyResult, ReplyTransport } from './options.js';
-import type { ReplyWriterCore } from './reply-writer-core.js';
+// ReplyWriter, the reply `messages.startReply()` hands back: buffered writes into a streaming
+// message, how the reply ends (complete, interrupted and marked, replayed) and the key's lease; the
+// text's delivery and its recovery from history are reply-delivery.ts.
+import { ConflictError } from '../core/api-error.js';
+import { AgentMessagingError, ValidationError } from '../core/errors.js';
+import { abortedError } from '../core/retry.js';
+import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
+import type { ReplyOutcome, ReplyResult, ReplyTransport } from './options.js';
+import { type DeliveryInit, ReplyDelivery } from './reply-delivery.js';
+import type { HeldReply } from './reply-lease.js';
+import type { AppliedState } from './reply-sinks.js';
+import { WriteBuffer } from './write-buffer.js';
+
+/** Everything a writer is made from, once its message exists: its delivery's, and these. @internal */
+export interface ReplyWriterInit extends DeliveryInit {
+  /** Characters the block may still take within the message's limit. */
+  room: number;
+  /** Used when `complete()` is given no fallbackText; else the reply's text is. */
+  fallbackText: string | undefined;
+  /** The message as the service holds it, when the start replayed one already completed. */
+  finished?: AppliedState;
+  /** The lease on the reply's key, released when the writer ends. */
+  held: HeldReply;
+  coalesce: { chars: number; ms: number };
+  /** The note a reply cut short ends with. */
+  interruptedNote: string;
+}
 
 /**
  * A reply being written into a streaming message. Writes are buffered and sent in batches (the
@@ -27,34 +48,81 @@ export class ReplyWriter {
   readonly blockId: string;
   /** True when the start replayed a reply an earlier writer of the key finished: writes are dropped. */
   readonly replayed: boolean;
-  readonly #core: ReplyWriterCore;
+  readonly #init: ReplyWriterInit;
+  readonly #buffer: WriteBuffer;
+  readonly #delivery: ReplyDelivery;
+  #written = '';
+  #failure: { error: unknown } | undefined;
+  /** The stored result of a finished writer (see the class comment). */
+  readonly #finished: ReplyResult | undefined;
+  #completion: Promise<ReplyResult> | undefined;
+  #onAbort: (() => void) | undefined;
+  /** The best-effort marking of a cut after the writer failed (see `interrupt()`). */
+  #marking: Promise<void> | undefined;
 
   /** Made by `startReply()`. @internal */
-  constructor(core: ReplyWriterCore) {
-    this.#core = core;
-    this.messageId = core.messageId;
-    this.blockId = core.blockId;
-    this.replayed = core.replayed;
+  constructor(init: ReplyWriterInit) {
+    this.#init = init;
+    this.messageId = init.messageId;
+    this.blockId = init.blockId;
+    this.replayed = init.finished !== undefined;
+    this.#delivery = new ReplyDelivery(init);
+    this.#buffer = new WriteBuffer((batch) => this.#delivery.send(batch), init.coalesce);
+    if (init.finished !== undefined) {
+      const { status, revision = 0, text } = init.finished;
+      this.#finished = { message_id: init.messageId, status, revision, text, outcome: 'replayed' };
+    }
+    // Another writer may take the key once this one's lease is lost: stop before text can interleave.
+    init.held.onLost(() => this.#fail(leaseLostError(this.messageId)));
+    const signal = init.request.signal;
+    if (signal !== undefined) {
+      this.#onAbort = () => this.#fail(abortedError(signal));
+      signal.addEventListener('abort', this.#onAbort, { once: true });
+    }
   }
 
   /** How text reaches the service now: `stream` until a fallback or a recovery switches to `append`. */
   get transport(): Exclude<ReplyTransport, 'auto'> {
-    return this.#core.transport;
+    return this.#delivery.kind;
   }
 
   /** The text written so far, including what is still buffered; a finished writer's is the stored text. */
   get text(): string {
-    return this.#core.text;
+    return this.#finished?.text ?? this.#init.initialText + this.#written;
   }
 
   /** Adds text to the reply; resolves once it is buffered and the buffer is below its bound. */
-  write(text: string): Promise<void> {
-    return this.#core.write(text);
+  async write(text: string): Promise<void> {
+    if (typeof text !== 'string') {
+      throw new ValidationError([{ field: 'text', message: 'must be a string' }], 'reply.write');
+    }
+    if (this.#failure !== undefined) throw this.#failure.error;
+    if (this.#completion !== undefined)
+      throw new AgentMessagingError('reply.write: the reply was already completed.');
+    // An earlier run completed the message: it holds its final text, so this text is dropped.
+    if (this.#finished !== undefined) return;
+    if (this.#written.length + text.length > this.#init.room) {
+      throw new ValidationError(
+        [{ field: 'text', message: `would make the message longer than ${MAX_MESSAGE_TEXT} characters` }],
+        'reply.write',
+      );
+    }
+    this.#written += text;
+    await this.#buffer.write(text);
   }
 
   /** Sends what is buffered and completes the message; a second call answers the same result. */
-  complete(options?: { fallbackText?: string }): Promise<ReplyResult> {
-    return this.#core.complete(options);
+  complete(options: { fallbackText?: string } = {}): Promise<ReplyResult> {
+    const fallbackText = options?.fallbackText;
+    if (
+      fallbackText !== undefined &&
+      (typeof fallbackText !== 'string' || fallbackText.length > MAX_MESSAGE_TEXT)
+    ) {
+      const message = `must be a string of at most ${MAX_MESSAGE_TEXT} characters`;
+      return Promise.reject(new ValidationError([{ field: 'fallbackText', message }], 'reply.complete'));
+    }
+    this.#completion ??= this.#finished ? this.#answerFinished(this.#finished) : this.#finish(fallbackText);
+    return this.#completion;
   }
 
   /**
@@ -64,6 +132,98 @@ export class ReplyWriter {
    * its answer as a new message. Answers outcome `interrupted`.
    */
   interrupt(): Promise<ReplyResult> {
-    return this.#core.interrupt();
+    const room = this.#init.room - this.#written.length;
+    const note = this.#init.interruptedNote.slice(0, Math.max(0, room));
+    if (this.#failure !== undefined && this.#finished === undefined) {
+      // The writer already failed (its completion too): the cut is marked all the same.
+      this.#marking ??= this.#markCut(note);
+      return this.#marking.then(() => this.complete());
+    }
+    if (this.#completion === undefined && this.#finished === undefined) {
+      this.#written += note;
+      // A writer stalled past its lease (its renewal not yet run) leaves the message to the writer
+      // that took it, which ends it marked: two marks otherwise. Given up once marked and completed
+      // (before the lease is let go, so a retry writes a new message): given up earlier, a note that
+      // could not be sent left the message streaming unmarked, and no later run looked at it again.
+      this.#completion = this.#init.held
+        .stillHeld()
+        .then((kept) => {
+          if (!kept) {
+            const lost = leaseLostError(this.messageId);
+            this.#fail(lost);
+            throw lost;
+          }
+        })
+        .then(() => this.#buffer.write(note))
+        .then(() => this.#finish(undefined, 'interrupted', () => this.#init.held.giveUp().then(() => {})))
+        .catch(async (error: unknown) => {
+          this.#marking ??= this.#markCut(note);
+          await this.#marking;
+          throw error;
+        });
+    }
+    return this.complete();
+  }
+
+  /** Marks the cut after a failure, unless the lease was lost: the writer holding it now owns the message. */
+  async #markCut(note: string): Promise<void> {
+    const error = this.#failure?.error;
+    if (ConflictError.is(error) && error.code === 'reply_lease_lost') return;
+    await this.#delivery.markCut(note);
+  }
+
+  async #finish(
+    fallbackText: string | undefined,
+    outcome: ReplyOutcome = 'complete',
+    completed?: () => Promise<void>,
+  ): Promise<ReplyResult> {
+    try {
+      await this.#buffer.flush();
+      const fallback = fallbackText ?? (this.#init.fallbackText || this.text);
+      const completion = await this.#delivery.complete(fallback);
+      this.#delivery.close();
+      if (this.#delivery.recovered) await this.#delivery.verify(this.text, completion.revision);
+      await completed?.();
+      return {
+        message_id: this.messageId,
+        status: completion.status,
+        revision: completion.revision,
+        text: this.text,
+        outcome,
+      };
+    } catch (error) {
+      this.#fail(error);
+      throw error;
+    } finally {
+      this.#end();
+    }
+  }
+
+  async #answerFinished(result: ReplyResult): Promise<ReplyResult> {
+    this.#end();
+    this.#delivery.close();
+    if (this.#failure !== undefined) throw this.#failure.error;
+    return result;
+  }
+
+  #fail(error: unknown): void {
+    this.#failure ??= { error };
+    this.#buffer.fail(error);
+    this.#delivery.close(error);
+    this.#end();
+  }
+
+  /** The writer is done: no more abort listening, and the key's lease is released. */
+  #end(): void {
+    if (this.#onAbort) this.#init.request.signal?.removeEventListener('abort', this.#onAbort);
+    this.#init.held.release().catch(() => {});
   }
 }
+
+/** The failure of a writer whose lease another writer may hold now: it sends nothing more. */
+const leaseLostError = (messageId: string) =>
+  new ConflictError({
+    status: 409,
+    code: 'reply_lease_lost',
+    message: `reply ${messageId} lost its writer's lease (not renewed within writerLeaseMs, or taken by another writer); this writer sends nothing more`,
+  });

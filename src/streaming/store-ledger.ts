@@ -1,5 +1,4 @@
-// The ledger of reply writers over a BotStore, in a module of its own: the main entry exports
-// storeLedger, and a bundler that splits by module (esbuild) would bring the lease machinery with it.
+// The ledger of reply writers: where they take a key's lease and count its attempts, over a BotStore.
 import type { BotStore, StoreLock } from '../store/bot-store.js';
 
 /**

@@ -1,5 +1,4 @@
-// Whether this runtime's fetch can send a streamed request body, in a module of its own: the main
-// entry exports it, and a bundler that splits by module (esbuild) would bring the NDJSON body with it.
+// Whether this runtime's fetch can send a streamed request body, detected once.
 
 let detected: boolean | undefined;
 

@@ -10,12 +10,11 @@
 //   live in the bot's store, so a shared store gives the same guarantee across instances.
 import type { AgentClient } from '../client/agent-client.js';
 import { ValidationError } from '../core/errors.js';
-import { loadOnUse } from '../core/load-on-use.js';
 import type { ToolCallInfo } from '../llm/stream-pieces.js';
 import type { FieldIssue } from '../schemas/issues.js';
 import type { BotStore } from '../store/bot-store.js';
 import type { ReplyOutcome } from '../streaming/options.js';
-import type { ReplySource } from '../streaming/pipe-reply.js';
+import { type ReplySource, replySource } from '../streaming/pipe-reply.js';
 import { type ReplyLedger, storeLedger } from '../streaming/store-ledger.js';
 import type { BotReplyOptions } from './bot-types.js';
 import { quickRepliesBlock } from './rich-replies.js';
@@ -32,11 +31,6 @@ export interface ContextReplyResult {
   /** How the reply ended: `complete`, `interrupted` (cut short, marked) or `replayed` (an earlier run's). */
   outcome: ReplyOutcome;
 }
-
-// The reply machinery loads with the first streamed reply (as messages.reply loads it), not with the
-// bot: the main entry exports createBot, and a static import here would put the whole streaming side
-// in the package's chunks that `import { AgentClient }` loads (bench/bundle-size.mjs, esbuild).
-let pipeReply: typeof import('../streaming/pipe-reply.js') | undefined;
 
 /** What the message context passes in. @internal */
 export interface ContextReplyDeps {
@@ -115,8 +109,7 @@ export function createContextReply(deps: ContextReplyDeps): {
       }
       await options.onToolCall?.(call);
     };
-    pipeReply ??= await loadOnUse(() => import('../streaming/pipe-reply.js'), 'ctx.reply', deps.signal);
-    const source = pipeReply.replySource(input, 'ctx.reply', onToolCall);
+    const source = replySource(input, 'ctx.reply', onToolCall);
     const showTyping = async (): Promise<StopTypingAfter> =>
       deps.typingShown?.()
         ? async () => {}
