@@ -133,7 +133,8 @@ describe('the conversation lock', () => {
         return false;
       },
     };
-    const loop = await createLoop({ store, lockTtlMs: 30 });
+    // Its first renewal (at a third of the TTL) is the loss; the retry's run ends long before its own.
+    const loop = await createLoop({ store, lockTtlMs: 1500 });
     const reasons: string[] = [];
     let runs = 0;
     loop.bot.on('message.received', async (ctx: MessageContext) => {

@@ -117,7 +117,8 @@ describe("'queue' on an idle conversation of the memory store", () => {
   it('leaves a run stopped at maxHandlerMs queued and the lock to expire one TTL later; the retry runs it', async () => {
     let now = Date.now();
     const store = createMemoryStore({ now: () => now });
-    const loop = await createLoop({ store, maxHandlerMs: 40, lockTtlMs: 1000 });
+    // The first run waits for its stop; the retry's reply must fit in maxHandlerMs on a loaded machine.
+    const loop = await createLoop({ store, maxHandlerMs: 1000, lockTtlMs: 1000 });
     const reasons: string[] = [];
     let runs = 0;
     loop.bot.on('message.received', async (ctx: MessageContext) => {
@@ -187,7 +188,8 @@ describe("'queue' on an idle conversation of the memory store", () => {
   it('leaves the message of a handler that ignores its signal queued at maxHandlerMs; the next holder runs it', async () => {
     let now = Date.now();
     const store = createMemoryStore({ now: () => now });
-    const loop = await createLoop({ store, maxHandlerMs: 40, lockTtlMs: 1000, ackTimeoutMs: 50 });
+    // The first run waits for its stop; the retry's reply must fit in maxHandlerMs on a loaded machine.
+    const loop = await createLoop({ store, maxHandlerMs: 1000, lockTtlMs: 1000, ackTimeoutMs: 50 });
     const aborted = gate();
     const hung = gate();
     const runs: string[] = [];

@@ -20,8 +20,9 @@ describe('a memory store patched in place', () => {
         if (down) throw new Error('store down (settle)');
         return (settle as NonNullable<typeof settle>)(request);
       };
-      // The failed holder's lock expires on its own (lockTtlMs), so the retry's wait is short.
-      const loop = await createLoop({ store, concurrency, lockTtlMs: 60 });
+      // The failed holder's lock expires on its own (lockTtlMs), so the retry's wait is short; a running
+      // holder's renewals (every 500 ms) keep it through a stall of a loaded machine's event loop.
+      const loop = await createLoop({ store, concurrency, lockTtlMs: 1500 });
       let runs = 0;
       loop.bot.on('message.received', async (ctx: MessageContext) => {
         runs += 1;
