@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createMemoryState } from '@chat-adapter/state-memory';
 import { type ChatSdkAdapterOptions, createAgentMessagingAdapter } from 'agent-messaging/chat-sdk';
-import { toNodeHandler } from 'agent-messaging/node';
+import { toNodeFetchHandler } from 'agent-messaging/node';
 import { type LanguageModel, streamText } from 'ai';
 import { Actions, Button, Card, CardText, Chat, type StateAdapter } from 'chat';
 import { credentialsFromEnv, webhookUrl } from './support/try-on-mock.js';
@@ -71,7 +71,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   // On a chat-completions server use `.chat(...)`: `openai('model')` calls the Responses API.
   const model = createOpenAI({ apiKey: process.env.OPENAI_API_KEY ?? 'unset' }).chat('gpt-4o-mini');
   const chat = createChatSdkBot({ service: credentials, model });
-  const server = createServer(toNodeHandler({ fetch: (request) => chat.webhooks.agentMessaging(request) }));
+  const server = createServer(
+    toNodeFetchHandler({ fetch: (request) => chat.webhooks.agentMessaging(request) }),
+  );
   server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1');
   await once(server, 'listening');
   console.log(`Chat SDK bot listening on ${webhookUrl(server, '/webhook')}`);

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { type Bot, type BotOptions, createBot } from 'agent-messaging';
-import { toNodeHandler } from 'agent-messaging/node';
+import { toNodeFetchHandler } from 'agent-messaging/node';
 import { Hono } from 'hono';
 import { chatOnMock, credentialsFromEnv, webhookUrl } from './support/try-on-mock.js';
 
@@ -29,12 +29,12 @@ export function createApp(bot: Bot): Hono {
 }
 
 // The app is a fetch handler on every runtime: `export default app` on Workers and Bun,
-// `Deno.serve(app.fetch)` on Deno. On Node, toNodeHandler serves it (so does @hono/node-server).
+// `Deno.serve(app.fetch)` on Deno. On Node, toNodeFetchHandler serves it (so does @hono/node-server).
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const agent = await credentialsFromEnv('hono_echo');
   const bot = createEchoBot(agent);
   const app = createApp(bot);
-  const server = createServer(toNodeHandler({ fetch: async (request) => app.fetch(request) }));
+  const server = createServer(toNodeFetchHandler({ fetch: async (request) => app.fetch(request) }));
   server.listen(Number(process.env.PORT ?? 3000));
   await once(server, 'listening');
   console.log(`Hono bot listening: POST ${webhookUrl(server)}`);

@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { type Bot, createBot, type WaitUntil } from 'agent-messaging';
-import { toNodeHandler } from 'agent-messaging/node';
+import { toNodeFetchHandler } from 'agent-messaging/node';
 import { chatOnMock, credentialsFromEnv, webhookUrl } from './support/try-on-mock.js';
 
 /** The Worker's bindings: two secrets and the service's address. */
@@ -60,7 +60,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   };
   const local = createWorkerBot(env);
   const ctx: ExecutionContext = { waitUntil: () => {} };
-  const server = createServer(toNodeHandler({ fetch: (request) => local.fetch(request, env, ctx) }));
+  const server = createServer(toNodeFetchHandler({ fetch: (request) => local.fetch(request, env, ctx) }));
   server.listen(Number(process.env.PORT ?? 3000));
   await once(server, 'listening');
   console.log(`Worker bot listening: POST ${webhookUrl(server)}`);

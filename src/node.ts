@@ -1,5 +1,7 @@
-// `agent-messaging/node`: the bot on node:http and Express. The bot's core speaks Web Request/Response;
-// this adapter reads the raw body (a signature covers the exact bytes) and writes the answer back.
+// `agent-messaging/node`: the bot on node:http and Express. toNodeHandler reads the raw body (a
+// signature covers the exact bytes), hands it to `bot.handleDelivery` with the headers and writes the
+// answer back; toNodeFetchHandler does the same for any Web-standard fetch handler (a Hono app, the
+// Chat SDK's webhook) through a Request and a Response.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -11,18 +13,23 @@ import {
   writeError,
   writeResponse,
 } from './node-bridge.js';
-import { DELIVER, type DeliverDoor, type DeliveryAnswer } from './webhooks/delivery.js';
+import type { Bot } from './webhooks/bot-types.js';
+import { type DeliveryAnswer, NOT_POST } from './webhooks/delivery.js';
+import { MAX_DELIVERY_BYTES } from './webhooks/raw-input.js';
 
-/** Anything with a Web-standard `fetch(request)`, such as the bot of `createBot`. */
+/** What {@link toNodeHandler} serves: a bot of `createBot`, or anything with its `handleDelivery`. */
+export type DeliveryHandler = Pick<Bot, 'handleDelivery'>;
+
+/** What {@link toNodeFetchHandler} serves: anything with a Web-standard `fetch(request)`. */
 export interface FetchHandler {
   fetch(request: Request): Promise<Response>;
 }
 
-/** Options of {@link toNodeHandler}. */
+/** Options of {@link toNodeHandler} and {@link toNodeFetchHandler}. */
 export interface NodeHandlerOptions {
   /**
    * Largest body read, in bytes; a bigger one is answered 413. 1 MiB by default, the service's own
-   * limit; `bot.fetch` refuses more than 1 MiB itself, so only a smaller value changes anything.
+   * limit; the bot refuses more than 1 MiB itself, so only a smaller value changes anything.
    */
   maxBodyBytes?: number;
 }
@@ -58,77 +65,85 @@ async function rawBody(req: IncomingMessage, limit: number): Promise<ReadBody | 
   return readBody(req, limit);
 }
 
-/** The headers of a node:http request as the delivery reads them (names are lowercase there). */
-class NodeHeaders {
-  constructor(private readonly headers: IncomingMessage['headers']) {}
-
-  get(name: string): string | undefined {
-    const value = this.headers[name];
-    return Array.isArray(value) ? value.join(', ') : value;
-  }
-}
-
-/** Writes a delivery's JSON answer, its head (made once per answer) and body in one write. */
-function writeAnswer(res: ServerResponse, answer: DeliveryAnswer): void {
-  res.writeHead(answer.status, answer.head as string[]);
-  res.end(answer.body);
-}
-
 /**
- * Serves a bot on node:http or Express, reading the raw body itself.
- *
- * @example
- * http.createServer(toNodeHandler(bot)).listen(3000);
- * app.post('/webhook', toNodeHandler(bot));            // Express: no express.json() before it
+ * The request's raw body, or `undefined` once a 400 (parsed already) or a 413 (over the limit) was
+ * written for it.
  */
-export function toNodeHandler(bot: FetchHandler, options: NodeHandlerOptions = {}): NodeHandler {
-  const { maxBodyBytes = 1024 * 1024 } = options;
-  // A bot of createBot takes the bytes and headers read here directly (no Request, no Response);
-  // any other fetch handler, a bot whose fetch was replaced, and any method but POST go through Fetch.
-  const door = (bot as { [DELIVER]?: DeliverDoor })[DELIVER];
-  // The last Host and target that made a URL: a server sees the same one on every delivery.
-  let knownHost: string | undefined;
-  let knownUrl: string | undefined;
+async function bodyOrRefusal(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+): Promise<Buffer | undefined> {
+  const body = await rawBody(req, limit);
+  if (body === undefined) {
+    writeError(res, 400, 'body_already_parsed', PARSED_BODY_MESSAGE);
+    return undefined;
+  }
+  if (!body.complete) {
+    // The rest is never read: the connection closes after the answer instead.
+    res.shouldKeepAlive = false;
+    writeError(res, 413, 'payload_too_large', `the body is over ${limit} bytes`);
+    return undefined;
+  }
+  return body.bytes;
+}
+
+/** A node:http handler around `serve`: an unexpected error goes to `next` (Express), else a bare 500. */
+function nodeHandler(serve: (req: IncomingMessage, res: ServerResponse) => Promise<void>): NodeHandler {
   return async (req, res, next) => {
     try {
-      const body = await rawBody(req, maxBodyBytes);
-      if (body === undefined) return writeError(res, 400, 'body_already_parsed', PARSED_BODY_MESSAGE);
-      if (!body.complete) {
-        // The rest is never read: the connection closes after the answer instead.
-        res.shouldKeepAlive = false;
-        return writeError(res, 413, 'payload_too_large', `the body is over ${maxBodyBytes} bytes`);
-      }
-      let request: Request;
-      try {
-        const url = req.url ?? '';
-        const direct = door && bot.fetch === door.fetch && req.method === 'POST' && url.startsWith('/');
-        const { host } = req.headers;
-        if (direct && host !== undefined && host === knownHost && url === knownUrl) {
-          return writeAnswer(res, await door.deliver(body.bytes, new NodeHeaders(req.headers)));
-        }
-        const origin = originOf(req);
-        // What Fetch could not make a URL of (a bad port, a broken IPv6 host) is refused below by toRequest.
-        if (direct && URL.canParse(origin + url)) {
-          knownHost = host;
-          knownUrl = url;
-          return writeAnswer(res, await door.deliver(body.bytes, new NodeHeaders(req.headers)));
-        }
-        request = toRequest(req, origin, body.bytes);
-      } catch (error) {
-        if (!(error instanceof UnbridgeableRequest)) throw error;
-        // Never a 500: the sender would retry a delivery that can never succeed.
-        return writeError(
-          res,
-          error.status,
-          error.status === 405 ? 'method_not_allowed' : 'bad_request',
-          error.message,
-        );
-      }
-      await writeResponse(res, await bot.fetch(request));
+      await serve(req, res);
     } catch (error) {
       if (next) return next(error);
       if (!res.headersSent) res.statusCode = 500;
       res.end();
     }
   };
+}
+
+/**
+ * Serves a bot on node:http or Express, reading the raw body itself: each POST goes to
+ * `bot.handleDelivery` with its headers, and its answer is written back as it is.
+ *
+ * @example
+ * http.createServer(toNodeHandler(bot)).listen(3000);
+ * app.post('/webhook', toNodeHandler(bot));            // Express: no express.json() before it
+ */
+export function toNodeHandler(bot: DeliveryHandler, options: NodeHandlerOptions = {}): NodeHandler {
+  const { maxBodyBytes = MAX_DELIVERY_BYTES } = options;
+  return nodeHandler(async (req, res) => {
+    const body = await bodyOrRefusal(req, res, maxBodyBytes);
+    if (body === undefined) return;
+    const answer: DeliveryAnswer =
+      req.method === 'POST' ? await bot.handleDelivery(body, req.headers) : NOT_POST;
+    // Head and body in one write.
+    res.writeHead(answer.status, answer.headers);
+    res.end(answer.body);
+  });
+}
+
+/**
+ * Serves any Web-standard fetch handler (a Hono app, the Chat SDK's `chat.webhooks.agentMessaging`)
+ * on node:http or Express: the request becomes a Fetch `Request` with its raw body, the `Response`
+ * is written back (an event stream as it comes). For a bot of `createBot`, {@link toNodeHandler}.
+ *
+ * @example
+ * http.createServer(toNodeFetchHandler({ fetch: (request) => chat.webhooks.agentMessaging(request) }));
+ */
+export function toNodeFetchHandler(handler: FetchHandler, options: NodeHandlerOptions = {}): NodeHandler {
+  const { maxBodyBytes = MAX_DELIVERY_BYTES } = options;
+  return nodeHandler(async (req, res) => {
+    const body = await bodyOrRefusal(req, res, maxBodyBytes);
+    if (body === undefined) return;
+    let request: Request;
+    try {
+      request = toRequest(req, originOf(req), body);
+    } catch (error) {
+      if (!(error instanceof UnbridgeableRequest)) throw error;
+      // Never a 500: the sender would retry a request that can never succeed.
+      const code = error.status === 405 ? 'method_not_allowed' : 'bad_request';
+      return writeError(res, error.status, code, error.message);
+    }
+    await writeResponse(res, await handler.fetch(request));
+  });
 }

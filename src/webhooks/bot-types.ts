@@ -12,7 +12,8 @@ import type { BotStore } from '../store/bot-store.js';
 import type { ReplyOutcome } from '../streaming/options.js';
 import type { ReplySource } from '../streaming/pipe-reply.js';
 import type { DedupeStore } from './dedupe-store.js';
-import type { WaitUntil } from './delivery.js';
+import type { DeliveryAnswer, DeliveryOptions, WaitUntil } from './delivery.js';
+import type { WebhookBody, WebhookHeaders } from './raw-input.js';
 import type { FileReplyOptions, QuickReply } from './rich-replies.js';
 import type { Middleware } from './router.js';
 import type { BotSession, SessionOptions } from './session.js';
@@ -241,7 +242,7 @@ export interface BotErrorInfo {
   webhookId?: string;
 }
 
-/** A bot: register handlers, then serve `bot.fetch` (or `toNodeHandler(bot)`). */
+/** A bot: register handlers, then serve `bot.fetch`, `toNodeHandler(bot)` or `bot.handleDelivery`. */
 export interface Bot {
   /**
    * Handles one event type; several handlers of a type run in registration order. `'mention'` takes
@@ -284,7 +285,24 @@ export interface Bot {
   /** Receives a handler's error (the delivery is then answered 500 so the service retries). */
   onError(handler: (error: unknown, info: BotErrorInfo) => unknown): Bot;
   /**
-   * The Web-standard entry: answers one delivery. Bound, so `export default { fetch: bot.fetch }` works;
+   * The bot's one entry: answers one webhook delivery (a POST) from its raw body, exactly as it was
+   * signed, and its headers. It verifies, deduplicates and runs the handlers; the answer is ready
+   * for any HTTP server to write as it is. `bot.fetch` and `toNodeHandler` are built on it. Bound,
+   * so it can be handed around.
+   *
+   * @example
+   * // Any server that gives the raw body: hand it over with the headers, write back the answer.
+   * const answer = await bot.handleDelivery(rawBody, req.headers);
+   * res.writeHead(answer.status, answer.headers).end(answer.body);
+   */
+  handleDelivery: (
+    body: WebhookBody,
+    headers: WebhookHeaders,
+    options?: DeliveryOptions,
+  ) => Promise<DeliveryAnswer>;
+  /**
+   * The Web-standard adapter of {@link Bot.handleDelivery}: reads the Request's body (at most 1 MiB)
+   * and answers a Response. Bound, so `export default { fetch: bot.fetch }` works;
    * `executionCtx.waitUntil` (Workers) keeps a handler alive after an early answer.
    */
   fetch: (request: Request, env?: unknown, executionCtx?: { waitUntil?: WaitUntil }) => Promise<Response>;

@@ -12,7 +12,7 @@ import { createKindCache } from './conversation-kind.js';
 import { type Admission, createLanes, type LaneOutcome } from './conversation-lanes.js';
 import { createDeadlines } from './deadlines.js';
 import type { ClaimResult } from './dedupe-store.js';
-import { DELIVER, type DeliverDoor, deliver, handleDelivery } from './delivery.js';
+import { answerRequest, deliver } from './delivery.js';
 import { createRun } from './handler-run.js';
 import type { WebhookHeaders } from './raw-input.js';
 import { createEarlyRuns } from './retry-wait.js';
@@ -45,7 +45,8 @@ function expireRun(run: AloneRun): void {
 
 /**
  * A bot: verified webhooks, typed handlers, replies from a handler. Serve `bot.fetch` on any
- * Web-standard runtime, or `toNodeHandler(bot)` from `agent-messaging/node` on Node.
+ * Web-standard runtime, `toNodeHandler(bot)` from `agent-messaging/node` on Node, or hand a
+ * delivery's raw body and headers to `bot.handleDelivery` from any other server.
  *
  * @example
  * const bot = createBot({ apiKey, webhookSecret, baseUrl });
@@ -216,6 +217,10 @@ export function createBot(options: BotOptions): Bot {
     warn: (message: string, fields: Record<string, string>) => logAt(logger, 'warn', message, fields),
   };
 
+  // The one entry: bot.fetch and toNodeHandler read a delivery's body and hand it here.
+  const handleDelivery: Bot['handleDelivery'] = (body, headers, call) =>
+    deliver(body, headers, deps, call?.waitUntil ?? options.waitUntil);
+
   const bot: Bot = {
     client,
     on(type, handler) {
@@ -251,21 +256,16 @@ export function createBot(options: BotOptions): Bot {
     async idle() {
       while (running > 0) await new Promise<void>((wake) => idleWaiters.push(wake));
     },
+    handleDelivery,
     fetch: (request, _env, executionCtx) => {
       const fromCtx = executionCtx?.waitUntil;
       // Workers check `this` on waitUntil, so it is called as a method of its ctx.
-      const waitUntil =
-        typeof fromCtx === 'function'
-          ? (p: Promise<unknown>) => fromCtx.call(executionCtx, p)
-          : options.waitUntil;
-      return handleDelivery(request, deps, waitUntil);
+      return answerRequest(
+        request,
+        handleDelivery,
+        typeof fromCtx === 'function' ? { waitUntil: (p) => fromCtx.call(executionCtx, p) } : undefined,
+      );
     },
   };
-  // toNodeHandler's door: the same delivery from the bytes and headers node:http already holds.
-  const door: DeliverDoor = {
-    fetch: bot.fetch,
-    deliver: (body, headers) => deliver(body, headers, deps, options.waitUntil),
-  };
-  Object.defineProperty(bot, DELIVER, { value: door });
   return bot;
 }

@@ -1,13 +1,19 @@
 // One webhook delivery, from its bytes and headers to the answer: verify, deduplicate, run,
 // acknowledge. The status codes are the contract with the service's retries (PROTOCOL.md section 6):
 // 2xx stops them, anything else asks for another attempt, so a 500 is answered only when a handler
-// failed. Two thin doors share it: `bot.fetch` (a Web Request in, a Response out) and the node:http
-// door of `toNodeHandler`, which already holds the bytes and writes the answer itself.
+// failed. `bot.handleDelivery` is the one entry; `bot.fetch` (a Web Request in, a Response out) and
+// `toNodeHandler` (node:http) only read the body and write the answer around it.
 
 import type { WebhookEvent } from '../schemas/webhooks.js';
 import type { Admission } from './conversation-lanes.js';
 import { createDeadlines, type Deadlines } from './deadlines.js';
-import { MAX_DELIVERY_BYTES, readLimitedBody, type WebhookHeaders } from './raw-input.js';
+import {
+  bodyBytes,
+  MAX_DELIVERY_BYTES,
+  readLimitedBody,
+  type WebhookBody,
+  type WebhookHeaders,
+} from './raw-input.js';
 import { admitOnceSettled, type EarlyRuns, pollInterval } from './retry-wait.js';
 import type { Deduper } from './store-dedupe.js';
 import { WebhookVerificationError, type WebhookVerificationErrorCode } from './verification-error.js';
@@ -41,40 +47,34 @@ export interface DeliveryDeps {
   warn(message: string, fields: Record<string, string>): void;
 }
 
-/** A delivery's answer: its status, its JSON body, and headers besides `content-type`. @internal */
+/**
+ * What a delivery is answered: its status, its headers (`content-type` and `content-length` among
+ * them) and its JSON body, ready for any HTTP server to write as they are.
+ */
 export interface DeliveryAnswer {
   readonly status: number;
+  /** Lower-case names; `content-type` is `application/json` and `content-length` counts the body's bytes. */
+  readonly headers: Readonly<Record<string, string>>;
   /** JSON text. */
   readonly body: string;
-  readonly headers?: Readonly<Record<string, string>>;
-  /** Every header as name, value, name, value..., `content-type` and `content-length` included. */
-  readonly head: readonly string[];
 }
 
-/**
- * The bot's door for a runtime that already holds a delivery's bytes and headers (agent-messaging/node
- * on node:http): the same delivery as `bot.fetch`, without a Request or a Response. A symbol of the
- * global registry, so another copy of the package (bundled twice) still finds it.
- * @internal
- */
-export const DELIVER: unique symbol = Symbol.for('agent-messaging.deliver') as never;
-
-/**
- * What a bot keeps under {@link DELIVER}: `deliver` answers a POST's body and headers; `fetch` is the
- * bot's own, so a caller can tell a `bot.fetch` replaced since (a wrapper then keeps its say). @internal
- */
-export interface DeliverDoor {
-  fetch: unknown;
-  deliver(body: Uint8Array, headers: WebhookHeaders): Promise<DeliveryAnswer>;
+/** Options of one call to `bot.handleDelivery`. */
+export interface DeliveryOptions {
+  /** Keeps the work after an early answer alive on this runtime; the bot's `waitUntil` option by default. */
+  waitUntil?: WaitUntil;
 }
 
 const encoder = new TextEncoder();
 
-function answer(status: number, value: unknown, headers?: Record<string, string>): DeliveryAnswer {
+function answer(status: number, value: unknown, extra?: Record<string, string>): DeliveryAnswer {
   const body = JSON.stringify(value);
-  const head = ['content-type', 'application/json', 'content-length', String(encoder.encode(body).length)];
-  if (headers) for (const [name, text] of Object.entries(headers)) head.push(name, text);
-  return Object.freeze({ status, body, ...(headers ? { headers } : {}), head: Object.freeze(head) });
+  const headers = Object.freeze({
+    'content-type': 'application/json',
+    'content-length': String(encoder.encode(body).length),
+    ...extra,
+  });
+  return Object.freeze({ status, headers, body });
 }
 
 const failure = (status: number, code: string, message: string, headers?: Record<string, string>) =>
@@ -84,8 +84,12 @@ const failure = (status: number, code: string, message: string, headers?: Record
 const RECEIVED = answer(200, { received: true });
 const ACCEPTED = answer(202, { received: true });
 const DUPLICATE = answer(200, { received: true, duplicate: true });
-const NOT_POST = failure(405, 'method_not_allowed', 'webhooks are delivered with POST', { allow: 'POST' });
-const TOO_LARGE = failure(413, 'payload_too_large', `the body is over ${MAX_DELIVERY_BYTES} bytes`);
+/** The answer to any method but POST, from every adapter. @internal */
+export const NOT_POST = failure(405, 'method_not_allowed', 'webhooks are delivered with POST', {
+  allow: 'POST',
+});
+/** The answer to a body over the limit, also from an adapter whose reader stopped there. @internal */
+export const TOO_LARGE = failure(413, 'payload_too_large', `the body is over ${MAX_DELIVERY_BYTES} bytes`);
 const UNREADABLE = failure(400, 'invalid_body', 'the request body could not be read');
 const DEDUPE_DOWN = failure(503, 'dedupe_unavailable', 'the dedupe store failed; retry later');
 // Not a 2xx, to a retry of a run still going and to a run past ackTimeoutMs alike: if the run then
@@ -122,52 +126,57 @@ function within<T>(work: Promise<T>, deadlines: Deadlines): Promise<T | 'timeout
   });
 }
 
-/** The Web Response of an answer. @internal */
-export function toResponse({ status, body, headers }: DeliveryAnswer): Response {
-  return new Response(body, {
-    status,
-    headers: headers
-      ? { 'content-type': 'application/json', ...headers }
-      : { 'content-type': 'application/json' },
-  });
+/**
+ * `bot.fetch`: reads the Request's body (capped) and answers the Response of `handle` (the bot's
+ * `handleDelivery`). @internal
+ */
+export async function answerRequest(
+  request: Request,
+  handle: (body: Uint8Array, headers: Headers, options?: DeliveryOptions) => Promise<DeliveryAnswer>,
+  options: DeliveryOptions | undefined,
+): Promise<Response> {
+  const { status, headers, body } = await answerOf(request, handle, options);
+  return new Response(body, { status, headers });
 }
 
-/** `bot.fetch`'s door: reads the Request's body (capped) and answers a Response. @internal */
-export async function handleDelivery(
+async function answerOf(
   request: Request,
-  deps: DeliveryDeps,
-  waitUntil: WaitUntil | undefined,
-): Promise<Response> {
-  if (request.method !== 'POST') return toResponse(NOT_POST);
+  handle: (body: Uint8Array, headers: Headers, options?: DeliveryOptions) => Promise<DeliveryAnswer>,
+  options: DeliveryOptions | undefined,
+): Promise<DeliveryAnswer> {
+  if (request.method !== 'POST') return NOT_POST;
   let body: Uint8Array | 'too_large';
   try {
     body = await readLimitedBody(request, MAX_DELIVERY_BYTES);
   } catch {
     // The body could not even be read (the client went away): nothing was verified, nothing ran.
-    return toResponse(UNREADABLE);
+    return UNREADABLE;
   }
-  return toResponse(await deliver(body, request.headers, deps, waitUntil));
+  // The reader stopped at the limit: what it read is not a delivery.
+  if (body === 'too_large') return TOO_LARGE;
+  return handle(body, request.headers, options);
 }
 
 /**
- * Answers one POSTed delivery from its bytes (or `'too_large'` when its reader stopped past the
- * limit) and headers: the one delivery path under both doors. @internal
+ * `bot.handleDelivery`: answers one POSTed delivery from its body as it was signed and its headers,
+ * under every adapter. @internal
  */
 export async function deliver(
-  body: Uint8Array | 'too_large',
+  body: WebhookBody,
   headers: WebhookHeaders,
   deps: DeliveryDeps,
   waitUntil: WaitUntil | undefined,
 ): Promise<DeliveryAnswer> {
-  if (body === 'too_large' || body.byteLength > MAX_DELIVERY_BYTES) {
-    deps.warn('webhook refused', { code: 'payload_too_large', reason: 'body over the limit' });
-    return TOO_LARGE;
-  }
   let verified: VerifiedDelivery;
   try {
+    const bytes = bodyBytes(body);
+    if (bytes.byteLength > MAX_DELIVERY_BYTES) {
+      deps.warn('webhook refused', { code: 'payload_too_large', reason: 'body over the limit' });
+      return TOO_LARGE;
+    }
     // Awaited even when verified at once (node:crypto): the measured intake was cheaper with the
     // rest of the delivery one microtask later than the body's end, 'queue' the most (bench 10).
-    verified = await deps.verify(body, headers);
+    verified = await deps.verify(bytes, headers);
   } catch (error) {
     if (!WebhookVerificationError.is(error)) return UNREADABLE;
     deps.warn('webhook refused', { code: error.code, reason: error.message });

@@ -34,12 +34,19 @@ function readHeaderOf(headers: unknown, name: string): string | undefined {
     const value: unknown = getter.call(headers, name);
     return typeof value === 'string' ? value : undefined;
   }
+  // Node's `req.headers` has lower-case names: looked up as they are, then in any case.
+  const value = headerValue((headers as Record<string, unknown>)[name]);
+  if (value !== undefined) return value;
   for (const key of Object.keys(headers)) {
-    if (key.toLowerCase() !== name) continue;
-    const value: unknown = (headers as Record<string, unknown>)[key];
-    if (typeof value === 'string') return value;
-    if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.join(', ');
+    if (key.toLowerCase() === name) return headerValue((headers as Record<string, unknown>)[key]);
   }
+  return undefined;
+}
+
+/** A header record's value: a string, or a repeated header's strings joined as `Headers` joins them. */
+function headerValue(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.join(', ');
   return undefined;
 }
 

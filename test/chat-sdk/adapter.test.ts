@@ -10,7 +10,7 @@ import { createRedisState } from '@chat-adapter/state-redis';
 import type { BotStore } from 'agent-messaging';
 import { AgentClient, ApiError, UserClient } from 'agent-messaging';
 import { type ChatSdkAdapterOptions, createAgentMessagingAdapter } from 'agent-messaging/chat-sdk';
-import { toNodeHandler } from 'agent-messaging/node';
+import { toNodeFetchHandler } from 'agent-messaging/node';
 import { createRedisStore } from 'agent-messaging/redis';
 import { createFakeModelServer, createMockService } from 'agent-messaging/testing';
 import type { StateAdapter } from 'chat';
@@ -44,7 +44,7 @@ async function world(
   const received: { body: string; headers: Record<string, string> }[] = [];
   let handle: (request: Request) => Promise<Response> = async () => new Response(null, { status: 503 });
   const server = createServer(
-    toNodeHandler({
+    toNodeFetchHandler({
       fetch: async (request) => {
         const body = await request.clone().text();
         received.push({ body, headers: Object.fromEntries(request.headers) });

@@ -5,7 +5,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AgentClient } from 'agent-messaging';
-import { type FetchHandler, toNodeHandler } from 'agent-messaging/node';
+import { type FetchHandler, toNodeFetchHandler } from 'agent-messaging/node';
 import { createMockService, type MockService, type RequestLogEntry } from 'agent-messaging/testing';
 import { expect, onTestFinished } from 'vitest';
 import { closeServer, webhookUrl } from '../../examples/support/try-on-mock.js';
@@ -45,7 +45,7 @@ export function stopAfterTest(server: Server, path = '/webhook'): string {
 
 /** Serves a fetch handler on a loopback port until the test ends; answers its webhook URL. */
 export async function serveFetch(handler: FetchHandler): Promise<string> {
-  const server = createServer(toNodeHandler(handler)).listen(0, '127.0.0.1');
+  const server = createServer(toNodeFetchHandler(handler)).listen(0, '127.0.0.1');
   await once(server, 'listening');
   return stopAfterTest(server);
 }

@@ -4,6 +4,61 @@ import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { NOW_SEC } from './fixtures.js';
 import { createLoop, recordMessage, replay, signedRequest, unknownEvent } from './harness.js';
 
+describe('bot.handleDelivery, the one entry', () => {
+  it('answers a raw body and a plain header record with the status, headers and body to write', async () => {
+    const loop = await createLoop();
+    const delivery = await recordMessage(loop, 'straight in');
+    const texts: string[] = [];
+    loop.bot.on('message.received', (ctx) => {
+      texts.push(ctx.text);
+    });
+    // As node:http gives them: lower-case names in a plain object, the body as bytes.
+    const headers = Object.fromEntries(delivery.headers);
+    const { handleDelivery } = loop.bot;
+    const first = await handleDelivery(new TextEncoder().encode(delivery.body), headers);
+    expect(first).toEqual({
+      status: 200,
+      headers: { 'content-type': 'application/json', 'content-length': '17' },
+      body: '{"received":true}',
+    });
+    // The body as text is the same delivery: answered as a duplicate, not run again.
+    const again = await handleDelivery(delivery.body, headers);
+    expect(again.status).toBe(200);
+    expect(JSON.parse(again.body)).toEqual({ received: true, duplicate: true });
+    expect(Number(again.headers['content-length'])).toBe(new TextEncoder().encode(again.body).length);
+    expect(texts).toEqual(['straight in']);
+  });
+
+  it('refuses a parsed object as the body with 400 body_already_parsed, running nothing', async () => {
+    const loop = await createLoop();
+    const delivery = await recordMessage(loop);
+    const ran = vi.fn();
+    loop.bot.onAny(ran);
+    const parsed = JSON.parse(delivery.body) as unknown as string;
+    const answer = await loop.bot.handleDelivery(parsed, delivery.headers);
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body).error.code).toBe('body_already_parsed');
+    expect(ran).not.toHaveBeenCalled();
+  });
+
+  it("hands the work after an early answer to the call's waitUntil", async () => {
+    const loop = await createLoop({ ack: 'immediately' });
+    const delivery = await recordMessage(loop, 'later');
+    let finished = false;
+    loop.bot.on('message.received', async () => {
+      finished = true;
+    });
+    const handed: Promise<unknown>[] = [];
+    const answer = await loop.bot.handleDelivery(delivery.body, delivery.headers, {
+      waitUntil: (work) => handed.push(work),
+    });
+    expect(answer.status).toBe(202);
+    expect(handed).toHaveLength(1);
+    await handed[0];
+    expect(finished).toBe(true);
+  });
+});
+
 describe('bot.fetch answers deliveries', () => {
   it('answers a verified webhook.test with 200 when no handler is registered', async () => {
     // createLoop's setWebhook only succeeds when the bot answered the mock's signed test with a 2xx.

@@ -1,11 +1,11 @@
-// toNodeHandler hands a bot of createBot the bytes and headers it read (no Request, no Response); that
-// door must answer exactly what bot.fetch answers and make the same calls to the service. Two bots
+// toNodeHandler hands bot.handleDelivery the bytes and headers it read (no Request, no Response), as
+// bot.fetch does from a Request: both must answer exactly the same and make the same calls to the service. Two bots
 // of the same agent (each with its own store) get the same recorded deliveries, one through bot.fetch,
 // one through toNodeHandler over real HTTP, and their answers and the mock's request log are compared.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Bot, createBot } from 'agent-messaging';
-import { toNodeHandler } from 'agent-messaging/node';
+import { toNodeFetchHandler, toNodeHandler } from 'agent-messaging/node';
 import { signWebhook } from 'agent-messaging/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLoop, type Loop, type RecordedDelivery, recordMessage } from './harness.js';
@@ -154,18 +154,23 @@ describe('toNodeHandler and bot.fetch answer a delivery the same', () => {
   });
 });
 
-describe('toNodeHandler with a bot of createBot', () => {
-  it('goes through a bot.fetch replaced after toNodeHandler (a wrapper keeps its say)', async () => {
+describe('toNodeHandler and toNodeFetchHandler', () => {
+  it('serves a wrapper of bot.fetch through toNodeFetchHandler (the wrapper keeps its say)', async () => {
     const loop = await createLoop();
-    const url = await serve(loop.bot);
-    const delivery = await recordMessage(loop);
-    const original = loop.bot.fetch;
     const seen: string[] = [];
-    loop.bot.fetch = async (request, ...rest) => {
-      seen.push(request.headers.get('webhook-id') ?? '');
-      const response = await original(request, ...rest);
-      return new Response(response.body, { status: response.status, headers: { 'x-wrapped': 'yes' } });
+    const wrapper = {
+      fetch: async (request: Request) => {
+        seen.push(request.headers.get('webhook-id') ?? '');
+        const response = await loop.bot.fetch(request);
+        return new Response(response.body, { status: response.status, headers: { 'x-wrapped': 'yes' } });
+      },
     };
+    const handler = toNodeFetchHandler(wrapper);
+    const server = createServer((req, res) => void handler(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`;
+    const delivery = await recordMessage(loop);
     const response = await fetch(url, { method: 'POST', headers: delivery.headers, body: delivery.body });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-wrapped')).toBe('yes');
