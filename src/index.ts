@@ -174,6 +174,8 @@ export {
   DEFAULT_ACK_TIMEOUT_MS,
   DEFAULT_TOLERANCE_SEC,
   type DedupeStore,
+  type DeliveryAnswer,
+  type DeliveryOptions,
   type EventContext,
   type FileReplyOptions,
   type Handler,

@@ -21,7 +21,7 @@ export {
   type DedupeStore,
   type MemoryDedupeStoreOptions,
 } from './dedupe-store.js';
-export type { WaitUntil } from './delivery.js';
+export type { DeliveryAnswer, DeliveryOptions, WaitUntil } from './delivery.js';
 export type { WebhookBody, WebhookHeaders } from './raw-input.js';
 export type { FileReplyOptions, QuickReply } from './rich-replies.js';
 export type { Middleware } from './router.js';
