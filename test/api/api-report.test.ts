@@ -54,6 +54,10 @@ const ALLOWED: Record<string, Record<string, string>> = {
     generateWebhookSecret: 'a secret in the service format, for tests that sign deliveries',
     mockSchemas: "the mock's control-API wire shapes as zod schemas, by name",
   },
+  'agent-messaging/node': {
+    toNodeFetchHandler:
+      'serves a fetch handler that is not a bot (a Hono app, the Chat SDK webhook) on node:http',
+  },
   'agent-messaging/redis': {
     DEFAULT_REDIS_PREFIX: 'the default of RedisStoreOptions.prefix',
     DEFAULT_REDIS_TIMEOUT_MS: 'the default of RedisStoreOptions.timeoutMs',
