@@ -3,6 +3,16 @@
 
 import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance, type Options } from 'ky';
 import type { Endpoint } from '../endpoints.js';
+import {
+  annotate,
+  endSpan,
+  injectContext,
+  metric,
+  spanEvent,
+  startSpan,
+  telemetryLoading,
+  telemetryOn,
+} from '../telemetry.js';
 import { ApiError, apiErrorName } from './api-error.js';
 import { attemptFetch } from './attempt-fetch.js';
 import type { TransportConfig } from './client-config.js';
@@ -19,6 +29,8 @@ export interface Call {
   method: Endpoint['method'];
   /** The path without query (never an upload URL, which is a grant in itself), for logs. */
   logPath: string;
+  /** The endpoint's path template (`/v1/messages/{id}`), for the call's span. */
+  route: string;
   operation: string;
   headers: Record<string, string>;
   body: BodyInit | undefined;
@@ -47,6 +59,22 @@ export const createKy = (): KyInstance => ky.create({});
  */
 export async function sendCall(client: KyInstance, call: Call, config: TransportConfig): Promise<Response> {
   if (call.signal?.aborted) throw abortedError(call.signal);
+  const loading = telemetryLoading();
+  if (loading) await loading;
+  // The call's span (HTTP semantic conventions), under whatever span is active (a reply, a handler).
+  const span = telemetryOn()
+    ? startSpan(
+        `${call.method} ${call.route}`,
+        {
+          'http.request.method': call.method,
+          'url.template': call.route,
+          'server.address': hostOf(call.url),
+        },
+        undefined,
+        'client',
+      )
+    : undefined;
+  injectContext(span, call.headers);
   const log = config.log;
   let attempt = 1;
   let started = 0;
@@ -64,6 +92,12 @@ export async function sendCall(client: KyInstance, call: Call, config: Transport
     // An error answer was logged as it arrived; any other failure is logged here, with its attempt.
     if (!ApiError.is(failure)) logAttempt(undefined, failure);
     attempt = next;
+    spanEvent(span, 'retry', {
+      attempt: next,
+      'retry.delay_ms': delayMs,
+      'retry.reason': (failure as Error).name,
+    });
+    metric.retry(call.method, call.route);
     log?.('agent-messaging retry', {
       method: call.method,
       path: call.logPath,
@@ -100,11 +134,25 @@ export async function sendCall(client: KyInstance, call: Call, config: Transport
   if (call.signal !== undefined) options.signal = call.signal;
   if (call.onUploadProgress) options.onUploadProgress = call.onUploadProgress;
   try {
-    return await client(call.url, options);
+    const response = await client(call.url, options);
+    annotate(span, { 'http.response.status_code': response.status });
+    endSpan(span);
+    return response;
   } catch (error) {
     const failure = toSdkError(error, call, config.token);
     if (!isHTTPError(error)) logAttempt(undefined, failure);
+    if (ApiError.is(failure)) annotate(span, { 'http.response.status_code': failure.status });
+    endSpan(span, failure);
     throw failure;
+  }
+}
+
+/** The host of a URL, for `server.address`. */
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return undefined;
   }
 }
 

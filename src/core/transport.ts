@@ -147,6 +147,7 @@ export class Transport {
       url: this.baseUrl + withQuery(path, query as Record<string, unknown> | undefined),
       method: endpoint.method,
       logPath: path,
+      route: routeOf(endpoint.path),
       operation,
       headers,
       body,
@@ -193,6 +194,17 @@ function compilePath(template: string): (string | PathParam)[] {
   }
   parts.push(template.slice(last));
   return parts;
+}
+
+/** The endpoint's path template as the HTTP semantic conventions write it (`/v1/messages/{id}`), for spans. */
+const routes = new Map<string, string>();
+function routeOf(template: string): string {
+  let route = routes.get(template);
+  if (route === undefined) {
+    route = template.replace(/:(\w+)/g, '{$1}');
+    routes.set(template, route);
+  }
+  return route;
 }
 
 /** The path template with each `:name` checked against its schema and percent-encoded. */

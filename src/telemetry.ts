@@ -1,0 +1,200 @@
+// The bridge to OpenTelemetry. `@opentelemetry/api` is an optional peer: it is loaded once, by
+// `loadTelemetry()`, with an import whose name bundlers do not follow, so an app without it bundles
+// and runs as before and every function here answers at once with nothing. With the API present and
+// no provider registered, the API's own no-op tracer and meter answer, which cost a few allocations
+// per delivery. The tracer and the meter are both named 'agent-messaging' (API.md, third round).
+
+import type * as OtelApi from '@opentelemetry/api';
+
+type Api = typeof OtelApi;
+
+/** The name of the tracer and of the meter. */
+const NAME = 'agent-messaging';
+/** The attribute prefix of this SDK's own attributes. */
+const PREFIX = 'agent_messaging.';
+/** Kept in a variable, so that no bundler tries to resolve the optional peer at build time. */
+const PEER = '@opentelemetry/api';
+
+/** A span and the context that holds it (for children, and for running code inside it). */
+export interface Traced {
+  readonly span: OtelApi.Span;
+  readonly context: OtelApi.Context;
+}
+
+/** The attributes this SDK sets: its own (prefixed here) beside standard ones (given with a dot). */
+export type SpanAttributes = Record<string, string | number | boolean | undefined>;
+
+interface Instruments {
+  deliveries: OtelApi.Counter;
+  handlerDuration: OtelApi.Histogram;
+  turnWait: OtelApi.Histogram;
+  replies: OtelApi.Counter;
+  retries: OtelApi.Counter;
+}
+
+let api: Api | null | undefined;
+let loading: Promise<void> | undefined;
+let instruments: Instruments | undefined;
+
+/**
+ * Loads `@opentelemetry/api` once, if it is installed; resolves when that is known. Called by
+ * `createBot` and by the first request of a client, so spans start with the first delivery.
+ * @internal
+ */
+export function loadTelemetry(): Promise<void> {
+  loading ??= (import(/* @vite-ignore */ PEER) as Promise<Api>).then(
+    (loaded) => {
+      api = loaded;
+    },
+    () => {
+      api = null;
+    },
+  );
+  return loading;
+}
+
+/**
+ * Until the API's load settled, the promise of it (the load started if it had not); then `undefined`,
+ * so a caller awaits it once, on its first use.
+ * @internal
+ */
+export function telemetryLoading(): Promise<void> | undefined {
+  return api === undefined ? loadTelemetry() : undefined;
+}
+
+/** True when `@opentelemetry/api` is loaded: spans and metrics are made (no-ops without a provider). @internal */
+export const telemetryOn = (): boolean => Boolean(api);
+
+function named(attributes: SpanAttributes): OtelApi.Attributes {
+  const out: OtelApi.Attributes = {};
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value === undefined) continue;
+    out[prefixed(key)] = value;
+  }
+  return out;
+}
+
+/** Standard names (http., url., server., error., gen_ai.) pass as they are; the rest get the prefix. */
+function prefixed(key: string): string {
+  return /^(http|url|server|error|gen_ai|network)\./.test(key) ? key : PREFIX + key;
+}
+
+/**
+ * Starts a span named `name` under `parent` (or under the active context when none is given), with
+ * `attributes`; `undefined` when OpenTelemetry is absent.
+ * @internal
+ */
+export function startSpan(
+  name: string,
+  attributes: SpanAttributes,
+  parent?: Traced | OtelApi.Context,
+  kind?: 'client' | 'server',
+): Traced | undefined {
+  if (!api) return undefined;
+  const parentContext =
+    parent === undefined ? api.context.active() : 'span' in parent ? parent.context : parent;
+  const span = api.trace.getTracer(NAME).startSpan(
+    name,
+    {
+      attributes: named(attributes),
+      kind:
+        kind === 'client'
+          ? api.SpanKind.CLIENT
+          : kind === 'server'
+            ? api.SpanKind.SERVER
+            : api.SpanKind.INTERNAL,
+    },
+    parentContext,
+  );
+  return { span, context: api.trace.setSpan(parentContext, span) };
+}
+
+/** Sets more attributes on a span (the same naming as {@link startSpan}). @internal */
+export function annotate(traced: Traced | undefined, attributes: SpanAttributes): void {
+  traced?.span.setAttributes(named(attributes));
+}
+
+/** Adds an event to a span. @internal */
+export function spanEvent(traced: Traced | undefined, name: string, attributes: SpanAttributes = {}): void {
+  traced?.span.addEvent(name, named(attributes));
+}
+
+/**
+ * Ends a span: with an error status when `error` is given (a throw, an abort, an interruption, a
+ * timeout), recorded as an exception, else with its status unset (OK is left to the caller's reader).
+ * @internal
+ */
+export function endSpan(traced: Traced | undefined, error?: unknown): void {
+  if (!traced || !api) return;
+  if (error !== undefined) {
+    const message = error instanceof Error ? error.message : String(error);
+    traced.span.setStatus({ code: api.SpanStatusCode.ERROR, message });
+    if (error instanceof Error) traced.span.recordException(error);
+    traced.span.setAttribute('error.type', error instanceof Error ? error.name : 'Error');
+  }
+  traced.span.end();
+}
+
+/** Runs `fn` with `traced` as the active span, so spans made inside it (the author's too) nest under it. @internal */
+export function inSpan<T>(traced: Traced | undefined, fn: () => T): T {
+  return traced && api ? api.context.with(traced.context, fn) : fn();
+}
+
+/**
+ * The context a webhook's `traceparent` (and `tracestate`) continue, through the registered
+ * propagator; `undefined` without OpenTelemetry or without the header.
+ * @internal
+ */
+export function remoteContext(get: (name: string) => string | null | undefined): OtelApi.Context | undefined {
+  if (!api) return undefined;
+  const traceparent = get('traceparent');
+  if (!traceparent) return undefined;
+  const carrier: Record<string, string> = { traceparent };
+  const tracestate = get('tracestate');
+  if (tracestate) carrier.tracestate = tracestate;
+  return api.propagation.extract(api.context.active(), carrier);
+}
+
+/** Adds `traceparent` (through the registered propagator) to an outgoing request's headers. @internal */
+export function injectContext(traced: Traced | undefined, headers: Record<string, string>): void {
+  if (traced && api) api.propagation.inject(traced.context, headers);
+}
+
+function meters(): Instruments | undefined {
+  if (!api) return undefined;
+  if (instruments) return instruments;
+  const meter = api.metrics.getMeter(NAME);
+  instruments = {
+    deliveries: meter.createCounter(`${PREFIX}deliveries`, { description: 'Webhook deliveries, by outcome' }),
+    handlerDuration: meter.createHistogram(`${PREFIX}handler.duration`, {
+      description: 'How long a handler run took',
+      unit: 'ms',
+    }),
+    turnWait: meter.createHistogram(`${PREFIX}turn.wait`, {
+      description: "How long a message waited for its conversation's turn",
+      unit: 'ms',
+    }),
+    replies: meter.createCounter(`${PREFIX}replies`, { description: 'Replies, by outcome and transport' }),
+    retries: meter.createCounter(`${PREFIX}client.retries`, { description: 'Client requests sent again' }),
+  };
+  return instruments;
+}
+
+/** The bot's and the client's measurements (no-ops without OpenTelemetry). @internal */
+export const metric = {
+  delivery(outcome: string, eventType: string | undefined): void {
+    meters()?.deliveries.add(1, named({ outcome, 'event.type': eventType }));
+  },
+  handler(ms: number, outcome: string): void {
+    meters()?.handlerDuration.record(ms, named({ outcome }));
+  },
+  turnWait(ms: number): void {
+    meters()?.turnWait.record(ms);
+  },
+  reply(outcome: string, transport: string): void {
+    meters()?.replies.add(1, named({ 'reply.outcome': outcome, 'reply.transport': transport }));
+  },
+  retry(method: string, route: string): void {
+    meters()?.retries.add(1, { 'http.request.method': method, 'url.template': route });
+  },
+};
