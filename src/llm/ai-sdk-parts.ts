@@ -1,10 +1,13 @@
 // The Vercel AI SDK's `streamText` full stream (`TextStreamPart`s): `text-delta` parts carry the
 // text; `error` and `abort` parts are how it reports a failure (its `textStream` just ends).
-import { failureDetail, ModelStreamError } from './model-stream-error.js';
+import { endedEarly, failureDetail, ModelStreamError } from './model-stream-error.js';
 import { type Decoder, type ModelStopReason, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
 
 // The finish reasons (of the whole run, not one step) that end the text before the model was done.
 const CUT_SHORT: Record<string, ModelStopReason> = { length: 'length', 'content-filter': 'content_filter' };
+// The finish reasons of a run whose stream ended without the model's own finish (a connection
+// closed early is `interrupted`; no reason at all is `unknown`): the answer was cut, not done.
+const CUT_OFF = new Set(['interrupted', 'unknown', 'error']);
 
 /** Part types of the AI SDK's full stream that tell it apart from other sources. @internal */
 const AI_SDK_PARTS = new Set([
@@ -38,20 +41,22 @@ export function isAiSdkPart(event: Record<string, unknown>): boolean {
 /**
  * A decoder of full-stream parts. A tool call is announced once (by `tool-input-start`, or by
  * `tool-call` when the provider sends the call whole); the text of a step that follows a step
- * with text is set apart by a blank line, as a person would write two paragraphs.
+ * with text is set apart by a blank line, as a person would write two paragraphs. The run's
+ * `finish` part closes the stream.
  * @internal
  */
 export function aiSdkDecoder(): Decoder {
   const announced = new Set<string>();
   let wroteText = false;
   let newStep = false;
+  let finished = false;
   const announce = (fields: Record<string, unknown>, out: Piece[]) => {
     const id = str(fields.toolCallId) ?? str(fields.id);
     if (id !== undefined && announced.has(id)) return;
     if (id !== undefined) announced.add(id);
     out.push({ name: str(fields.toolName) ?? 'tool', ...(id ? { id } : {}), source: 'ai-sdk' });
   };
-  return (event: unknown, out: Piece[]) => {
+  const read = (event: unknown, out: Piece[]) => {
     const fields = record(event) ?? {};
     switch (fields.type) {
       case 'text-delta': {
@@ -72,6 +77,10 @@ export function aiSdkDecoder(): Decoder {
         announce(fields, out);
         return;
       case 'finish': {
+        if (CUT_OFF.has(String(fields.finishReason))) {
+          throw endedEarly('ai-sdk', `the model's finish (finishReason '${fields.finishReason}')`);
+        }
+        finished = true;
         const cut = CUT_SHORT[String(fields.finishReason)];
         if (cut) out.push({ cutShort: cut });
         return;
@@ -83,4 +92,8 @@ export function aiSdkDecoder(): Decoder {
       default:
     }
   };
+  const end = () => {
+    if (!finished) throw endedEarly('ai-sdk', "its 'finish' part");
+  };
+  return { read, end };
 }

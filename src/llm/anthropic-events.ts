@@ -1,7 +1,7 @@
 // Anthropic Messages streams: the raw events of `anthropic.messages.create({ stream: true })`, which
 // a `MessageStream` (`anthropic.messages.stream()`) also yields: `content_block_delta` events whose
 // `delta` is a `text_delta` carry the text.
-import { failureDetail, ModelStreamError } from './model-stream-error.js';
+import { endedEarly, failureDetail, ModelStreamError } from './model-stream-error.js';
 import { type Decoder, type ModelStopReason, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
 
 // The stop reasons that end the text before the model was done.
@@ -29,15 +29,22 @@ export function isAnthropicEvent(event: Record<string, unknown>): boolean {
  * A decoder of Anthropic events. A `tool_use` block (or a server tool's `server_tool_use`,
  * `mcp_tool_use`) is a tool call and its `input_json_delta`s are dropped; text after a tool call
  * is set apart by a blank line. Adjacent text blocks (citations split text into several) join as
- * they are.
+ * they are. Each message ends with `message_stop`: a stream whose last message has none was cut.
  * @internal
  */
 export function anthropicDecoder(): Decoder {
   let wroteText = false;
   let toolSinceText = false;
-  return (event: unknown, out: Piece[]) => {
+  let stopped = false;
+  const read = (event: unknown, out: Piece[]) => {
     const fields = record(event) ?? {};
     switch (fields.type) {
+      case 'message_start':
+        stopped = false;
+        return;
+      case 'message_stop':
+        stopped = true;
+        return;
       case 'content_block_start': {
         const block = record(fields.content_block) ?? {};
         const type = str(block.type) ?? '';
@@ -67,6 +74,10 @@ export function anthropicDecoder(): Decoder {
       default:
     }
   };
+  const end = () => {
+    if (!stopped) throw endedEarly('anthropic', 'message_stop');
+  };
+  return { read, end };
 
   function text(value: string | undefined, out: Piece[]) {
     if (!value) return;

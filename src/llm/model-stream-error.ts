@@ -34,3 +34,8 @@ export function failureDetail(error: unknown): string {
   }
   return 'an error without a message';
 }
+
+/** The failure of a stream whose events ended before `finish`, the event that closes an answer. @internal */
+export function endedEarly(source: ModelSourceKind, finish: string): ModelStreamError {
+  return new ModelStreamError(source, `the stream ended before ${finish} (its connection was cut)`);
+}

@@ -1,6 +1,6 @@
 // OpenAI chat-completions streams (`ChatCompletionChunk`s, from `openai.chat.completions.create({
 // stream: true })` or any compatible server): `choices[0].delta.content` is the text.
-import { failureDetail, ModelStreamError } from './model-stream-error.js';
+import { endedEarly, failureDetail, ModelStreamError } from './model-stream-error.js';
 import { type Decoder, type ModelStopReason, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
 
 // The finish reasons that end the text before the model was done.
@@ -16,6 +16,7 @@ export function isChatChunk(event: Record<string, unknown>): boolean {
  * delta of its `index`, then only argument fragments: the name announces the call, the
  * fragments are dropped. A tool runner (`runTools`) streams several completions one after the
  * other: a new chunk `id` starts a new one, whose text after a tool call starts after a blank line.
+ * A completion ends with a `finish_reason`: a stream whose last completion has none was cut.
  * @internal
  */
 export function chatDecoder(): Decoder {
@@ -23,11 +24,13 @@ export function chatDecoder(): Decoder {
   let completion: unknown;
   let wroteText = false;
   let toolSinceText = false;
-  return (event: unknown, out: Piece[]) => {
+  let finished = false;
+  const read = (event: unknown, out: Piece[]) => {
     const chunk = record(event) ?? {};
     if (chunk.id !== completion) {
       completion = chunk.id;
       announced.clear();
+      finished = false;
     }
     // A compatible server may put its error in a chunk; the openai package throws it itself.
     if (chunk.error !== undefined && chunk.error !== null) {
@@ -36,6 +39,7 @@ export function chatDecoder(): Decoder {
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     // Only the first choice is the reply: `n > 1` asks for alternatives, not parts of one answer.
     const choice = record(choices[0]);
+    if (typeof choice?.finish_reason === 'string') finished = true;
     const cut = CUT_SHORT[String(choice?.finish_reason)];
     if (cut) out.push({ cutShort: cut });
     const delta = record(choice?.delta);
@@ -58,4 +62,8 @@ export function chatDecoder(): Decoder {
     toolSinceText = false;
     out.push(content);
   };
+  const end = () => {
+    if (!finished) throw endedEarly('openai-chat', 'a finish_reason');
+  };
+  return { read, end };
 }

@@ -1,6 +1,6 @@
 // OpenAI Responses API streams (`openai.responses.create({ stream: true })`): typed events, of
 // which `response.output_text.delta` carries the text.
-import { failureDetail, ModelStreamError } from './model-stream-error.js';
+import { endedEarly, failureDetail, ModelStreamError } from './model-stream-error.js';
 import { type Decoder, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
 
 /** True for a Responses API event. @internal */
@@ -11,13 +11,15 @@ export function isResponsesEvent(event: Record<string, unknown>): boolean {
 /**
  * A decoder of Responses events. An output item that calls a tool (`function_call`, or a built-in
  * tool's `*_call`) is a tool call; text of a later message item is set apart by a blank line.
- * `response.failed` and `error` are failures; `response.incomplete` cuts the text short.
+ * `response.failed` and `error` are failures; `response.incomplete` cuts the text short. A stream
+ * that ends before `response.completed` or `response.incomplete` was cut.
  * @internal
  */
 export function responsesDecoder(): Decoder {
   let wroteText = false;
   let toolSinceText = false;
-  return (event: unknown, out: Piece[]) => {
+  let finished = false;
+  const read = (event: unknown, out: Piece[]) => {
     const fields = record(event) ?? {};
     switch (fields.type) {
       case 'response.output_text.delta': {
@@ -38,7 +40,11 @@ export function responsesDecoder(): Decoder {
         out.push({ name: str(item.name) ?? type, ...(id ? { id } : {}), source: 'openai-responses' });
         return;
       }
+      case 'response.completed':
+        finished = true;
+        return;
       case 'response.incomplete': {
+        finished = true;
         // The text so far stands; the reason says what ended it (the output limit, or a filter).
         const reason = record(record(fields.response)?.incomplete_details)?.reason;
         out.push({ cutShort: reason === 'content_filter' ? 'content_filter' : 'length' });
@@ -53,4 +59,8 @@ export function responsesDecoder(): Decoder {
       default:
     }
   };
+  const end = () => {
+    if (!finished) throw endedEarly('openai-responses', 'response.completed');
+  };
+  return { read, end };
 }

@@ -27,11 +27,18 @@ export interface CutShort {
 export type Piece = string | ToolCallInfo | CutShort;
 
 /**
- * Turns the events of one kind of stream into pieces, pushed onto `out`; throws a
- * ModelStreamError for an event that reports a failure. Each call of a factory keeps its own state.
+ * Reads the events of one kind of stream. Each call of a factory keeps its own state.
  * @internal
  */
-export type Decoder = (event: unknown, out: Piece[]) => void;
+export interface Decoder {
+  /** Turns one event into pieces, pushed onto `out`; throws a ModelStreamError for an event that reports a failure. */
+  read(event: unknown, out: Piece[]): void;
+  /**
+   * Called once the events ended: throws a ModelStreamError when the stream ended without the event
+   * that closes an answer, since a connection closed early ends an iterator without an error.
+   */
+  end(): void;
+}
 
 /** A record view of an unknown value, or undefined. @internal */
 export function record(value: unknown): Record<string, unknown> | undefined {

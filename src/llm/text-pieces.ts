@@ -2,8 +2,8 @@
 import type { ValidationError } from '../core/errors.js';
 import { anthropicSnapshot, isMessageStream, type MessageStreamLike } from './message-stream-like.js';
 import { type ModelSourceKind, ModelStreamError } from './model-stream-error.js';
-import { decoderFor } from './source-kind.js';
-import type { Decoder, ModelStopReason, Piece } from './stream-pieces.js';
+import { decoderFor, describe } from './source-kind.js';
+import { type Decoder, type ModelStopReason, type Piece, record } from './stream-pieces.js';
 import { invalid, type TextStreamOptions } from './text-source.js';
 
 /** The text of `iterable`, its tool calls to `onToolCall`, `truncatedNote` after a cut answer. @internal */
@@ -17,20 +17,25 @@ export async function* pieces(
   const out: Piece[] = [];
   const ending: Ending = { wroteText: false, cutShort: undefined };
   let index = 0;
-  if (isMessageStream(iterable)) {
-    // An event-emitting stream (Anthropic's MessageStream, openai's runners) hands its iterator only
-    // the events after the iterator is made, and never settles one made after it failed: its
-    // failure is read first, and what came before is in its snapshot, read in the same tick.
-    if (iterable.errored) await iterable.done();
-    const events = (iterable as MessageStreamLike)[Symbol.asyncIterator]();
-    const earlier = anthropicSnapshot(iterable);
+  // An event-emitting stream (Anthropic's MessageStream, openai's runners) hands its iterator only
+  // the events after the iterator is made, never settles one made after it failed, and ends it
+  // quietly when it fails while no read is waiting; its `done()` settles with the failure.
+  const emitter: MessageStreamLike | undefined = isMessageStream(iterable) ? iterable : undefined;
+  let earlier: unknown[] = [];
+  if (emitter) {
+    // Its failure is read first, and what came before is in its snapshot, read in the same tick.
+    if (emitter.errored) await emitter.done();
+    const events = emitter[Symbol.asyncIterator]();
+    earlier = anthropicSnapshot(emitter);
     iterable = { [Symbol.asyncIterator]: () => events };
-    for (const event of earlier) {
-      if (decode === undefined) ({ kind, decode } = decoderFor(event, 0) ?? {});
-      decode?.(event, out);
-    }
   }
   try {
+    // Given at once: the model may be slow to send its next event.
+    for (const event of earlier) {
+      if (decode === undefined) ({ kind, decode } = decoderFor(event, 0) ?? {});
+      decode?.read(event, out);
+    }
+    yield* drain(out, onToolCall, ending);
     for await (const event of iterable) {
       if (kind === 'text' || (kind === undefined && typeof event === 'string')) {
         kind = 'text';
@@ -47,12 +52,19 @@ export async function* pieces(
         const chosen = decoderFor(event, index);
         kind = chosen?.kind;
         decode = chosen?.decode;
+      } else if (record(event) === undefined) {
+        // A model's events are objects: a string among them is a mixed-up source, not text to drop.
+        throw invalid(`yielded ${describe(event)} at index ${index} among ${kind} events`);
       }
       index += 1;
-      decode?.(event, out);
+      decode?.read(event, out);
       yield* drain(out, onToolCall, ending);
     }
     yield* drain(out, onToolCall, ending);
+    // The end is checked, not trusted: an emitter's iterator may have dropped its failure, and any
+    // stream ends quietly on a connection closed early, without the event that closes an answer.
+    await emitter?.done();
+    decode?.end();
   } catch (error) {
     throw consumedError(error) ?? error;
   }

@@ -31,6 +31,16 @@ export interface FakeModelTurn {
   /** Breaks the connection once this many text chunks are sent (a model failing halfway). */
   cutAfter?: number;
   /**
+   * Ends the response cleanly once this many text chunks are sent, without the event that closes
+   * an answer (a proxy that closes the stream early): the client's iterator just ends.
+   */
+  closeAfter?: number;
+  /**
+   * Holds the answer once this many text chunks are sent, until `model.release()`: a model in the
+   * middle of its answer, for as long as the test needs.
+   */
+  holdAfter?: number;
+  /**
    * How the answer ends when it ends well: `'done'` (default), or `'length'`, the model stopping at its
    * output limit (chat `finish_reason: 'length'`, Responses `response.incomplete` for
    * `max_output_tokens`, Anthropic `stop_reason: 'max_tokens'`).
@@ -71,6 +81,8 @@ export interface FakeModelServer {
   push(...turns: FakeModelReply[]): void;
   /** Every request so far, oldest first. */
   readonly requests: readonly FakeModelRequest[];
+  /** Lets every answer held now by `holdAfter` go on (one held later waits for the next call). */
+  release(): void;
   /** Stops listening and breaks open streams. */
   close(): Promise<void>;
 }
@@ -97,6 +109,8 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
   const { port, reply, ...turn } = options;
   const fallback: FakeModelReply = reply ?? (Object.keys(turn).length > 0 ? turn : echo);
   const queue: FakeModelReply[] = [];
+  const held = new Set<() => void>();
+  const hold = () => new Promise<void>((resolve) => held.add(resolve));
   const requests: FakeModelRequest[] = [];
   let calls = 0;
   const callId = (call: FakeToolCall) => call.id ?? `call_${++calls}`;
@@ -134,7 +148,7 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
       cutShort: turn.stop === 'length',
     };
     const build = api === 'chat' ? chatFrames : api === 'responses' ? responsesFrames : anthropicFrames;
-    await stream(res, build(wire, callId), turn.cutAfter);
+    await stream(res, build(wire, callId), turn, hold);
   }
 
   server.listen(port ?? 0, '127.0.0.1');
@@ -144,6 +158,10 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
     url,
     openaiBaseUrl: `${url}/v1`,
     push: (...turns) => void queue.push(...turns),
+    release: () => {
+      for (const resolve of held) resolve();
+      held.clear();
+    },
     requests,
     close: () =>
       new Promise<void>((resolve) => {
@@ -153,7 +171,13 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
   };
 }
 
-async function stream(res: ServerResponse, frames: readonly Frame[], cutAfter: number | undefined) {
+async function stream(
+  res: ServerResponse,
+  frames: readonly Frame[],
+  turn: FakeModelTurn,
+  hold: () => Promise<void>,
+) {
+  const { cutAfter, closeAfter, holdAfter } = turn;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   let sent = 0;
   for (const frame of frames) {
@@ -162,6 +186,11 @@ async function stream(res: ServerResponse, frames: readonly Frame[], cutAfter: n
       res.socket?.destroy();
       return;
     }
+    if (closeAfter !== undefined && frame.text && sent === closeAfter) {
+      res.end();
+      return;
+    }
+    if (holdAfter !== undefined && frame.text && sent === holdAfter) await hold();
     await new Promise<void>((resolve) => res.write(frame.data, () => resolve()));
     if (frame.text) sent += 1;
   }

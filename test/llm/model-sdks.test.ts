@@ -60,12 +60,37 @@ describe.each(sources)('%s against the fake model server', (_name, open) => {
     expect(await readAll(toTextStream(await open(clients)))).toBe('Canberra.');
   });
 
-  it('fails halfway after the text that came, when the connection breaks', async () => {
+  it.each([
+    ['breaks', { cutAfter: 3 }],
+    ['closes cleanly before the answer ends', { closeAfter: 3 }],
+  ])('fails halfway after the text that came, when the connection %s', async (_how, end) => {
     const clients = await fakeModel();
-    clients.model.push({ chunks: ['The capital ', 'of Australia ', 'is Can', 'berra.'], cutAfter: 3 });
+    clients.model.push({ chunks: ['The capital ', 'of Australia ', 'is Can', 'berra.'], ...end });
     const seen: string[] = [];
     const error = await (async () => {
       for await (const text of toTextStream(await open(clients))) seen.push(text);
+    })().catch((e: unknown) => e);
+    expect(seen.join('')).toBe('The capital of Australia is Can');
+    expect(error).toBeInstanceOf(Error);
+  });
+});
+
+describe('an Anthropic MessageStream read slowly', () => {
+  it('fails when the connection breaks while no read is waiting', async () => {
+    const clients = await fakeModel();
+    clients.model.push({ chunks: ['The capital ', 'of Australia ', 'is Can', 'berra.'], cutAfter: 3 });
+    const stream = clients.anthropic.messages.stream({
+      model: 'claude-test',
+      max_tokens: 100,
+      messages: question,
+    });
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const text of toTextStream(stream)) {
+        seen.push(text);
+        // A slow reader: no read waits while the stream fails (its iterator then ends quietly).
+        if (seen.length === 1) await stream.done().catch(() => {});
+      }
     })().catch((e: unknown) => e);
     expect(seen.join('')).toBe('The capital of Australia is Can');
     expect(error).toBeInstanceOf(Error);

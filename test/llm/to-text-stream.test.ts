@@ -99,6 +99,20 @@ describe('toTextStream', () => {
     expect(error).toMatchObject({ name: 'ModelStreamError', source });
   });
 
+  it.each(KINDS.filter((kind) => kind !== 'text'))(
+    'fails a %s stream that ends without the event that closes its answer, after its text',
+    async (kind) => {
+      const events = eventsOf(kind, ['Half ', 'an answer']).slice(0, -1);
+      const seen: string[] = [];
+      const error = await (async () => {
+        for await (const text of toTextStream(asyncOf(events))) seen.push(text);
+      })().catch((e: unknown) => e);
+      expect(seen.join('')).toBe('Half an answer');
+      expect(error).toMatchObject({ name: 'ModelStreamError', source: kind });
+      expect((error as Error).message).toContain('the stream ended before');
+    },
+  );
+
   it('gives an Iterable<string> and a plain string as they are', async () => {
     expect(await readAll(toTextStream(['a', '', 'b']))).toBe('ab');
     expect(await readAll(toTextStream('whole'))).toBe('whole');
@@ -137,6 +151,15 @@ describe('toTextStream refuses bad input with a ValidationError naming it', () =
   it('bytes instead of text', async () => {
     const error = await reject(() => readAll(toTextStream(asyncOf([new TextEncoder().encode('hi')]))));
     expect(error.message).toContain('yielded bytes (decode them');
+  });
+
+  it("a string among a model's events, naming its index", async () => {
+    const events = [...eventsOf('anthropic', ['Hi']).slice(0, 3), 'secret user text'];
+    const error = await reject(() => readAll(toTextStream(asyncOf<unknown>(events))));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.field).toBe('source');
+    expect(error.message).toContain('yielded a string at index 3 among anthropic events');
+    expect(error.message).not.toContain('secret user text');
   });
 
   it('a non-string after strings, naming its index', async () => {
