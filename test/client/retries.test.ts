@@ -196,15 +196,16 @@ describe.each(['msw', 'loopback'] as const)('retries over %s', (door) => {
   });
 
   test('an attempt slower than timeoutMs is a TimeoutError; a retry that answers in time succeeds', async () => {
-    w.mock.faults.inject({ path: '/v1/conversations/*', fault: 'delay', delay_ms: 500, times: 2 });
+    // The retry must answer within timeoutMs on a loaded machine too; the delayed attempts never do.
+    w.mock.faults.inject({ path: '/v1/conversations/*', fault: 'delay', delay_ms: 3000, times: 2 });
 
     const error = await rejectionOf(
-      w.client.conversations.retrieve(w.conversationId, { timeoutMs: 50, maxRetries: 0 }),
+      w.client.conversations.retrieve(w.conversationId, { timeoutMs: 1000, maxRetries: 0 }),
     );
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as Error).message).toContain('timeoutMs');
 
-    const { conversation } = await w.client.conversations.retrieve(w.conversationId, { timeoutMs: 50 });
+    const { conversation } = await w.client.conversations.retrieve(w.conversationId, { timeoutMs: 1000 });
     expect(conversation.id).toBe(w.conversationId);
     expect(w.requests()).toHaveLength(3);
   });

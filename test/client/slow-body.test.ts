@@ -10,8 +10,9 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { type LogLine, rejectionOf, useWorld, type World } from './world.js';
 
 // Long enough that the answered retry, through the proxy and the mock, finishes well within it on a
-// loaded machine (100 ms let a retry time out too at load 13), short enough for the stalled attempt.
-const SLOW_MS = 400;
+// loaded machine (100 ms let a retry time out too at load 13; a stalled event loop takes hundreds of
+// milliseconds), short enough for the stalled attempt.
+const SLOW_MS = 1000;
 
 let proxy: Server | undefined;
 afterEach(async () => {

@@ -127,10 +127,11 @@ describe('per-call options', () => {
   });
 
   test('an abort while waiting for the answer rejects with RequestAbortedError', async () => {
-    w.mock.faults.inject({ path: '/v1/conversations/*', fault: 'delay', delay_ms: 300 });
+    w.mock.faults.inject({ path: '/v1/conversations/*', fault: 'delay', delay_ms: 3000 });
     const controller = new AbortController();
     const client = new AgentClient({ apiKey: w.apiKey, baseUrl: w.baseUrl });
-    // Abort once the mock has the request (it then holds it for 300 ms).
+    // Abort once the mock has the request (it then holds it for 3 s, far longer than a loaded
+    // machine takes to see it arrive).
     void (async () => {
       while (w.requests().length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
       controller.abort();

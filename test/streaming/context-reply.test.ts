@@ -118,7 +118,8 @@ describe('ctx.reply and typing', () => {
 
 describe('ctx.reply when ctx.signal fires', () => {
   it('ends a streaming reply marked, outcome interrupted', async () => {
-    const loop = await createLoop({ maxHandlerMs: 150 });
+    // Long enough that 'Let me think' is written before the deadline, however busy the machine.
+    const loop = await createLoop({ maxHandlerMs: 1000 });
     loop.bot.onError(() => {});
     let outcome: unknown;
     loop.bot.on('message.received', async (ctx) => {

@@ -16,11 +16,11 @@ async function clientOf(script: Script) {
 const written = Array.from({ length: 36 }, (_, i) => `piece ${String(i).padStart(3, '0')} `);
 const text = written.join('');
 
-async function writeReply(client: AgentClient, coalesce = { chars: 1, ms: 1 }) {
+async function writeReply(client: AgentClient, coalesce = { chars: 1, ms: 1 }, progressTimeoutMs = 200) {
   const reply = await client.messages.startReply(
     CONVERSATION,
     {},
-    { transport: 'stream', progressTimeoutMs: 200, coalesce },
+    { transport: 'stream', progressTimeoutMs, coalesce },
   );
   for (const piece of written) await reply.write(piece);
   return { reply, result: await reply.complete() };
@@ -57,7 +57,9 @@ describe('a reply whose lines the service applies after the connection was cut',
       keepAliveMs: 20,
     });
     // Batches of 100 characters in a window of 400: every line is in flight when the stream stalls.
-    const { result } = await writeReply(client, { chars: 100, ms: 1 });
+    // They land 50 ms after the cut, well inside the settle period (1 s here) on a loaded machine too:
+    // a stall longer than the gap between the two timers would let the settle period end first.
+    const { result } = await writeReply(client, { chars: 100, ms: 1 }, 1000);
     expect(server.message.text).toHaveLength(360);
     expect(server.message).toMatchObject({ text, status: 'sent' });
     expect(result).toMatchObject({ text, revision: server.message.revision, outcome: 'complete' });
@@ -67,17 +69,18 @@ describe('a reply whose lines the service applies after the connection was cut',
 
   it('waits while they keep landing, one by one, past one settle period: nothing is sent twice', async () => {
     const { client, server } = await clientOf({
-      applyLate: { lateMs: 50, spacingMs: 150 },
+      applyLate: { lateMs: 50, spacingMs: 500 },
       ackCompletion: false,
       keepAliveMs: 20,
     });
     // Five lines: the first token alone, then 90 characters each (no timer sends: its interval is
-    // ten minutes). They land 150 ms apart once the connection is cut, the last 650 ms after it:
-    // past one settle period (400 ms, the progress timeout here), each within one of the one before.
+    // ten minutes). They land 500 ms apart once the connection is cut, the last 2,050 ms after it:
+    // past one settle period (1,200 ms, the progress timeout here), each within one of the one before
+    // by 700 ms, a margin a loaded machine's stalls keep.
     const reply = await client.messages.startReply(
       CONVERSATION,
       {},
-      { transport: 'stream', progressTimeoutMs: 400, coalesce: { chars: 90, ms: 600_000 } },
+      { transport: 'stream', progressTimeoutMs: 1200, coalesce: { chars: 90, ms: 600_000 } },
     );
     for (const piece of written) await reply.write(piece);
     const result = await reply.complete();

@@ -119,7 +119,8 @@ describe('bot.fetch acknowledges within ackTimeoutMs', () => {
 describe("the service's retry of a delivery answered past ackTimeoutMs", () => {
   it('a slow handler that succeeds: 409, then the retry waits for the run and answers 200 duplicate; handled once', async () => {
     const { store, refused } = refusingStore();
-    const loop = await createLoop({ store, ackTimeoutMs: 100 });
+    // 1 s: the retry's run (a reply) ends within it on a loaded machine; the first delivery waits it out.
+    const loop = await createLoop({ store, ackTimeoutMs: 1000 });
     const handled: string[] = [];
     loop.bot.on('message.received', async (ctx: MessageContext) => {
       await refused.opened; // the run ends only once its retry met it in flight
@@ -140,7 +141,8 @@ describe("the service's retry of a delivery answered past ackTimeoutMs", () => {
 
   it('a slow handler that throws while the retry waits: the retry runs it again, one reply', async () => {
     const { store, refused } = refusingStore();
-    const loop = await createLoop({ store, ackTimeoutMs: 100 });
+    // 1 s: the retry's run (a reply) ends within it on a loaded machine; the first delivery waits it out.
+    const loop = await createLoop({ store, ackTimeoutMs: 1000 });
     loop.bot.onError(() => undefined);
     let runs = 0;
     loop.bot.on('message.received', async (ctx: MessageContext) => {
@@ -162,7 +164,8 @@ describe("the service's retry of a delivery answered past ackTimeoutMs", () => {
   });
 
   it('a slow handler that throws after the 409, before any retry: the retry runs it, one reply', async () => {
-    const loop = await createLoop({ ackTimeoutMs: 50 });
+    // 1 s: the retry's run (a reply) ends within it on a loaded machine; the first delivery waits it out.
+    const loop = await createLoop({ ackTimeoutMs: 1000 });
     const failed = gate();
     loop.bot.onError(() => failed.open());
     const release = gate();
@@ -189,7 +192,8 @@ describe("the service's retry of a delivery answered past ackTimeoutMs", () => {
   });
 
   it('a message waiting behind another past ackTimeoutMs that then fails is run by its retry', async () => {
-    const loop = await createLoop({ ackTimeoutMs: 50 });
+    // 1 s: the retry's run (a reply) ends within it on a loaded machine; the first delivery waits it out.
+    const loop = await createLoop({ ackTimeoutMs: 1000 });
     loop.bot.onError(() => undefined);
     const first = gate();
     const started = gate();

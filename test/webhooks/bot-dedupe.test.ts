@@ -118,6 +118,6 @@ describe('bot.fetch deduplicates by webhook-id', () => {
     const response = await other.fetch(await signedRequest(unknownEvent('evt_503'), secret));
     expect(response.status).toBe(503);
     expect(handler).not.toHaveBeenCalled();
-    await vi.waitFor(() => expect(reported).toHaveBeenCalledTimes(1));
+    await vi.waitFor(() => expect(reported).toHaveBeenCalledTimes(1), { timeout: 10_000 });
   });
 });

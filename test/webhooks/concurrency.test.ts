@@ -69,7 +69,8 @@ describe("concurrency: 'queue' (the default)", () => {
 
 describe("concurrency: 'debounce'", () => {
   it('answers a burst once, with ctx.messages holding the whole batch oldest first', async () => {
-    const { loop, stats } = await replying({ concurrency: 'debounce', debounceMs: 50 });
+    // A window far longer than the burst's five deliveries take to arrive, however busy the machine.
+    const { loop, stats } = await replying({ concurrency: 'debounce', debounceMs: 1000 });
     const posted = burst(loop, 5);
     await loop.mock.idle();
     await loop.bot.idle();

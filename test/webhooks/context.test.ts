@@ -149,7 +149,9 @@ describe('ctx.typing()', () => {
     loop.bot.on('message.received', async (ctx) => {
       await ctx.typing();
       // Long work: wait until the indicator was renewed twice.
-      await vi.waitFor(() => expect(typingStates(loop).length).toBeGreaterThanOrEqual(3));
+      await vi.waitFor(() => expect(typingStates(loop).length).toBeGreaterThanOrEqual(3), {
+        timeout: 10_000,
+      });
     });
     await loop.post('think hard');
     expect(lastStatus(loop)).toBe(200);
