@@ -22,7 +22,7 @@ interface InstanceSetup {
   wrap?: (store: BotStore) => BotStore;
 }
 
-/** b waits for a's runs longer than a's 100 ms: the retries' waits end with the run, not with time. */
+/** b waits for a's runs longer than a's 1 s: the retries' waits end with the run, not with time. */
 const PATIENT = { options: { ackTimeoutMs: 5000 } };
 
 /**
@@ -53,7 +53,8 @@ async function twoInstances(first: (text: string) => 'a' | 'b' = () => 'a') {
     { url = file.server.url, options = {}, wrap = (store) => store }: InstanceSetup = {},
   ) => {
     const client = await connectClient(url);
-    const redisStore = createRedisStore({ client, prefix, timeoutMs: 500 });
+    // Far above a loaded machine's stalls: a command timeout here would be the machine's, not Redis's.
+    const redisStore = createRedisStore({ client, prefix, timeoutMs: 5_000 });
     cleanups.push(async () => {
       await redisStore.close();
       client.destroy();
@@ -75,7 +76,8 @@ async function twoInstances(first: (text: string) => 'a' | 'b' = () => 'a') {
       ...w.connection,
       store: wrap(store),
       lockTtlMs: 900,
-      ackTimeoutMs: 100,
+      // A retry's run (a reply) ends within it on a loaded machine; a held run is answered 409 after it.
+      ackTimeoutMs: 1000,
       ...options,
     });
     bots[name].onError(() => undefined); // the failures here are the point; the tests read the wire

@@ -99,7 +99,8 @@ describe('bots on the Redis store', () => {
     const proxy = await cuttableProxy(new URL(redis.url));
     const client = await connectClient(proxy.url());
     const prefix = uniquePrefix('away');
-    const store = createRedisStore({ client, prefix, timeoutMs: 300 });
+    // Past a loaded machine's stalls, so only the cut makes a command time out.
+    const store = createRedisStore({ client, prefix, timeoutMs: 1_000 });
     let bot: Bot | undefined;
     const w = await world((request) => bot!.fetch(request));
     bot = createBot({ apiKey: w.seed.apiKey, webhookSecret: w.seed.webhookSecret, ...w.connection, store });
@@ -147,7 +148,8 @@ describe('bots on the Redis store', () => {
     const proxy = await cuttableProxy(new URL(redis.url));
     const client = await connectClient(proxy.url());
     const prefix = uniquePrefix('mid');
-    const store = createRedisStore({ client, prefix, timeoutMs: 300 });
+    // Past a loaded machine's stalls, so only the cut makes a command time out.
+    const store = createRedisStore({ client, prefix, timeoutMs: 1_000 });
     let bot: Bot | undefined;
     const w = await world((request) => bot!.fetch(request));
     bot = createBot({ apiKey: w.seed.apiKey, webhookSecret: w.seed.webhookSecret, ...w.connection, store });
