@@ -136,13 +136,14 @@ function kindsOf(symbol: ts.Symbol, typeOnly: boolean): string[] {
   return kinds;
 }
 
-/** Whether a member is part of the surface (not private, not an ECMAScript `#` name). */
+/** Whether a member is part of the surface: not private, not an ECMAScript `#` name, not `@internal`. */
 function isPublicMember(member: ts.Symbol): boolean {
   if (member.name.startsWith('__#') || member.name.startsWith('#')) return false;
   return !(member.declarations ?? []).some(
     (declaration) =>
       ts.getCombinedModifierFlags(declaration) & ts.ModifierFlags.Private ||
-      (ts.isPropertyDeclaration(declaration) && ts.isPrivateIdentifier(declaration.name)),
+      (ts.isPropertyDeclaration(declaration) && ts.isPrivateIdentifier(declaration.name)) ||
+      ts.getJSDocTags(declaration).some((tag) => tag.tagName.text === 'internal'),
   );
 }
 
@@ -235,13 +236,17 @@ function describe(
   const generics = typeParametersOf(checker, symbol, file);
   if (f & ts.SymbolFlags.Class) {
     const instance = checker.getDeclaredTypeOfSymbol(symbol) as ts.InterfaceType;
+    // A base class's public members are listed below as the class's own, so an unexported base (a
+    // shared implementation) leaves nothing a user would need to name.
+    const named = new Set(referenced);
     const bases = checker.getBaseTypes(instance).map((base) => typeText(checker, base, file));
+    for (const name of [...referenced]) if (!named.has(name)) referenced.delete(name);
     const statics = checker.getTypeOfSymbol(symbol);
     const lines: string[] = [];
-    for (const signature of statics.getConstructSignatures()) {
-      lines.push(signatureText(checker, signature, file, undefined));
-    }
-    for (const member of checker.getPropertiesOfType(statics)) {
+    // A class exported as a type only cannot be constructed or reached at run time: its instances are the API.
+    const constructors = typeOnly ? [] : statics.getConstructSignatures();
+    for (const signature of constructors) lines.push(signatureText(checker, signature, file, undefined));
+    for (const member of typeOnly ? [] : checker.getPropertiesOfType(statics)) {
       if (member.name === 'prototype' || !isPublicMember(member)) continue;
       lines.push(...memberLines(checker, member, file, 'static '));
     }
@@ -270,7 +275,9 @@ function describe(
   if (f & ts.SymbolFlags.Interface) {
     const type = checker.getDeclaredTypeOfSymbol(symbol);
     const lines = signatureLines(checker, type, file);
-    for (const member of checker.getPropertiesOfType(type)) lines.push(...memberLines(checker, member, file));
+    for (const member of checker.getPropertiesOfType(type)) {
+      if (isPublicMember(member)) lines.push(...memberLines(checker, member, file));
+    }
     parts.push(block(`interface ${name}${generics}`, lines));
   }
   if (f & ts.SymbolFlags.TypeAlias) {

@@ -16,6 +16,7 @@ export { UserClient } from './client/user-client.js';
 // Errors
 export {
   ApiError,
+  type ApiErrorInit,
   AuthenticationError,
   BadRequestError,
   ConflictError,
@@ -26,50 +27,50 @@ export {
   RateLimitError,
   UnprocessableEntityError,
 } from './core/api-error.js';
-export { ApiPromise, type WithResponse } from './core/api-promise.js';
+export type { ApiPromise, WithResponse } from './core/api-promise.js';
 export {
   AgentMessagingError,
   ConnectionError,
+  type InvalidResponseDetails,
   InvalidResponseError,
   RequestAbortedError,
   TimeoutError,
   ValidationError,
 } from './core/errors.js';
 export { idempotencyKeyFor } from './core/idempotency.js';
-export {
-  type AgentClientOptions,
-  type ConnectionOptions,
-  DEFAULT_MAX_RETRIES,
-  DEFAULT_TIMEOUT_MS,
-  type LogFields,
-  type Logger,
-  type RequestOptions,
-  type UserClientOptions,
+export type {
+  AgentClientOptions,
+  ConnectionOptions,
+  LogFields,
+  Logger,
+  RequestOptions,
+  UserClientOptions,
 } from './core/options.js';
 // LLM-native bots: model streams in, conversation history out
 export {
   type AiSdkMessage,
   type AiSdkPart,
   type AnthropicMessage,
-  DEFAULT_HISTORY_LIMIT,
   type FileUrlResolver,
   type HistoryOptions,
   type ModelMessageFormat,
   type ModelMessageFormats,
   type ModelMessagesOptions,
   type ModelSourceKind,
-  type ModelStopReason,
   ModelStreamError,
   type ModelStreamSource,
   type OpenAIChatMessage,
   type TextStreamOptions,
   type ToolCallInfo,
-  type TurnFile,
   toModelMessages,
   toTextStream,
 } from './llm/index.js';
-export type { UploadData, UploadInput, UploadProgress } from './resources/attachments.js';
-export type { SendBody, SendContentInput, SendInput, SendTextInput } from './resources/send-input.js';
+export type { Agents } from './resources/agents.js';
+export type { Attachments, UploadData, UploadInput, UploadProgress } from './resources/attachments.js';
+export type { Conversations, UserConversations } from './resources/conversations.js';
+export type { Groups, Invites } from './resources/groups.js';
+export type { Messages, UserMessages } from './resources/messages.js';
+export type { SendContentInput, SendInput, SendTextInput } from './resources/send-input.js';
 export type {
   AcceptInviteResponse,
   Action,
@@ -114,17 +115,17 @@ export type {
   SendMessageResponse,
   SetWebhookRequest,
   SetWebhookResponse,
-  StreamEvent,
   TextPatch,
   TypingRequest,
   TypingResponse,
   UnsendResponse,
-  WebhookEvent,
-  WebhookEventType,
   WebhookTestEvent,
 } from './schemas/index.js';
 // The wire: one zod schema per shape, and the types derived from them.
 export * as schemas from './schemas/index.js';
+export type { FieldIssue } from './schemas/issues.js';
+export type { StreamEvent } from './schemas/stream.js';
+export type { WebhookEvent, WebhookEventType } from './schemas/webhooks.js';
 export type { AdmitRequest, AdmitResult, SettleRequest, SettleResult } from './store/index.js';
 // The bot store: dedupe, locks, queues, sessions and signals, in memory or shared
 export {
@@ -136,10 +137,9 @@ export {
   type Unsubscribe,
 } from './store/index.js';
 // Streaming: SSE bodies as typed events, and replies that stream.
-export { DEFAULT_COALESCE, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_INTERRUPTED_NOTE } from './streaming/defaults.js';
 export type {
   CoalesceOptions,
-  MessageStreamOptions,
+  PipeReplyOptions,
   ReplyLedger,
   ReplyOptions,
   ReplyOutcome,
@@ -151,11 +151,10 @@ export type {
   StreamedMessage,
   StreamOptions,
 } from './streaming/index.js';
-export { MessageStream } from './streaming/message-stream.js';
+export type { MessageStream } from './streaming/message-stream.js';
 export { ReplyMismatchError } from './streaming/reply-mismatch-error.js';
-export { ReplyWriter } from './streaming/reply-writer.js';
+export type { ReplyWriter } from './streaming/reply-writer.js';
 export { storeLedger } from './streaming/store-ledger.js';
-export { supportsStreamedBodies } from './streaming/streamed-bodies.js';
 // Webhooks and bots
 export {
   type Bot,
@@ -171,8 +170,6 @@ export {
   createBot,
   createMemoryDedupeStore,
   DEDUPE_RETENTION_MS,
-  DEFAULT_ACK_TIMEOUT_MS,
-  DEFAULT_TOLERANCE_SEC,
   type DedupeStore,
   type DeliveryAnswer,
   type DeliveryOptions,

@@ -23,14 +23,9 @@
 import { AgentMessagingAdapter } from './adapter.js';
 import type { ChatSdkAdapterOptions } from './options.js';
 
-export { AgentMessagingAdapter } from './adapter.js';
+export type { AgentMessagingAdapter } from './adapter.js';
 export type { ChatSdkAdapterOptions } from './options.js';
-export {
-  type AgentMessagingThread,
-  type ConversationKind,
-  decodeThreadId,
-  encodeThreadId,
-} from './thread-id.js';
+export type { AgentMessagingThread, ConversationKind } from './thread-id.js';
 export type { AgentMessagingRawMessage } from './to-chat-message.js';
 
 /** Chat SDK's platform adapter for this service: verified deliveries in, posts and streams out. */

@@ -15,5 +15,5 @@
 export { StoreUnavailableError } from '../store/store-error.js';
 export type { RedisStoreClient, RedisStoreSubscriber } from './client.js';
 export { fromIoredis, type IoredisLike } from './ioredis.js';
-export { DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT_MS, type RedisStoreOptions } from './options.js';
+export type { RedisStoreOptions } from './options.js';
 export { createRedisStore, type RedisStore } from './redis-store.js';

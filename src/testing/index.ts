@@ -4,6 +4,7 @@
 export type {
   ClickActionRequest,
   ClickActionResponse,
+  ClockAdvanceRequest,
   CreateUserRequest,
   CreateUserResponse,
   Delivery,
@@ -24,7 +25,7 @@ export type {
   MockStateSnapshot,
   MockUser,
 } from '../schemas/mock-events.js';
-export { generateWebhookSecret, signWebhook } from '../webhooks/signature.js';
+export { generateWebhookSecret, type SignedHeaders, signWebhook } from '../webhooks/signature.js';
 export type { MockEventListener, MockEvents } from './event-bus.js';
 export {
   createFakeModelServer,

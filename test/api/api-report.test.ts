@@ -20,55 +20,43 @@ import {
  */
 const ALLOWED: Record<string, Record<string, string>> = {
   'agent-messaging': {
-    ApiPromise: 'the class of every call, so `.withResponse()` can be typed and checked',
-    AuthenticationError: 'an ApiError subclass users catch (401)',
-    BadRequestError: 'an ApiError subclass users catch (400)',
-    ConflictError: 'an ApiError subclass users catch (409)',
-    GoneError: 'an ApiError subclass users catch (410)',
-    InternalServerError: 'an ApiError subclass users catch (5xx)',
-    PermissionDeniedError: 'an ApiError subclass users catch (403)',
-    UnprocessableEntityError: 'an ApiError subclass users catch (422)',
-    InvalidResponseError: 'an AgentMessagingError users catch (an answer that breaks the wire shape)',
-    RequestAbortedError: 'an AgentMessagingError users catch (a call aborted by its signal)',
-    ModelStreamError: 'thrown by toTextStream and ctx.reply on a model stream that failed',
-    ReplyMismatchError: 'thrown by a reply whose idempotency key was already used for other text',
-    SessionConflictError: 'thrown when a session save lost its compare-and-set',
-    StoreUnavailableError: 'thrown by a bot store that cannot reach its backend (BotStore implementers)',
-    MessageStream: 'the class client.messages.stream returns',
-    ReplyWriter: 'the class client.messages.startReply returns',
-    schemas: 'the wire shapes as zod schemas, by name (validating a payload a user got elsewhere)',
-    DEFAULT_ACK_TIMEOUT_MS: 'the default of BotOptions.ackTimeoutMs',
-    DEFAULT_COALESCE: 'the default of the coalescing thresholds API.md describes (256 characters, 100 ms)',
-    DEFAULT_HISTORY_LIMIT: 'the default of ctx.history({ limit })',
-    DEFAULT_IDLE_TIMEOUT_MS: 'the default of MessageStreamOptions.idleTimeoutMs',
-    DEFAULT_INTERRUPTED_NOTE: 'the default of ReplyOptions.interruptedNote',
-    DEFAULT_MAX_RETRIES: 'the default of maxRetries API.md gives (2)',
-    DEFAULT_TIMEOUT_MS: 'the default of timeoutMs',
-    DEFAULT_TOLERANCE_SEC: 'the default of verifyWebhook toleranceSec',
+    AuthenticationError: 'an error class (401)',
+    BadRequestError: 'an error class (400)',
+    ConflictError: 'an error class (409)',
+    GoneError: 'an error class (410)',
+    InternalServerError: 'an error class (5xx)',
+    PermissionDeniedError: 'an error class (403)',
+    UnprocessableEntityError: 'an error class (422)',
+    InvalidResponseError: 'an error class (an answer that breaks the wire shape)',
+    RequestAbortedError: 'an error class (a call aborted by its signal)',
+    ModelStreamError: 'an error class (a model stream that failed, from toTextStream and ctx.reply)',
+    ReplyMismatchError: 'an error class (a reply key already used for other text)',
+    SessionConflictError: 'an error class (a session save that lost its compare-and-set)',
+    StoreUnavailableError: 'an error class (a bot store that cannot reach its backend)',
+    schemas: 'the wire shapes as zod schemas, by the names of their types (checked below)',
+    storeLedger: 'the ledger of ReplyOptions.ledger for replies made outside a bot (docs/streaming.md)',
     DEDUPE_RETENTION_MS: 'deprecated; issue 22 removes it with the dedupe option',
     createMemoryDedupeStore: 'deprecated; issue 22 removes it with the dedupe option',
-    storeLedger: 'a reply ledger over a BotStore, for replies made outside a bot (ReplyOptions.ledger)',
-    supportsStreamedBodies: 'whether the runtime can send a streamed request body (transport: "stream")',
   },
   'agent-messaging/testing': {
-    generateWebhookSecret: 'a secret in the service format, for tests that sign deliveries',
-    mockSchemas: "the mock's control-API wire shapes as zod schemas, by name",
+    generateWebhookSecret:
+      'a secret in the service format for tests that sign deliveries (examples/bot.test.ts)',
+    mockSchemas: "the mock's control and feed wire shapes as zod schemas, by the names of their types",
   },
   'agent-messaging/node': {
     toNodeFetchHandler:
       'serves a fetch handler that is not a bot (a Hono app, the Chat SDK webhook) on node:http',
   },
   'agent-messaging/redis': {
-    DEFAULT_REDIS_PREFIX: 'the default of RedisStoreOptions.prefix',
-    DEFAULT_REDIS_TIMEOUT_MS: 'the default of RedisStoreOptions.timeoutMs',
-    StoreUnavailableError: 'the error a Redis store throws, also importable beside it',
-    fromIoredis: 'the ioredis client as a RedisStoreClient (README)',
+    StoreUnavailableError: 'an error class, the one a Redis store throws, importable beside it',
+    fromIoredis: 'the Redis store on an ioredis client (README, docs/bot.md)',
   },
-  'agent-messaging/chat-sdk': {
-    AgentMessagingAdapter: 'the class createAgentMessagingAdapter returns (Chat SDK adapters are classes)',
-    decodeThreadId: "Chat SDK's thread id for a conversation, for code that posts outside a handler",
-    encodeThreadId: "Chat SDK's thread id for a conversation, for code that posts outside a handler",
-  },
+};
+
+/** Namespaces of zod schemas: each member is a schema named after a type its entry exports. */
+const SCHEMA_NAMESPACES: Record<string, string> = {
+  'agent-messaging': 'schemas',
+  'agent-messaging/testing': 'mockSchemas',
 };
 
 const apiMd = readFileSync(join(ROOT, 'api/API.md'), 'utf8');
@@ -165,6 +153,13 @@ describe('the API report', () => {
     expect(problems.join('\n\n'), 'the exports differ from the API report').toBe('');
   });
 
+  it('names no type that no entry exports (every type a declaration uses can be imported)', () => {
+    const unexported = [...api].flatMap(([entry, { unexported }]) =>
+      unexported.map((n) => `${entry.specifier}: ${n}`),
+    );
+    expect(unexported).toEqual([]);
+  });
+
   it('marks as runtime values exactly what each entry exports at run time', async () => {
     for (const [entry, { exports }] of api) {
       const module: Record<string, unknown> = await import(/* @vite-ignore */ entry.specifier);
@@ -206,5 +201,25 @@ describe('API.md and the exports', () => {
     }
     expect(unnamed, 'runtime values API.md never names (name them there or in ALLOWED)').toEqual([]);
     expect(stale, 'ALLOWED names no entry exports any more (remove them from ALLOWED)').toEqual([]);
+  });
+});
+
+describe('the schema namespaces', () => {
+  it('hold only zod schemas, each named after a wire type its entry exports', async () => {
+    const problems: string[] = [];
+    for (const [specifier, namespace] of Object.entries(SCHEMA_NAMESPACES)) {
+      const entry = API_ENTRIES.find((e) => e.specifier === specifier)!;
+      const { exports } = api.get(entry)!;
+      const types = new Set(exports.filter((e) => !e.value && !e.name.includes('.')).map((e) => e.name));
+      const module: Record<string, Record<string, unknown>> = await import(/* @vite-ignore */ specifier);
+      const members = Object.entries(module[namespace] ?? {});
+      expect(members.length, `${specifier} ${namespace}`).toBeGreaterThan(0);
+      for (const [name, value] of members) {
+        const isSchema = typeof value === 'object' && value !== null && '_zod' in value;
+        if (!isSchema) problems.push(`${namespace}.${name}: not a zod schema`);
+        if (!types.has(name)) problems.push(`${namespace}.${name}: ${specifier} exports no type ${name}`);
+      }
+    }
+    expect(problems).toEqual([]);
   });
 });

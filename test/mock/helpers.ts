@@ -4,9 +4,11 @@
 import { schemas } from 'agent-messaging';
 import type { MockService } from 'agent-messaging/testing';
 import type * as z from 'zod/mini';
+// Private: the SDK's wording of a schema issue, which the mock's error messages use.
+import { issueMessage } from '../../src/schemas/issue-messages.js';
 
 // The wire schemas as values, from the public namespace.
-const { ErrorBody, issueMessage } = schemas;
+const { ErrorBody } = schemas;
 
 /** One answer, with its parsed JSON body (or the text when not JSON). */
 export interface Answer {

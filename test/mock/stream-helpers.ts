@@ -1,13 +1,12 @@
 // Test helpers for streaming: a reader of the event stream (with eventsource-parser, as a client
 // would read it), a writer of an NDJSON request body, and a mock behind the loopback server.
-import { type StreamEvent, schemas } from 'agent-messaging';
+import type { StreamEvent } from 'agent-messaging';
 import { createMockService, type MockServer, type MockServiceOptions } from 'agent-messaging/testing';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+// Private: the SDK's check of a stream event (the union of the event schemas).
+import { parseStreamEvent } from '../../src/schemas/stream.js';
 import { type Call, client, WebhookReceiver } from './helpers.js';
-
-// The wire schemas as values, from the public namespace.
-const { parseStreamEvent } = schemas;
 
 /** Reads a `text/event-stream` body into parsed events, as they arrive. */
 export class EventReader {

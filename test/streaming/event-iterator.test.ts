@@ -1,11 +1,12 @@
 import {
   ConnectionError,
   InvalidResponseError,
-  MessageStream,
   RequestAbortedError,
   type StreamEvent,
 } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
+// Private: a MessageStream over a body made here (a user gets one from messages.stream).
+import { MessageStream } from '../../src/streaming/message-stream.js';
 // Private: a unit test of the SSE reader under MessageStream.
 import { readStreamEventBatches, readStreamEvents } from '../../src/streaming/sse-reader.js';
 import { recordedBytes } from './fixtures/recorded-stream.js';

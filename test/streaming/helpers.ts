@@ -1,4 +1,6 @@
-import { MessageStream, type StreamEvent } from 'agent-messaging';
+import type { StreamEvent } from 'agent-messaging';
+// Private: a MessageStream over a body made here (a user gets one from messages.stream).
+import { MessageStream } from '../../src/streaming/message-stream.js';
 
 /** A body that delivers the given chunks, then ends; `cancelled` records a cancel from the reader. */
 export function bodyOf(chunks: readonly Uint8Array[]) {

@@ -1,5 +1,7 @@
-import { MessageStream, TimeoutError } from 'agent-messaging';
+import { TimeoutError } from 'agent-messaging';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+// Private: a MessageStream over a body made here (a user gets one from messages.stream).
+import { MessageStream } from '../../src/streaming/message-stream.js';
 import { manualBody, sse } from './helpers.js';
 
 const started = sse('message.started', {

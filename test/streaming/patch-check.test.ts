@@ -1,12 +1,11 @@
-import { InvalidResponseError, schemas } from 'agent-messaging';
+import { InvalidResponseError } from 'agent-messaging';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+// Private: the SDK's check of a stream event (the union of the event schemas).
+import { parseStreamEvent } from '../../src/schemas/stream.js';
 // Private: a unit test of the reader's patch check.
 import { isWellFormedPatchEvent } from '../../src/streaming/sse-reader.js';
 import { eventsOf } from './helpers.js';
-
-// The wire schemas as values, from the public namespace.
-const { parseStreamEvent } = schemas;
 
 // A field of the event: its valid value, absent, or any JSON value instead.
 type Entry = [key: string, value: unknown];

@@ -1,5 +1,7 @@
-import { ConnectionError, MessageStream } from 'agent-messaging';
+import { ConnectionError } from 'agent-messaging';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+// Private: a MessageStream over a body made here (a user gets one from messages.stream).
+import { MessageStream } from '../../src/streaming/message-stream.js';
 import { startWorld, type World } from './harness.js';
 import { bodyOf, splitAt } from './helpers.js';
 

@@ -1,6 +1,8 @@
 // Issue 11, outcome 6: the reader applies nothing it cannot trust.
-import { InvalidResponseError, MessageStream } from 'agent-messaging';
+import { InvalidResponseError } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
+// Private: a MessageStream over a body made here (a user gets one from messages.stream).
+import { MessageStream } from '../../src/streaming/message-stream.js';
 import { bodyOf, sse } from './helpers.js';
 
 const encoder = new TextEncoder();
