@@ -177,7 +177,8 @@ describe('ctx.history in a debounced run', () => {
       baseUrl: mock.baseUrl,
       fetch: mock.fetch,
       concurrency: 'debounce',
-      debounceMs: 50,
+      // Far longer than 'three' takes to arrive after 'two' took the lock, however busy the machine.
+      debounceMs: 1000,
     });
     const runs: { batch: string[]; history: unknown[] }[] = [];
     bot.on('message.received', async (ctx) => {

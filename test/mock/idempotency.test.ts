@@ -74,7 +74,8 @@ describe.each(DOORS)('through the %s door', (door) => {
         method: 'POST',
         path: '/v1/conversations/*/messages',
         fault: 'delay',
-        delay_ms: 300,
+        // Held far longer than the second request takes to arrive, however busy the machine.
+        delay_ms: 2000,
       });
       const slow = call('POST', path, { token: s.apiKey, idempotencyKey: key, body: textSend('slow') });
       // The request log shows when the first request has arrived and holds the key.
