@@ -98,6 +98,11 @@ function signatureText(
   return print(named, file);
 }
 
+/** Whether a file is the package's own source, not a dependency's or TypeScript's lib. */
+function isOwnSource(file: ts.SourceFile): boolean {
+  return !file.isDeclarationFile && !file.fileName.includes('/node_modules/');
+}
+
 /** A program over the entries, with the project's own compiler options. */
 function createProgram(root: string): ts.Program {
   const configPath = join(root, 'tsconfig.json');
@@ -136,10 +141,16 @@ function kindsOf(symbol: ts.Symbol, typeOnly: boolean): string[] {
   return kinds;
 }
 
-/** Whether a member is part of the surface: not private, not an ECMAScript `#` name, not `@internal`. */
+/**
+ * Whether a member is part of the package's surface: declared in its own sources (what a class or an
+ * interface inherits from `Error` or another library is that library's, named by `extends`), not
+ * private, not an ECMAScript `#` name, not `@internal`.
+ */
 function isPublicMember(member: ts.Symbol): boolean {
   if (member.name.startsWith('__#') || member.name.startsWith('#')) return false;
-  return !(member.declarations ?? []).some(
+  const declarations = member.declarations ?? [];
+  if (!declarations.some((declaration) => isOwnSource(declaration.getSourceFile()))) return false;
+  return !declarations.some(
     (declaration) =>
       ts.getCombinedModifierFlags(declaration) & ts.ModifierFlags.Private ||
       (ts.isPropertyDeclaration(declaration) && ts.isPrivateIdentifier(declaration.name)) ||
@@ -153,7 +164,6 @@ function modifiersOf(member: ts.Symbol): string {
   const flags = ts.getCombinedModifierFlags(declaration);
   let text = '';
   if (flags & ts.ModifierFlags.Protected) text += 'protected ';
-  if (flags & ts.ModifierFlags.Static) text += 'static ';
   if (flags & ts.ModifierFlags.Readonly || member.flags & ts.SymbolFlags.GetAccessor) {
     if (!(member.flags & ts.SymbolFlags.SetAccessor)) text += 'readonly ';
   }
@@ -222,6 +232,23 @@ function block(head: string, entries: string[]): string {
   return `${head} {\n${body.join('\n')}\n}`;
 }
 
+/**
+ * ` extends A, B` of a class or an interface. A base's own public members are listed as the type's
+ * own, so an unexported base (a shared implementation) leaves nothing a user would need to name.
+ */
+function basesOf(checker: ts.TypeChecker, type: ts.Type, file: ts.SourceFile): string {
+  if (
+    !(type.flags & ts.TypeFlags.Object) ||
+    !((type as ts.ObjectType).objectFlags & ts.ObjectFlags.ClassOrInterface)
+  ) {
+    return '';
+  }
+  const named = new Set(referenced);
+  const bases = checker.getBaseTypes(type as ts.InterfaceType).map((base) => typeText(checker, base, file));
+  for (const name of [...referenced]) if (!named.has(name)) referenced.delete(name);
+  return bases.length ? ` extends ${bases.join(', ')}` : '';
+}
+
 /** The text of one resolved symbol under one exported name, one part per kind. */
 function describe(
   checker: ts.TypeChecker,
@@ -236,11 +263,6 @@ function describe(
   const generics = typeParametersOf(checker, symbol, file);
   if (f & ts.SymbolFlags.Class) {
     const instance = checker.getDeclaredTypeOfSymbol(symbol) as ts.InterfaceType;
-    // A base class's public members are listed below as the class's own, so an unexported base (a
-    // shared implementation) leaves nothing a user would need to name.
-    const named = new Set(referenced);
-    const bases = checker.getBaseTypes(instance).map((base) => typeText(checker, base, file));
-    for (const name of [...referenced]) if (!named.has(name)) referenced.delete(name);
     const statics = checker.getTypeOfSymbol(symbol);
     const lines: string[] = [];
     // A class exported as a type only cannot be constructed or reached at run time: its instances are the API.
@@ -253,8 +275,7 @@ function describe(
     for (const member of checker.getPropertiesOfType(instance)) {
       if (isPublicMember(member)) lines.push(...memberLines(checker, member, file));
     }
-    const heritage = bases.length ? ` extends ${bases.join(', ')}` : '';
-    parts.push(block(`class ${name}${generics}${heritage}`, lines));
+    parts.push(block(`class ${name}${generics}${basesOf(checker, instance, file)}`, lines));
   }
   if (f & ts.SymbolFlags.Function) {
     for (const signature of checker.getTypeOfSymbol(symbol).getCallSignatures()) {
@@ -275,10 +296,11 @@ function describe(
   if (f & ts.SymbolFlags.Interface) {
     const type = checker.getDeclaredTypeOfSymbol(symbol);
     const lines = signatureLines(checker, type, file);
+    const heritage = basesOf(checker, type, file);
     for (const member of checker.getPropertiesOfType(type)) {
       if (isPublicMember(member)) lines.push(...memberLines(checker, member, file));
     }
-    parts.push(block(`interface ${name}${generics}`, lines));
+    parts.push(block(`interface ${name}${generics}${heritage}`, lines));
   }
   if (f & ts.SymbolFlags.TypeAlias) {
     const type = checker.getDeclaredTypeOfSymbol(symbol);
