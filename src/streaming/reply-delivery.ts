@@ -59,11 +59,6 @@ export class ReplyDelivery {
     return this.#sink.kind;
   }
 
-  /** True once a step was recovered: the completed message is then read back and checked. */
-  get recovered(): boolean {
-    return this.#recovered;
-  }
-
   /** Completes the message (recovering as a batch does); a completion found already applied is answered. */
   async complete(fallbackText: string): Promise<Completion> {
     const complete = () => this.#sink.complete(fallbackText);
@@ -75,9 +70,23 @@ export class ReplyDelivery {
     this.#sink.close(reason);
   }
 
-  /** Reads the completed message back once: its text and revision must be what was written. */
-  async verify(expected: string, revision: number): Promise<void> {
+  /**
+   * Checks a completed message against `expected`, the text written: the completion proves it when
+   * no step was recovered and the sink saw the message's whole change log (the stream's echoed
+   * patches, giving the block's appended text) or counted it (the append endpoint's revisions, each
+   * answered in turn: the completion's revision is then this writer's last). Anything else (a
+   * recovery, another writer's change, a completion that is not this writer's) reads the message
+   * back: its text and revision must be what was written, else a ReplyMismatchError.
+   */
+  async check(expected: string, completion: Completion): Promise<void> {
+    const proven =
+      !this.#recovered &&
+      (completion.appended === undefined
+        ? completion.revision === this.#revision
+        : this.#init.initialText + completion.appended === expected);
+    if (proven) return;
     const state = await this.#readBack();
+    const { revision } = completion;
     if (state.text !== expected || (state.revision !== undefined && state.revision !== revision)) {
       throw new ReplyMismatchError(
         this.messageId,

@@ -1,6 +1,11 @@
 // Exactly one writer per reply key (issue 11, outcome 3). Invariants, for any ledger:
 // - a key's lease is held by at most one writer at a time; a writer renews it while it writes, and a
 //   writer that died loses it when its TTL passes;
+// - a writer whose process stalled past its renewal checks the lease before it writes again: another
+//   writer may hold the key by then;
+// - a renewal that fails with an error (a store hiccup, not an answer that the lease is gone) is tried
+//   again while the lease's TTL still runs: only a lease the store says is gone, or one the TTL ran
+//   out on, is lost;
 // - a key's attempt number only grows; attempt n writes under its own Idempotency-Key, so a message
 //   given up (cut short and marked, or left streaming by a dead writer) is never written again.
 // The default ledger lives in this process; one over a shared BotStore (Redis) holds across processes.
@@ -29,6 +34,12 @@ export interface HeldReply {
   onLost(listener: () => void): void;
   /** Renews the lease now: false when it was lost (checked before a step another writer may also take). */
   stillHeld(): Promise<boolean>;
+  /**
+   * Whether the lease is still this writer's, before it writes: at once while it was confirmed within
+   * two thirds of its TTL, else (a stall kept the renewal from running) after renewing it. A lease
+   * found lost is reported to the `onLost` listeners.
+   */
+  current(): Promise<boolean>;
   /** Stops renewing and releases; safe to call twice. */
   release(): Promise<void>;
 }
@@ -45,6 +56,9 @@ export interface HoldOptions {
 // How often a waiting writer looks again; a store offers no wake-up on release.
 const POLL_MS = 25;
 
+// The longest pause between tries of a renewal that failed with an error (a tenth of the TTL if less).
+const RENEW_RETRY_MS = 1_000;
+
 /**
  * Takes the lease on `key`, waiting up to `waitMs` for its holder, and renews it every third of its
  * TTL until released. Throws a ConflictError when the key stays held.
@@ -53,6 +67,9 @@ const POLL_MS = 25;
 export async function holdReply(key: string, options: HoldOptions): Promise<HeldReply> {
   const { ledger, ttlMs, waitMs, signal } = options;
   const deadline = performance.now() + waitMs;
+  // When the lease was last known held (epoch ms, the clock a store's TTL runs on): taken no
+  // earlier than the call that took it began.
+  let confirmedAt = Date.now();
   let lease = await ledger.acquire(key, ttlMs);
   while (lease === undefined) {
     if (performance.now() >= deadline) {
@@ -63,6 +80,7 @@ export async function holdReply(key: string, options: HoldOptions): Promise<Held
       });
     }
     await sleep(POLL_MS, signal);
+    confirmedAt = Date.now();
     lease = await ledger.acquire(key, ttlMs);
   }
   const held = lease;
@@ -71,12 +89,30 @@ export async function holdReply(key: string, options: HoldOptions): Promise<Held
   const lost: (() => void)[] = [];
   let released = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const lose = () => {
+    for (const listener of lost.splice(0)) listener();
+  };
+  const renewNow = async (): Promise<boolean> => {
+    const pauseMs = Math.min(RENEW_RETRY_MS, ttlMs / 10);
+    for (;;) {
+      const asked = Date.now();
+      try {
+        const kept = await ledger.renew(held, ttlMs);
+        if (kept) confirmedAt = asked;
+        return kept;
+      } catch {
+        // No answer is not a lost lease: tried again while the TTL still covers the next try.
+        if (released || Date.now() + pauseMs >= confirmedAt + ttlMs) return false;
+        await sleep(pauseMs, undefined);
+      }
+    }
+  };
   const renew = () => {
     timer = setTimeout(async () => {
-      const kept = await ledger.renew(held, ttlMs).catch(() => false);
+      const kept = await renewNow();
       if (released) return;
       if (kept) renew();
-      else for (const listener of lost.splice(0)) listener();
+      else lose();
     }, ttlMs / 3);
     timer.unref?.();
   };
@@ -93,7 +129,13 @@ export async function holdReply(key: string, options: HoldOptions): Promise<Held
     onLost: (listener) => {
       lost.push(listener);
     },
-    stillHeld: () => ledger.renew(held, ttlMs),
+    stillHeld: renewNow,
+    current: async () => {
+      if (Date.now() - confirmedAt < (ttlMs * 2) / 3) return true;
+      const kept = await renewNow();
+      if (!kept) lose();
+      return kept;
+    },
     release: async () => {
       if (released) return;
       released = true;

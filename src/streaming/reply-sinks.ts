@@ -41,6 +41,8 @@ export interface ReplyApi {
 export interface Completion {
   status: z.output<typeof MessageStatus>;
   revision: number;
+  /** The text appended to the reply's block, as the sink saw every change applied (the stream's). */
+  appended?: string;
 }
 
 /** One way of feeding the message. A failure may leave a send half-applied: the writer reads back. @internal */

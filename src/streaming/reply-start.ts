@@ -17,7 +17,7 @@ import {
 import { holdReply } from './reply-lease.js';
 import { openMessage, type StartContext, type StartedReply } from './reply-open.js';
 import { AppendSink, type AppliedState, type ReplyApi, readBack } from './reply-sinks.js';
-import { ReplyWriter } from './reply-writer.js';
+import { noteAfter, ReplyWriter } from './reply-writer.js';
 import { supportsStreamedBodies } from './streamed-bodies.js';
 
 /**
@@ -89,7 +89,8 @@ export async function startReply(
       // all the same: this reply goes to the next attempt, it does not replay the cut text.
       const state = await readBack(api, cnv, started, checked.request);
       const note = checked.interruptedNote;
-      const markedCut = note !== '' && state.status !== 'streaming' && state.text.endsWith(note);
+      // The note as written after text that ended with a space has lost its leading space (noteAfter).
+      const markedCut = note !== '' && state.status !== 'streaming' && state.text.endsWith(note.trimStart());
       if ((state.status === 'streaming' && (state.revision ?? 0) > 0) || markedCut) {
         sink.close();
         // The read may have stalled past the lease: another run may be ending it now, so a run
@@ -155,7 +156,7 @@ async function endDeadReply(
   text: string,
 ) {
   const sink = new AppendSink(api, started, request);
-  if (note !== '' && !text.endsWith(note)) await sink.append(note);
+  if (note !== '' && !text.endsWith(note.trimStart())) await sink.append(noteAfter(text, note));
   await sink.complete(note === '' ? '' : note.trim()).catch((error: unknown) => {
     // Another run completed it meanwhile (the service's 10 minute auto-complete, say): it is ended.
     if (!(ConflictError.is(error) && error.code === 'message_not_streaming')) throw error;

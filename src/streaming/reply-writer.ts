@@ -31,8 +31,10 @@ export interface ReplyWriterInit extends DeliveryInit {
  * first write at once, then 256 characters or 100 ms); `write()` waits when too much is buffered.
  * `complete()` sends the rest and completes the message; `interrupt()` ends it cut short, marked.
  * A connection that breaks or stalls is recovered: the message is read back and exactly the text the
- * service did not apply is sent through the append endpoint; the completed message is then read back
- * once more and checked, so the result is never a success the service does not hold. A start that
+ * service did not apply is sent through the append endpoint. Every completed message is checked
+ * against the text written (read back unless the completion itself proves it), so the result is never
+ * a success the service does not hold. After a stall, the writer checks it still holds its key's
+ * lease before it writes again. A start that
  * replayed a message already completed under the same key gives a finished writer: writes are
  * dropped and `complete()` answers that message with outcome `replayed`.
  *
@@ -67,7 +69,7 @@ export class ReplyWriter {
     this.blockId = init.blockId;
     this.replayed = init.finished !== undefined;
     this.#delivery = new ReplyDelivery(init);
-    this.#buffer = new WriteBuffer((batch) => this.#delivery.send(batch), init.coalesce);
+    this.#buffer = new WriteBuffer((batch) => this.#send(batch), init.coalesce);
     if (init.finished !== undefined) {
       const { status, revision = 0, text } = init.finished;
       this.#finished = { message_id: init.messageId, status, revision, text, outcome: 'replayed' };
@@ -133,7 +135,7 @@ export class ReplyWriter {
    */
   interrupt(): Promise<ReplyResult> {
     const room = this.#init.room - this.#written.length;
-    const note = this.#init.interruptedNote.slice(0, Math.max(0, room));
+    const note = noteAfter(this.text, this.#init.interruptedNote).slice(0, Math.max(0, room));
     if (this.#failure !== undefined && this.#finished === undefined) {
       // The writer already failed (its completion too): the cut is marked all the same.
       this.#marking ??= this.#markCut(note);
@@ -165,6 +167,17 @@ export class ReplyWriter {
     return this.complete();
   }
 
+  /** Sends a batch, once the lease is known to be this writer's still (a stall may have lost it). */
+  async #send(batch: string): Promise<void> {
+    await this.#leaseHeld();
+    await this.#delivery.send(batch);
+  }
+
+  /** Throws the writer's failure when its lease turns out lost (`onLost` failed the writer). */
+  async #leaseHeld(): Promise<void> {
+    if (!(await this.#init.held.current())) throw this.#failure?.error ?? leaseLostError(this.messageId);
+  }
+
   /** Marks the cut after a failure, unless the lease was lost: the writer holding it now owns the message. */
   async #markCut(note: string): Promise<void> {
     const error = this.#failure?.error;
@@ -179,10 +192,11 @@ export class ReplyWriter {
   ): Promise<ReplyResult> {
     try {
       await this.#buffer.flush();
+      await this.#leaseHeld();
       const fallback = fallbackText ?? (this.#init.fallbackText || this.text);
       const completion = await this.#delivery.complete(fallback);
       this.#delivery.close();
-      if (this.#delivery.recovered) await this.#delivery.verify(this.text, completion.revision);
+      await this.#delivery.check(this.text, completion);
       await completed?.();
       return {
         message_id: this.messageId,
@@ -218,6 +232,15 @@ export class ReplyWriter {
     if (this.#onAbort) this.#init.request.signal?.removeEventListener('abort', this.#onAbort);
     this.#init.held.release().catch(() => {});
   }
+}
+
+/**
+ * The note that ends a cut reply, after `text`: without its leading spaces when the text is empty or
+ * already ends with a space, so the cut never shows two spaces (or starts the block with one).
+ * @internal
+ */
+export function noteAfter(text: string, note: string): string {
+  return text === '' || /\s$/.test(text) ? note.trimStart() : note;
 }
 
 /** The failure of a writer whose lease another writer may hold now: it sends nothing more. */

@@ -26,6 +26,8 @@ export class StreamSink implements ReplySink {
   readonly #reading: Promise<void>;
   #sent = 0;
   #acknowledged = 0;
+  /** The text the echoed patches appended to the block, whoever sent them. */
+  #appended = '';
   #linesSent = 0;
   #patches = 0;
   #completing = false;
@@ -62,7 +64,10 @@ export class StreamSink implements ReplySink {
         if (event.type === 'message.patch') {
           // Every applied append raises the revision, whichever block or input it came from.
           this.#patches += 1;
-          if (event.patch.blockId === this.#target.blockId) this.#acknowledged += event.patch.value.length;
+          if (event.patch.blockId === this.#target.blockId) {
+            this.#acknowledged += event.patch.value.length;
+            this.#appended += event.patch.value;
+          }
         } else if (event.type === 'message.completed') {
           this.#completed = true;
         }
@@ -144,7 +149,7 @@ export class StreamSink implements ReplySink {
         `The service completed the streamed reply having acknowledged ${this.#acknowledged} of its ${this.#sent} characters.`,
       );
     }
-    return { status: 'sent', revision: this.#patches };
+    return { status: 'sent', revision: this.#patches, appended: this.#appended };
   }
 
   async stop(settleMs: number): Promise<number> {

@@ -77,7 +77,7 @@ describe('ctx.reply with a model that fails', () => {
     await loop.mock.idle();
     const replies = await loop.agentMessages();
     expect(replies.map((message) => [message.status, message.parts?.[0]?.text])).toEqual([
-      ['sent', 'The capital of Australia  … [interrupted]'],
+      ['sent', 'The capital of Australia … [interrupted]'],
       ['sent', 'The capital of Australia is Canberra.'],
     ]);
   });

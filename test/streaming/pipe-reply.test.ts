@@ -51,7 +51,7 @@ describe.each<Door>(['loopback', 'msw'])('messages.reply (%s door)', (door) => {
     expect((error as Error).message).toBe('the model stopped');
     const message = (await agentMessages(world)).at(-1)!;
     expect(message.status).toBe('sent');
-    expect(textOf(message)).toBe(`${parts.slice(0, 20).join('')} … [interrupted]`);
+    expect(textOf(message)).toBe(`${parts.slice(0, 20).join('')}… [interrupted]`);
   });
 
   it('with the same eventId twice makes one message and does not double its text', async () => {

@@ -8,10 +8,11 @@ import {
   createMemoryStore,
   type ReplyLedger,
   type ReplyTransport,
+  StoreUnavailableError,
   storeLedger,
   ValidationError,
 } from 'agent-messaging';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { agentMessages, requestsSince, startWorld, textOf, type World } from './harness.js';
 
 const NOTE = ' … [interrupted]';
@@ -42,8 +43,70 @@ describe.each<ReplyTransport>(['append', 'stream'])('a reply writer’s lease (%
     world = await startWorld('loopback');
   });
   afterAll(() => world?.close());
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   const lastText = async () => textOf((await agentMessages(world)).at(-1)!);
+
+  it('checks its lease before writing after a stall, and writes nothing once another writer took it', async () => {
+    // The store runs on the process's clock, which the stall moves (only Date is faked: the writer's
+    // renewal timer has not run when it writes again, as in a process that was paused).
+    const store = createMemoryStore({ now: () => Date.now() });
+    const eventId = `evt_lease_stall_${transport}`;
+    const options = {
+      eventId,
+      transport,
+      writerLeaseMs: 5_000,
+      coalesce: { ms: 1 },
+      ledger: storeLedger(store),
+    };
+    const first = await world.client.messages.startReply(world.conversationId, {}, options);
+    await first.write('Half an answ');
+    await expect.poll(lastText).toBe('Half an answ');
+
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 60_000);
+    const second = await world.client.messages.startReply(world.conversationId, {}, options);
+    expect(second.messageId).not.toBe(first.messageId);
+
+    const before = world.mock.requests.length;
+    await first.write('er, and more').catch(() => {});
+    const lost = await first.complete().catch((thrown: unknown) => thrown);
+    expect(ConflictError.is(lost) && lost.code).toBe('reply_lease_lost');
+    const laterToFirst = requestsSince(world, before).filter((entry) => entry.path.includes(first.messageId));
+    expect(laterToFirst).toEqual([]);
+    await second.write('A whole answer.');
+    expect(await second.complete()).toMatchObject({ outcome: 'complete', text: 'A whole answer.' });
+    const [cut, whole] = (await agentMessages(world)).slice(-2);
+    expect([cut!.id, cut!.status, textOf(cut!)]).toEqual([first.messageId, 'sent', `Half an answ${NOTE}`]);
+    expect([whole!.id, textOf(whole!)]).toEqual([second.messageId, 'A whole answer.']);
+  });
+
+  it('keeps its lease through a renewal that fails with most of the TTL left', async () => {
+    const inner = storeLedger(createMemoryStore());
+    let renewals = 0;
+    const ledger: ReplyLedger = {
+      ...inner,
+      renew: async (lease, ttlMs) => {
+        renewals += 1;
+        // The store hiccups once (a restart, a pause): the lease itself is still held.
+        if (renewals === 1) throw new StoreUnavailableError('renewLock', 'the store did not answer');
+        return inner.renew(lease, ttlMs);
+      },
+    };
+    const eventId = `evt_lease_hiccup_${transport}`;
+    // Renewed every second; the retry after the failed one comes well within the 3 s TTL.
+    const writer = await world.client.messages.startReply(
+      world.conversationId,
+      {},
+      { eventId, transport, writerLeaseMs: 3_000, ledger, coalesce: { ms: 1 } },
+    );
+    await writer.write('Through a hiccup');
+    await expect.poll(() => renewals, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    await writer.write(', and on.');
+    expect(await writer.complete()).toMatchObject({ outcome: 'complete', text: 'Through a hiccup, and on.' });
+  });
 
   it('once lost to another writer, fails with reply_lease_lost and writes nothing more', async () => {
     let now = Date.now();

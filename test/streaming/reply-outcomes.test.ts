@@ -53,7 +53,7 @@ describe.each<Door>(['loopback', 'msw'])('a reply from a text source (%s door)',
     const retry = await world.client.messages.reply(world.conversationId, model(words), { eventId });
     expect(retry).toMatchObject({ outcome: 'complete', text: words.join('') });
     const [cut, whole] = (await agentMessages(world)).slice(-2);
-    expect([cut!.status, textOf(cut!)]).toEqual(['sent', `The capital of Australia ${NOTE}`]);
+    expect([cut!.status, textOf(cut!)]).toEqual(['sent', `The capital of Australia${NOTE}`]);
     expect([whole!.id, whole!.status, textOf(whole!)]).toEqual([retry.message_id, 'sent', words.join('')]);
   });
 
@@ -90,8 +90,8 @@ describe.each<Door>(['loopback', 'msw'])('a reply from a text source (%s door)',
     const result = await world.client.messages.reply(world.conversationId, slow(), {
       signal: controller.signal,
     });
-    expect(result).toMatchObject({ outcome: 'interrupted', text: `Thinking ${NOTE}`, status: 'sent' });
-    expect(textOf((await agentMessages(world)).at(-1)!)).toBe(`Thinking ${NOTE}`);
+    expect(result).toMatchObject({ outcome: 'interrupted', text: `Thinking${NOTE}`, status: 'sent' });
+    expect(textOf((await agentMessages(world)).at(-1)!)).toBe(`Thinking${NOTE}`);
   });
 
   it('whose signal fired before the first chunk sends nothing and rejects with RequestAbortedError', async () => {

@@ -88,7 +88,8 @@ describe('the Streamable HTTP sink', () => {
     answer.echo('blk_1', 'b'.repeat(600));
     const completion = sink.complete('ab');
     answer.completed();
-    expect(await completion).toEqual({ status: 'sent', revision: 2 });
+    const appended = 'a'.repeat(600) + 'b'.repeat(600);
+    expect(await completion).toEqual({ status: 'sent', revision: 2, appended });
     // Held or not, each line went out at once: the window bounds the writer, not the wire.
     expect(await linesOf(body)).toEqual([
       patchLine('a'.repeat(600)),

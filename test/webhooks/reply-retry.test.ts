@@ -49,7 +49,7 @@ describe('a retried delivery whose first run already completed its streamed repl
     expect(errors).toEqual(['the model stream broke']);
     const replies = await loop.agentMessages();
     expect(replies.map((message) => [message.status, message.parts?.[0]?.text])).toEqual([
-      ['sent', 'Hello there,  … [interrupted]'],
+      ['sent', 'Hello there, … [interrupted]'],
       ['sent', 'Hello there, friend.'],
     ]);
     // The retry writes under the next attempt's key, so the service makes a new message.
@@ -122,7 +122,7 @@ describe('a reply cut short on one process, retried on another sharing the store
     ]);
     expect(outcome).toBe('complete');
     expect((await first.agentMessages()).map((m) => [m.status, m.parts?.[0]?.text])).toEqual([
-      ['sent', 'The capital  … [interrupted]'],
+      ['sent', 'The capital … [interrupted]'],
       ['sent', 'The capital is Canberra.'],
     ]);
   });
