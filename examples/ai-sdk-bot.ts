@@ -35,7 +35,7 @@ export function createAiSdkBot(options: BotOptions, model: LanguageModel): Bot {
     const result = streamText({
       model,
       system: 'You are a helpful assistant. Be brief.',
-      messages: [...history, { role: 'user', content: ctx.text }],
+      messages: history, // ends with the messages this run answers
       tools: { get_weather: getWeather },
       stopWhen: stepCountIs(3), // the tool's step, then the answer
       abortSignal: ctx.signal,

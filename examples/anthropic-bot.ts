@@ -1,8 +1,8 @@
 // Run: `npm run mock` in one terminal, then `npx tsx examples/anthropic-bot.ts` (PORT=3000 by default).
 // With ANTHROPIC_API_KEY set it talks to Anthropic; without it, to a fake model on a loopback port.
 //
-// An LLM bot on `@anthropic-ai/sdk`. `ctx.history()` gives the conversation as Anthropic messages
-// (roles alternating, as the API requires); the events of each round's `MessageStream` go into the
+// An LLM bot on `@anthropic-ai/sdk`. `ctx.history()` gives the conversation as Anthropic messages,
+// ending with the messages this run answers (roles alternating, as the API requires); the events of each round's `MessageStream` go into the
 // reply as they come, and when the model asks for the tool the bot runs it and streams the next
 // round into the same message.
 
@@ -32,8 +32,8 @@ export function createAnthropicBot(
   model = 'claude-sonnet-4-5',
 ): Bot {
   return createBot(options).on('message.received', async (ctx) => {
+    // Ends with the run's messages: all of them when several came at once ('debounce', 'interrupt').
     const messages: Anthropic.MessageParam[] = await ctx.history({ limit: 20, format: 'anthropic' });
-    messages.push({ role: 'user', content: ctx.text });
     // Rounds of the model as one stream of events: ctx.reply writes their text into one message (a
     // blank line after a tool call), keeps the tool call out of it, and shows typing while it runs.
     async function* rounds() {

@@ -2,8 +2,8 @@
 // With OPENAI_API_KEY set it talks to OpenAI; without it, to a fake model on a loopback port.
 //
 // An LLM bot with memory and a tool, on the `openai` package. `ctx.history()` gives the conversation
-// before the message as chat-completions messages (the bot's own as `assistant`, each user's with
-// their `name`); `runTools` streams the answer, runs the tool when the model asks, and streams the
+// as chat-completions messages, ending with the messages this run answers (the bot's own as
+// `assistant`, each user's with their `name`); `runTools` streams the answer, runs the tool when the model asks, and streams the
 // rest; `ctx.reply()` takes that stream as it is: the text grows in one message, the tool's call
 // never shows, and typing stays on while the tool runs.
 
@@ -31,17 +31,14 @@ export const getWeather = {
 /** A bot that answers with `model`, remembering the last 20 messages of each conversation. */
 export function createOpenAIBot(options: BotOptions, openai: OpenAI, model = 'gpt-4o-mini'): Bot {
   return createBot(options).on('message.received', async (ctx) => {
+    // Ends with the run's messages: all of them when several came at once ('debounce', 'interrupt').
     const history = await ctx.history({ limit: 20, format: 'openai' });
     const answer = openai.chat.completions.runTools(
       {
         model,
         stream: true,
         tools: [getWeather],
-        messages: [
-          { role: 'system', content: 'You are a helpful assistant. Be brief.' },
-          ...history,
-          { role: 'user', content: ctx.text },
-        ],
+        messages: [{ role: 'system', content: 'You are a helpful assistant. Be brief.' }, ...history],
       },
       { signal: ctx.signal }, // a newer message or a lost lock stops the model too
     );

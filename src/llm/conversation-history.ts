@@ -1,11 +1,11 @@
-// ctx.history(): the conversation before the triggering message, paged with the history iterator,
-// as model messages.
+// ctx.history(): the conversation up to and with the run's messages, paged with the history
+// iterator, as model messages.
 import { ValidationError } from '../core/errors.js';
 import type { ListMessagesQuery } from '../schemas/conversations.js';
 import type { Message } from '../schemas/messages.js';
-import type { FileUrlResolver } from './conversation-turns.js';
+import { type FileUrlResolver, turnsOf } from './conversation-turns.js';
 import type { ModelMessageFormat, ModelMessageFormats } from './model-formats.js';
-import { modelMessagesIssues, toModelMessages } from './model-messages.js';
+import { modelMessagesIssues, writeTurns } from './model-messages.js';
 
 /** Messages `ctx.history()` reads when no `limit` is given. */
 export const DEFAULT_HISTORY_LIMIT = 50;
@@ -15,7 +15,8 @@ export interface HistoryOptions<F extends ModelMessageFormat = ModelMessageForma
   /** `openai`, `ai-sdk` or `anthropic`. */
   format: F;
   /**
-   * Most messages to read, tombstones not counted (default 50).
+   * Most messages to read before the run's first one, tombstones not counted (default 50); the
+   * run's own messages always come.
    * @example limit: 20
    */
   limit?: number;
@@ -25,21 +26,23 @@ export interface HistoryOptions<F extends ModelMessageFormat = ModelMessageForma
   fileUrl?: FileUrlResolver;
 }
 
-/** Where a handler stands: its conversation, its agent, and the sequence of the triggering message. @internal */
+/** Where a handler stands: its conversation, its agent, and the messages of its run. @internal */
 export interface HistoryAnchor {
   /** An AgentClient, by the one method read here (llm/ stays below the client in the import graph). */
   client: { conversations: { history(id: string, query: ListMessagesQuery): AsyncIterable<Message> } };
   conversationId: string;
   agentId: string;
-  /** The triggering message's sequence: only what came before it is read. */
-  beforeSequence: number;
+  /** The run's messages, oldest first (the triggering message last). */
+  batch: readonly Message[];
 }
 
 /**
- * Reads the conversation before the triggering message, newest first through the history
- * iterator, until `limit` messages (or `maxChars` of text) are in hand, and writes them oldest
- * first as model messages. Stopping at the trigger keeps a retried delivery from feeding the
- * model its own earlier, cut reply to the same message.
+ * The conversation as the model should get it, oldest first, ending with the run's messages: what
+ * came before the run's first message (newest first through the history iterator, until `limit`
+ * messages or `maxChars` of text are in hand), then the agent's answers posted since to anything
+ * but this run's messages or later users' (under `'queue'` the answers to the messages before this
+ * one, which the user already sees), then the run's messages. An answer to one of this run's
+ * messages is left out: a retried delivery must not feed the model its own earlier, cut reply.
  * @internal
  */
 export async function conversationHistory<F extends ModelMessageFormat>(
@@ -52,21 +55,28 @@ export async function conversationHistory<F extends ModelMessageFormat>(
     issues.push({ field: 'limit', message: 'must be a positive integer' });
   if (issues.length > 0) throw new ValidationError(issues, 'ctx.history');
   const { format, maxChars, fileUrl } = options;
-  const messages: Message[] = [];
-  if (anchor.beforeSequence > 1) {
-    let chars = 0;
-    const query = { before_sequence: anchor.beforeSequence, limit: Math.min(limit, 100) };
-    for await (const message of anchor.client.conversations.history(anchor.conversationId, query)) {
-      if (message.status === 'deleted') continue;
-      messages.push(message);
-      chars += (message.fallback_text ?? '').length;
-      if (messages.length >= limit || (maxChars !== undefined && chars >= maxChars)) break;
+  const { batch, agentId } = anchor;
+  const first = Math.min(...batch.map((message) => message.sequence));
+  // Not for the model: the run's messages (given last, below) and what others said after them.
+  const unseen = new Set(batch.map((message) => message.id));
+  const since: Message[] = [];
+  const before: Message[] = [];
+  let chars = 0;
+  const query = { limit: Math.min(limit, 100) };
+  for await (const message of anchor.client.conversations.history(anchor.conversationId, query)) {
+    if (message.status === 'deleted') continue;
+    if (message.sequence >= first) {
+      // Newest first: a reply comes before the message it answers, so what it answers is seen first
+      // only when that is later than the run's first message; earlier ones are never in `unseen`.
+      if (message.sender.id !== agentId) unseen.add(message.id);
+      else since.push(message);
+      continue;
     }
+    before.push(message);
+    chars += (message.fallback_text ?? '').length;
+    if (before.length >= limit || (maxChars !== undefined && chars >= maxChars)) break;
   }
-  return toModelMessages(messages, {
-    agentId: anchor.agentId,
-    format,
-    ...(maxChars === undefined ? {} : { maxChars }),
-    ...(fileUrl === undefined ? {} : { fileUrl }),
-  });
+  const answers = since.filter((message) => !unseen.has(message.reply_to?.message_id ?? ''));
+  const turns = [...turnsOf([...before, ...answers], agentId, fileUrl), ...turnsOf(batch, agentId, fileUrl)];
+  return writeTurns(turns, format, maxChars);
 }

@@ -2,7 +2,7 @@
 import { ValidationError } from '../core/errors.js';
 import type { FieldIssue } from '../schemas/issues.js';
 import type { Message } from '../schemas/messages.js';
-import { type FileUrlResolver, turnsOf, withinChars } from './conversation-turns.js';
+import { type FileUrlResolver, type Turn, turnsOf, withinChars } from './conversation-turns.js';
 import {
   FORMATS,
   type ModelMessageFormat,
@@ -72,13 +72,22 @@ export function toModelMessages<F extends ModelMessageFormat>(
   if (!Array.isArray(messages))
     issues.unshift({ field: 'messages', message: 'must be an array of Messages' });
   if (issues.length > 0) throw new ValidationError(issues, 'toModelMessages');
-  const turns = withinChars(turnsOf(messages, options.agentId, options.fileUrl), options.maxChars);
+  return writeTurns(turnsOf(messages, options.agentId, options.fileUrl), options.format, options.maxChars);
+}
+
+/** Turns, in the order given, as model messages of `format`, the newest `maxChars` of text kept. @internal */
+export function writeTurns<F extends ModelMessageFormat>(
+  all: Turn[],
+  format: F,
+  maxChars: number | undefined,
+): ModelMessageFormats[F][] {
+  const turns = withinChars(all, maxChars);
   const group = new Set(turns.filter((turn) => turn.role === 'user').map((turn) => turn.senderId)).size > 1;
-  const format: ModelMessageFormat = options.format;
+  const chosen: ModelMessageFormat = format;
   const written =
-    format === 'openai'
+    chosen === 'openai'
       ? toOpenAI(turns)
-      : format === 'ai-sdk'
+      : chosen === 'ai-sdk'
         ? toAiSdk(turns, group)
         : toAnthropic(turns, group);
   return written as ModelMessageFormats[F][];

@@ -200,8 +200,9 @@ export interface MessageContext extends EventContext<MessageReceivedEvent> {
   /** Marks the received message read. */
   markRead(): Promise<Receipt>;
   /**
-   * The conversation before the triggering message (before the first of `messages`), oldest
-   * first, as model messages of `format`: `openai`, `ai-sdk` or `anthropic` (see toModelMessages).
+   * The model's input, oldest first, as model messages of `format` (`openai`, `ai-sdk` or
+   * `anthropic`): the conversation before the first of `messages`, the bot's answers posted since
+   * to other messages, then every message of `messages` (see docs/llm.md).
    * @example const history = await ctx.history({ limit: 20, format: 'openai' });
    */
   history<F extends ModelMessageFormat>(options: HistoryOptions<F>): Promise<ModelMessageFormats[F][]>;

@@ -144,15 +144,9 @@ export function createMessageContext(deps: MessageContextDeps): {
   };
   ctx.react = (emoji) => client.messages.react(message.id, { emoji, action: 'add' });
   ctx.markRead = () => client.conversations.markRead(conversationId, { message_id: message.id });
-  // Before the run's first message: the model sees the batch through ctx.messages, not twice.
   ctx.history = (options) =>
     conversationHistory(
-      {
-        client,
-        conversationId,
-        agentId: event.agentId,
-        beforeSequence: (deps.batch[0] ?? message).sequence,
-      },
+      { client, conversationId, agentId: event.agentId, batch: deps.batch.length ? deps.batch : [message] },
       options,
     );
 

@@ -34,16 +34,16 @@ const examples: [string, Make][] = [
   ],
 ];
 
-async function running(make: Make) {
+async function running(make: Make, options: Partial<BotOptions> = {}) {
   const model = await createFakeModelServer();
   onTestFinished(() => model.close());
   const { mock, baseUrl } = await startMock();
   const agent = await newAgent(mock, baseUrl);
-  const bot = make(agent.options, model);
+  const bot = make({ ...agent.options, ...options }, model);
   await verifyWebhook(bot.client, agent.agentId, await serveFetch(bot));
   const { user, conversationId } = agent;
-  const ask = async (text: string) => {
-    mock.postUserMessage(conversationId, { user_id: user.id, text });
+  const ask = async (...texts: string[]) => {
+    for (const text of texts) mock.postUserMessage(conversationId, { user_id: user.id, text });
     await mock.idle();
   };
   const replies = async () =>
@@ -68,7 +68,7 @@ function turnsOf(body: Record<string, unknown>): [string, string][] {
     ]);
 }
 
-describe.each(examples)('examples/%s.ts', (_name, make) => {
+describe.each(examples)('examples/%s.ts', (name, make) => {
   it('runs the tool and streams the answer into one message over one Streamable HTTP request', async () => {
     const { model, mock, ask, replies, streamedPosts } = await running(make);
     model.push(
@@ -102,6 +102,30 @@ describe.each(examples)('examples/%s.ts', (_name, make) => {
       ['user', 'Hi'],
       ['assistant', 'Hello Ada!'],
       ['user', 'And tomorrow?'],
+    ]);
+  });
+
+  it("gives the model every message of a 'debounce' batch, once, after the earlier turns", async () => {
+    // A window far longer than the gap between two messages posted together, on any machine.
+    const { model, ask, replies } = await running(make, { concurrency: 'debounce', debounceMs: 1000 });
+    model.push({ text: 'Hello Ada!' }, { text: 'Billing is on the second page.' });
+
+    await ask('Hi');
+    await ask('I have a question', 'about billing');
+
+    expect(await replies()).toEqual(['Hello Ada!', 'Billing is on the second page.']);
+    // Anthropic's roles alternate: two user messages in a row are one message there.
+    const batch: [string, string][] =
+      name === 'anthropic-bot'
+        ? [['user', 'I have a question\n\nabout billing']]
+        : [
+            ['user', 'I have a question'],
+            ['user', 'about billing'],
+          ];
+    expect(turnsOf(model.requests[1]?.body ?? {})).toEqual([
+      ['user', 'Hi'],
+      ['assistant', 'Hello Ada!'],
+      ...batch,
     ]);
   });
 

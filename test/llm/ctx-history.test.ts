@@ -1,22 +1,31 @@
-// ctx.history() in a handler, against the mock: the conversation before the triggering message,
+// ctx.history() in a handler, against the mock: the conversation up to and with the run's messages,
 // paged through the history iterator, in each format.
-import { type AiSdkMessage, type Bot, createBot, type MessageContext, UserClient } from 'agent-messaging';
+import {
+  type AiSdkMessage,
+  type Bot,
+  type BotOptions,
+  createBot,
+  type MessageContext,
+  UserClient,
+} from 'agent-messaging';
 import { createMockService } from 'agent-messaging/testing';
 import { describe, expect, it } from 'vitest';
 
-async function world() {
+async function world(options: Partial<BotOptions> = {}) {
   let bot: Bot | undefined;
   const mock = createMockService({ fetch: (request) => (bot as Bot).fetch(request) });
   const seed = await mock.seed({ handle: 'history_bot' });
   const connection = { baseUrl: mock.baseUrl, fetch: mock.fetch };
-  bot = createBot({ apiKey: seed.apiKey, webhookSecret: seed.webhookSecret, ...connection });
+  bot = createBot({ apiKey: seed.apiKey, webhookSecret: seed.webhookSecret, ...connection, ...options });
+  /** Posts a message without waiting for its delivery. */
+  const post = (text: string) => mock.postUserMessage(seed.conversationId, { user_id: seed.user.id, text });
   const say = async (text: string) => {
     const { message } = mock.postUserMessage(seed.conversationId, { user_id: seed.user.id, text });
     await mock.idle();
     return message;
   };
   const user = new UserClient({ sessionToken: seed.sessionToken, ...connection });
-  return { mock, seed, bot, say, user, client: bot.client };
+  return { mock, seed, bot, say, post, user, client: bot.client };
 }
 
 /** Runs `read` in the handler of the next message 'go', and answers what it returned. */
@@ -75,10 +84,12 @@ describe('ctx.history', () => {
         anthropic: await ctx.history({ format: 'anthropic' }),
       };
       await ctx.reply('read');
-      return { formats, go: ctx.message };
+      // The run's own reply (a retried delivery's cut one too) is never fed back to the model.
+      const afterReply = await ctx.history({ format: 'openai', limit: 20 });
+      return { formats, afterReply };
     });
     await say('go');
-    const { formats, go } = await read;
+    const { formats, afterReply } = await read;
 
     expect(formats.openai).toEqual([
       { role: 'user', content: "What's the weather in Oslo? 🇳🇴", name: seed.user.id },
@@ -86,12 +97,15 @@ describe('ctx.history', () => {
       { role: 'user', content: 'Tomorrow too', name: seed.user.id },
       { role: 'assistant', content: 'Tomorrow: rain, then … [interrupted]' },
       { role: 'assistant', content: `[file: ${chart.attachment_id}]` },
+      { role: 'user', content: 'go', name: seed.user.id },
     ]);
+    expect(afterReply).toEqual(formats.openai);
     const aiSdk: AiSdkMessage[] = formats.aiSdk;
-    expect(aiSdk.at(-1)).toEqual({
+    expect(aiSdk.at(-2)).toEqual({
       role: 'assistant',
       content: [{ type: 'file', data: new URL(chart.download_url), mediaType: 'application/octet-stream' }],
     });
+    expect(aiSdk.at(-1)).toEqual({ role: 'user', content: 'go' });
     expect(formats.anthropic).toEqual([
       { role: 'user', content: "What's the weather in Oslo? 🇳🇴" },
       { role: 'assistant', content: 'Sunny, 21 °C. Anything else?' },
@@ -100,21 +114,21 @@ describe('ctx.history', () => {
         role: 'assistant',
         content: `Tomorrow: rain, then … [interrupted]\n\n[file: ${chart.attachment_id}]`,
       },
+      { role: 'user', content: 'go' },
     ]);
-    // Each read stops at the triggering message: its own reply, written later, is never in it.
     expect(historyRequests(mock)).toEqual([
-      { limit: '20', before_sequence: String(go.sequence) },
-      { limit: '50', before_sequence: String(go.sequence) },
-      { limit: '50', before_sequence: String(go.sequence) },
+      { limit: '20' },
+      { limit: '50' },
+      { limit: '50' },
+      { limit: '20' },
     ]);
   });
 
-  it('reads nothing when the triggering message is the first of the conversation', async () => {
-    const { mock, bot, say } = await world();
+  it("gives only the run's message when it is the first of the conversation", async () => {
+    const { seed, bot, say } = await world();
     const read = onGo(bot, (ctx) => ctx.history({ format: 'openai' }));
     await say('go');
-    expect(await read).toEqual([]);
-    expect(historyRequests(mock)).toEqual([]);
+    expect(await read).toEqual([{ role: 'user', content: 'go', name: seed.user.id }]);
   });
 
   it('pages backwards through the history iterator until limit messages are in hand', async () => {
@@ -128,15 +142,18 @@ describe('ctx.history', () => {
     await say('go');
     const { many, few, sequence } = await read;
 
-    expect(many).toHaveLength(120);
+    // 120 messages before the run's, then the run's.
+    expect(many).toHaveLength(121);
     expect(many[0]).toEqual({ role: 'assistant', content: 'note 11' });
-    expect(many.at(-1)).toEqual({ role: 'assistant', content: 'note 130' });
-    // Anthropic's first message must be the user's: with only the agent's notes, nothing is left.
-    expect(few).toEqual([]);
+    expect(many.at(-2)).toEqual({ role: 'assistant', content: 'note 130' });
+    expect(many.at(-1)).toMatchObject({ role: 'user', content: 'go' });
+    // Anthropic's first message must be the user's: the agent's notes before it are left out.
+    expect(few).toEqual([{ role: 'user', content: 'go' }]);
     expect(historyRequests(mock)).toEqual([
-      { limit: '100', before_sequence: String(sequence) },
-      { limit: '100', before_sequence: String(sequence - 100) },
-      { limit: '3', before_sequence: String(sequence) },
+      { limit: '100' },
+      { limit: '100', before_sequence: String(sequence - 99) },
+      { limit: '3' },
+      { limit: '3', before_sequence: String(sequence - 2) },
     ]);
   });
 
@@ -167,19 +184,9 @@ describe('ctx.history', () => {
 });
 
 describe('ctx.history in a debounced run', () => {
-  it('stops before the first message of the batch, which the handler has in ctx.messages', async () => {
-    let bot: Bot | undefined;
-    const mock = createMockService({ fetch: (request) => (bot as Bot).fetch(request) });
-    const seed = await mock.seed({ handle: 'debounce_bot' });
-    bot = createBot({
-      apiKey: seed.apiKey,
-      webhookSecret: seed.webhookSecret,
-      baseUrl: mock.baseUrl,
-      fetch: mock.fetch,
-      concurrency: 'debounce',
-      // Far longer than 'three' takes to arrive after 'two' took the lock, however busy the machine.
-      debounceMs: 1000,
-    });
+  it('ends with every message of the batch, after what came before it', async () => {
+    // Far longer than 'three' takes to arrive after 'two' took the lock, however busy the machine.
+    const { mock, seed, bot, post: say } = await world({ concurrency: 'debounce', debounceMs: 1000 });
     const runs: { batch: string[]; history: unknown[] }[] = [];
     bot.on('message.received', async (ctx) => {
       runs.push({
@@ -188,7 +195,6 @@ describe('ctx.history in a debounced run', () => {
       });
       await ctx.reply(`ok ${runs.length}`);
     });
-    const say = (text: string) => mock.postUserMessage(seed.conversationId, { user_id: seed.user.id, text });
 
     say('one');
     await mock.idle();
@@ -202,6 +208,40 @@ describe('ctx.history in a debounced run', () => {
     expect(runs[1]?.history).toEqual([
       { role: 'user', content: 'one', name: seed.user.id },
       { role: 'assistant', content: 'ok 1' },
+      { role: 'user', content: 'two', name: seed.user.id },
+      { role: 'user', content: 'three', name: seed.user.id },
+    ]);
+  });
+});
+
+describe("ctx.history under 'queue'", () => {
+  it('holds the answers posted before the run started, though they came after its message', async () => {
+    const { mock, seed, bot, post: say } = await world({ concurrency: 'queue' });
+    const histories = new Map<string, unknown[]>();
+    bot.on('message.received', async (ctx) => {
+      histories.set(ctx.text, await ctx.history({ format: 'openai' }));
+      await ctx.reply(`answer to ${ctx.text}`);
+    });
+
+    say('one');
+    say('two');
+    say('three');
+    await mock.idle();
+    await bot.idle();
+
+    const user = (content: string) => ({ role: 'user', content, name: seed.user.id });
+    expect(histories.get('three')).toEqual([
+      user('one'),
+      user('two'),
+      { role: 'assistant', content: 'answer to one' },
+      { role: 'assistant', content: 'answer to two' },
+      user('three'),
+    ]);
+    // The second run sees the first answer, and not the third message, which has its own run.
+    expect(histories.get('two')).toEqual([
+      user('one'),
+      { role: 'assistant', content: 'answer to one' },
+      user('two'),
     ]);
   });
 });
