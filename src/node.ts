@@ -66,15 +66,10 @@ async function rawBody(req: IncomingMessage, limit: number): Promise<ReadBody | 
 }
 
 /**
- * The request's raw body, or `undefined` once a 400 (parsed already) or a 413 (over the limit) was
- * written for it.
+ * The bytes of a body read whole, or `undefined` once a 400 (parsed already) or a 413 (over the
+ * limit) was written for it.
  */
-async function bodyOrRefusal(
-  req: IncomingMessage,
-  res: ServerResponse,
-  limit: number,
-): Promise<Buffer | undefined> {
-  const body = await rawBody(req, limit);
+function bodyOrRefusal(body: ReadBody | undefined, res: ServerResponse, limit: number): Buffer | undefined {
   if (body === undefined) {
     writeError(res, 400, 'body_already_parsed', PARSED_BODY_MESSAGE);
     return undefined;
@@ -88,17 +83,11 @@ async function bodyOrRefusal(
   return body.bytes;
 }
 
-/** A node:http handler around `serve`: an unexpected error goes to `next` (Express), else a bare 500. */
-function nodeHandler(serve: (req: IncomingMessage, res: ServerResponse) => Promise<void>): NodeHandler {
-  return async (req, res, next) => {
-    try {
-      await serve(req, res);
-    } catch (error) {
-      if (next) return next(error);
-      if (!res.headersSent) res.statusCode = 500;
-      res.end();
-    }
-  };
+/** An unexpected error: to `next` under Express, else a bare 500. */
+function failed(error: unknown, res: ServerResponse, next: ((error?: unknown) => void) | undefined): void {
+  if (next) return next(error);
+  if (!res.headersSent) res.statusCode = 500;
+  res.end();
 }
 
 /**
@@ -111,15 +100,19 @@ function nodeHandler(serve: (req: IncomingMessage, res: ServerResponse) => Promi
  */
 export function toNodeHandler(bot: DeliveryHandler, options: NodeHandlerOptions = {}): NodeHandler {
   const { maxBodyBytes = MAX_DELIVERY_BYTES } = options;
-  return nodeHandler(async (req, res) => {
-    const body = await bodyOrRefusal(req, res, maxBodyBytes);
-    if (body === undefined) return;
-    const answer: DeliveryAnswer =
-      req.method === 'POST' ? await bot.handleDelivery(body, req.headers) : NOT_POST;
-    // Head and body in one write.
-    res.writeHead(answer.status, answer.headers);
-    res.end(answer.body);
-  });
+  return async (req, res, next) => {
+    try {
+      const body = bodyOrRefusal(await rawBody(req, maxBodyBytes), res, maxBodyBytes);
+      if (body === undefined) return;
+      const answer: DeliveryAnswer =
+        req.method === 'POST' ? await bot.handleDelivery(body, req.headers) : NOT_POST;
+      // Head and body in one write.
+      res.writeHead(answer.status, answer.headers);
+      res.end(answer.body);
+    } catch (error) {
+      failed(error, res, next);
+    }
+  };
 }
 
 /**
@@ -132,18 +125,22 @@ export function toNodeHandler(bot: DeliveryHandler, options: NodeHandlerOptions 
  */
 export function toNodeFetchHandler(handler: FetchHandler, options: NodeHandlerOptions = {}): NodeHandler {
   const { maxBodyBytes = MAX_DELIVERY_BYTES } = options;
-  return nodeHandler(async (req, res) => {
-    const body = await bodyOrRefusal(req, res, maxBodyBytes);
-    if (body === undefined) return;
-    let request: Request;
+  return async (req, res, next) => {
     try {
-      request = toRequest(req, originOf(req), body);
+      const body = bodyOrRefusal(await rawBody(req, maxBodyBytes), res, maxBodyBytes);
+      if (body === undefined) return;
+      let request: Request;
+      try {
+        request = toRequest(req, originOf(req), body);
+      } catch (error) {
+        if (!(error instanceof UnbridgeableRequest)) throw error;
+        // Never a 500: the sender would retry a request that can never succeed.
+        const code = error.status === 405 ? 'method_not_allowed' : 'bad_request';
+        return writeError(res, error.status, code, error.message);
+      }
+      await writeResponse(res, await handler.fetch(request));
     } catch (error) {
-      if (!(error instanceof UnbridgeableRequest)) throw error;
-      // Never a 500: the sender would retry a request that can never succeed.
-      const code = error.status === 405 ? 'method_not_allowed' : 'bad_request';
-      return writeError(res, error.status, code, error.message);
+      failed(error, res, next);
     }
-    await writeResponse(res, await handler.fetch(request));
-  });
+  };
 }
