@@ -10,7 +10,6 @@ import type { StoreLock } from '../store/bot-store.js';
 import { settleWith } from '../store/compound.js';
 import { type BatchOutcome, type QueuedItem, type StopReason, stopError } from './batch.js';
 import type { LaneOptions } from './conversation-lanes.js';
-import { isCommonWebhookEvent } from './event-hand-check.js';
 import { holdLock } from './lock-hold.js';
 import type { DedupeWrite } from './store-dedupe.js';
 
@@ -43,10 +42,8 @@ function readMember(member: string): QueuedItem | undefined {
   try {
     const { webhookId, event } = JSON.parse(member) as { webhookId?: unknown; event?: unknown };
     if (typeof webhookId !== 'string') return undefined;
-    // The common event is checked by hand, as verify.ts does; anything else goes to the schema.
-    const checked = isCommonWebhookEvent(event)
-      ? { success: true as const, data: event as WebhookEvent }
-      : parseWebhookEvent(event);
+    // Checked by its schema, as verify.ts checks a delivery.
+    const checked = parseWebhookEvent(event);
     if (!checked.success || checked.data.type !== 'message.received') return undefined;
     return { webhookId, event: checked.data as MessageReceivedEvent };
   } catch {

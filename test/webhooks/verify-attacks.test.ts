@@ -168,6 +168,9 @@ describe('verifyWebhook on malformed input', () => {
       },
     };
     const throwingRecord = new Proxy(signed, {
+      get() {
+        throw new Error('boom');
+      },
       ownKeys() {
         throw new Error('boom');
       },

@@ -33,6 +33,13 @@ describe('verifyWebhook', () => {
     expect(event).toEqual(JSON.parse(body));
   });
 
+  it('refuses a signed message.received of the wrong shape with invalid_event, naming the bad field', async () => {
+    const body = messageReceivedBody('evt_shape').replace('"sequence":1', '"sequence":1.5');
+    const refused = await rejection(verifyWebhook(body, await sign(body, secret), { secret, now }));
+    expect(refused.code).toBe('invalid_event');
+    expect(refused.message).toMatch(/^message\.sequence: the signed body is not a webhook event \(/);
+  });
+
   it('accepts a Headers object, a record in any case, and array values', async () => {
     const body = testEventBody();
     const signed = await sign(body, secret);
