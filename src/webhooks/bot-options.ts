@@ -4,7 +4,7 @@ import { AgentClient } from '../client/agent-client.js';
 import { ValidationError } from '../core/errors.js';
 import type { FieldIssue } from '../schemas/issues.js';
 import type { BotOptions } from './bot-types.js';
-import { decodeSecrets } from './verify.js';
+import { secretIssues } from './verify.js';
 
 // Every option createBot takes: its own and those of the client it makes.
 const BOT_OPTION_KEYS = new Set([
@@ -36,14 +36,7 @@ export function checkOptions(options: BotOptions): FieldIssue[] {
   for (const key of Object.keys(options)) {
     if (!BOT_OPTION_KEYS.has(key)) issues.push({ field: key, message: 'is not an option of createBot' });
   }
-  try {
-    decodeSecrets(options.webhookSecret);
-  } catch {
-    issues.push({
-      field: 'webhookSecret',
-      message: 'must be a "whsec_..." secret, or a non-empty list of them',
-    });
-  }
+  issues.push(...secretIssues(options.webhookSecret, 'webhookSecret'));
   const { ack, ackTimeoutMs, toleranceSec, typingRenewMs, dedupe, waitUntil, now } = options;
   if (ack !== undefined && ack !== 'after-handler' && ack !== 'immediately') {
     issues.push({ field: 'ack', message: "must be 'after-handler' or 'immediately'" });

@@ -44,6 +44,12 @@ const NONE: readonly never[] = [];
 // A click before a command, a command before hears (one array, not one per message).
 const ROUTE_ORDER = ['action', 'command', 'hears'] as const;
 
+/**
+ * A command name in lower case, A to Z only: full Unicode case folding maps other letters onto
+ * ASCII ones (the Kelvin sign K onto k, the dotted I onto i), so `/\u212Aick` would run `/kick`.
+ */
+const foldCommand = (name: string) => name.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
+
 /** Whether a handler answered something to wait for: one that returned no promise costs no turn. */
 const thenable = (result: unknown): result is PromiseLike<unknown> =>
   typeof (result as PromiseLike<unknown> | undefined)?.then === 'function';
@@ -135,12 +141,12 @@ export function createRouter() {
         fail('command', "must be a slash and a word, like '/help'", 'bot.command');
       }
       checkHandler(handler, 'bot.command');
-      const wanted = (name as string).toLowerCase();
+      const wanted = foldCommand(name as string);
       routes.command.push({
         match: (ctx) => {
           const [first = '', ...rest] = ctx.text.trim().split(/\s+/);
           // '/help@echo_bot' names the bot it is meant for, as in group chats elsewhere.
-          if (first.toLowerCase().split('@')[0] !== wanted) return undefined;
+          if (foldCommand(first.split('@')[0]!) !== wanted) return undefined;
           ctx.command = { name: wanted, args: rest.join(' ') };
           return true;
         },

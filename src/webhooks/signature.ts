@@ -6,9 +6,14 @@ import { createSigner, type Signer, toBase64 } from './hmac.js';
 
 const encoder = new TextEncoder();
 
+/**
+ * The fewest key bytes a secret may have: Standard Webhooks asks for 24 to 64 random bytes, and the
+ * service issues 32 (PROTOCOL.md section 3). A shorter key can be guessed, so it is refused.
+ */
+export const MIN_SECRET_BYTES = 24;
+
 /** The key bytes of a `whsec_<base64>` secret; `undefined` when it is not one. */
-export function decodeSecret(secret: string): Uint8Array<ArrayBuffer> | undefined {
-  if (typeof secret !== 'string') return undefined;
+function decodeSecret(secret: string): Uint8Array<ArrayBuffer> | undefined {
   const base64 = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
   if (base64.length === 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(base64)) return undefined;
   try {
@@ -16,6 +21,17 @@ export function decodeSecret(secret: string): Uint8Array<ArrayBuffer> | undefine
   } catch {
     return undefined;
   }
+}
+
+/** What is wrong with a webhook secret, for an error message (never the secret itself); `undefined` if nothing. */
+export function secretProblem(secret: unknown): string | undefined {
+  if (typeof secret === 'string' && signers.has(secret)) return undefined;
+  const key = typeof secret === 'string' ? decodeSecret(secret) : undefined;
+  if (!key) return 'must be a webhook secret: "whsec_" followed by base64, as registration returned it';
+  if (key.length < MIN_SECRET_BYTES) {
+    return `is too short to be safe: its key must be at least ${MIN_SECRET_BYTES} bytes (the service issues 32)`;
+  }
+  return undefined;
 }
 
 /** A fresh secret in the Standard Webhooks format: `whsec_` + base64 of 32 random bytes. */
@@ -28,11 +44,11 @@ export function generateWebhookSecret(): string {
 const SIGNERS_KEPT = 32;
 const signers = new Map<string, Signer>();
 
-/** The signer of a `whsec_<base64>` secret, prepared once; `undefined` when it is not one. */
+/** The signer of a `whsec_<base64>` secret, prepared once; `undefined` when {@link secretProblem} finds one. */
 export function signerOf(secret: string): Signer | undefined {
   const known = signers.get(secret);
   if (known) return known;
-  const key = decodeSecret(secret);
+  const key = secretProblem(secret) === undefined ? decodeSecret(secret) : undefined;
   if (!key) return undefined;
   const signer = createSigner(key);
   if (signers.size >= SIGNERS_KEPT) signers.delete(signers.keys().next().value as string);
@@ -79,13 +95,9 @@ function checkSignInput(input: unknown): { signer: Signer; timestamp: number } {
   const { id, payload, secret, timestamp } = input as Record<string, unknown>;
   const issues: FieldIssue[] = [];
   // The secret itself is never put in a message.
-  const signer = typeof secret === 'string' ? signerOf(secret) : undefined;
-  if (!signer) {
-    issues.push({
-      field: 'secret',
-      message: 'must be a Standard Webhooks secret: "whsec_" followed by base64',
-    });
-  }
+  const problem = secretProblem(secret);
+  const signer = problem === undefined ? signerOf(secret as string) : undefined;
+  if (problem !== undefined) issues.push({ field: 'secret', message: problem });
   if (typeof id !== 'string' || id.trim() === '') {
     issues.push({ field: 'id', message: 'must be a non-blank string' });
   }

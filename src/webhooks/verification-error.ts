@@ -18,7 +18,7 @@ export type WebhookVerificationErrorCode =
   | 'body_already_parsed'
   /** The body is neither a string nor bytes. */
   | 'invalid_body'
-  /** A secret is not in the `whsec_<base64>` format, or the list of secrets is empty. */
+  /** A secret is not in the `whsec_<base64>` format or its key is under 24 bytes, or the list is empty. */
   | 'invalid_secret'
   /** The JSON is signed but is not a webhook event of the shape PROTOCOL.md section 6 fixes. */
   | 'invalid_event'

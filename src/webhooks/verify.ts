@@ -6,7 +6,7 @@
 import { parseWebhookEvent, type WebhookEvent } from '../schemas/webhooks.js';
 import { type Signer, timingSafeEqual } from './hmac.js';
 import { bodyBytes, readHeader, type WebhookBody, type WebhookHeaders } from './raw-input.js';
-import { signerOf } from './signature.js';
+import { secretProblem, signerOf } from './signature.js';
 import { WebhookVerificationError } from './verification-error.js';
 
 /** Options of {@link verifyWebhook}. */
@@ -22,21 +22,23 @@ export interface VerifyWebhookOptions {
 /** Tolerance of Standard Webhooks receivers, in seconds. */
 export const DEFAULT_TOLERANCE_SEC = 300;
 
-/** The prepared signer of every secret; the secrets themselves never reach an error message. */
-export function decodeSecrets(secret: unknown): Signer[] {
+/** Each problem of a secret option, by field (`secret`, or `secret[1]` in a list); none when all are good. @internal */
+export function secretIssues(secret: unknown, field: string): { field: string; message: string }[] {
   const secrets: unknown[] = Array.isArray(secret) ? secret : [secret];
-  if (secrets.length === 0) {
-    throw new WebhookVerificationError('invalid_secret', 'secret: give at least one webhook secret');
-  }
-  return secrets.map((item, index) => {
-    const signer = typeof item === 'string' ? signerOf(item) : undefined;
-    if (signer) return signer;
-    const which = secrets.length > 1 ? `secret[${index}]` : 'secret';
-    throw new WebhookVerificationError(
-      'invalid_secret',
-      `${which}: not a webhook secret; expected "whsec_" followed by base64, as registration returned it`,
-    );
+  if (secrets.length === 0) return [{ field, message: 'must hold at least one webhook secret' }];
+  return secrets.flatMap((item, index) => {
+    const message = secretProblem(item);
+    if (message === undefined) return [];
+    return [{ field: secrets.length > 1 ? `${field}[${index}]` : field, message }];
   });
+}
+
+/** The prepared signer of every secret; the secrets themselves never reach an error message. */
+function decodeSecrets(secret: unknown): Signer[] {
+  const [issue] = secretIssues(secret, 'secret');
+  if (issue) throw new WebhookVerificationError('invalid_secret', `${issue.field}: ${issue.message}`);
+  const secrets: unknown[] = Array.isArray(secret) ? secret : [secret];
+  return secrets.map((item) => signerOf(item as string) as Signer);
 }
 
 /** The clock's reading in Unix seconds; a clock that is not a function answering a valid Date is refused. */

@@ -193,6 +193,31 @@ describe('bot.fetch refuses deliveries that fail verification with a 4xx', () =>
 });
 
 describe('createBot', () => {
+  it('refuses a webhook secret too short to be safe, naming the field and never the secret', () => {
+    const short = `whsec_${Buffer.from([7]).toString('base64')}`;
+    const rotating = [generateWebhookSecret(), `whsec_${Buffer.alloc(23, 1).toString('base64')}`];
+    for (const [webhookSecret, field] of [
+      [short, 'webhookSecret'],
+      [rotating, 'webhookSecret[1]'],
+    ] as const) {
+      let error: unknown;
+      try {
+        createBot({ apiKey: 'ams_sk_test', webhookSecret, baseUrl: 'http://ams.test' });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(ValidationError.is(error)).toBe(true);
+      const issues = (error as ValidationError).issues;
+      expect(issues).toEqual([{ field, message: expect.stringMatching(/too short.*at least 24 bytes/) }]);
+      expect((error as Error).message).not.toContain(short.slice(6));
+    }
+    // 24 bytes, the shortest Standard Webhooks allows, is a secret.
+    const shortest = `whsec_${Buffer.alloc(24, 1).toString('base64')}`;
+    expect(() =>
+      createBot({ apiKey: 'ams_sk_test', webhookSecret: shortest, baseUrl: 'http://ams.test' }),
+    ).not.toThrow();
+  });
+
   it('refuses bad options with a ValidationError naming each field and never the secret', () => {
     const secret = 'whsec_not-a-secret!';
     const attempt = () =>

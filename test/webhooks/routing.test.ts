@@ -95,6 +95,30 @@ describe('routing', () => {
     ]);
   });
 
+  it('matches a command in any ASCII case only: a look-alike letter (the Kelvin sign) is not the command', async () => {
+    const loop = await createLoop();
+    const took: string[] = [];
+    loop.bot
+      .command('/kick', (ctx) => {
+        took.push(`kick ${ctx.command?.name}`);
+      })
+      .command('/straße', (ctx) => {
+        took.push(`straße ${ctx.command?.name}`);
+      })
+      .on('message.received', (ctx) => {
+        took.push(`message ${ctx.text}`);
+      });
+    for (const text of ['/\u212Aick', '/KICK', '/kıck', '/STRASSE', '/straße now']) await loop.post(text);
+    await loop.mock.idle();
+    expect(took).toEqual([
+      'message /\u212Aick',
+      'kick /kick',
+      'message /kıck',
+      'message /STRASSE',
+      'straße /straße',
+    ]);
+  });
+
   it('puts a click before a command, a command before hears, hears before a mention', async () => {
     const { loop, took } = await routed();
     const messageId = await clickable(loop);

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import {
   AgentMessagingError,
   ValidationError,
@@ -128,6 +129,30 @@ describe('verifyWebhook with several secrets', () => {
       expect(error.message).not.toContain('not base64');
       expect(error.message).not.toContain(secret.slice(6));
     }
+  });
+});
+
+describe('a webhook secret too short to be safe', () => {
+  const short = `whsec_${Buffer.from([7]).toString('base64')}`;
+
+  it('is refused by verifyWebhook with invalid_secret, even when the delivery was signed with it', async () => {
+    const body = testEventBody();
+    const headers = {
+      'webhook-id': 'evt_test_1',
+      'webhook-timestamp': String(NOW_SEC),
+      'webhook-signature': `v1,${createHmac('sha256', Buffer.from([7]))
+        .update(`evt_test_1.${NOW_SEC}.${body}`)
+        .digest('base64')}`,
+    };
+    const error = await rejection(verifyWebhook(body, headers, { secret: short, now }));
+    expect(error.code).toBe('invalid_secret');
+    expect(error.message).toMatch(/^secret: is too short to be safe/);
+  });
+
+  it('is refused by signWebhook with a ValidationError naming the secret field', async () => {
+    const error = await signWebhook({ id: 'evt_1', payload: '{}', secret: short }).catch((caught) => caught);
+    expect(ValidationError.is(error)).toBe(true);
+    expect((error as ValidationError).issues.map((issue) => issue.field)).toEqual(['secret']);
   });
 });
 
