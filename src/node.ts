@@ -85,7 +85,10 @@ function bodyOrRefusal(body: ReadBody | undefined, res: ServerResponse, limit: n
 
 /** An unexpected error: to `next` under Express, else a bare 500. */
 function failed(error: unknown, res: ServerResponse, next: ((error?: unknown) => void) | undefined): void {
-  if (next) return next(error);
+  if (next) {
+    next(error);
+    return;
+  }
   if (!res.headersSent) res.statusCode = 500;
   res.end();
 }

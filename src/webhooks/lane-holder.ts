@@ -5,7 +5,7 @@
 // that stopped mid-way (lock lost, store failed) lets its lock expire instead of releasing it. A
 // delivery hears its outcome only once its settle recorded it.
 
-import { type MessageReceivedEvent, parseWebhookEvent, type WebhookEvent } from '../schemas/webhooks.js';
+import { type MessageReceivedEvent, parseWebhookEvent } from '../schemas/webhooks.js';
 import type { StoreLock } from '../store/bot-store.js';
 import { settleWith } from '../store/compound.js';
 import { type BatchOutcome, type QueuedItem, type StopReason, stopError } from './batch.js';
