@@ -4,7 +4,7 @@
 import * as z from 'zod/mini';
 import { CreateAttachmentRequest, MAX_ATTACHMENT_BYTES } from '../schemas/attachments.js';
 import { agentOf, requireActive } from './access.js';
-import { invalid, json, MockError, notFound } from './http.js';
+import { bodyBytes, invalid, json, MockError, notFound } from './http.js';
 import { newId, newUrlToken } from './ids.js';
 import { attachmentUpdated } from './live-events.js';
 import { endpoint, type RouteContext } from './router.js';
@@ -77,7 +77,7 @@ export const uploadFile = endpoint('files.upload', {
         `content-type: must be the declared mime_type "${attachment.mime_type}", got "${sent ?? ''}"`,
       );
     }
-    const bytes = new Uint8Array(await ctx.request.arrayBuffer());
+    const bytes = await bodyBytes(ctx.request.body);
     if (bytes.byteLength > MAX_ATTACHMENT_BYTES) {
       throw new MockError(413, 'payload_too_large', `body: larger than ${MAX_ATTACHMENT_BYTES} bytes`);
     }

@@ -1,6 +1,7 @@
 // Authentication (PROTOCOL.md section 3): agent tokens and user sessions, 401 for the wrong kind.
+
+import type { HeaderReader } from './http.js';
 import { MockError } from './http.js';
-import type { HeaderReader } from './incoming.js';
 import type { AgentRecord, MockState, UserRecord } from './state.js';
 
 /** Which credential an endpoint takes. */

@@ -2,9 +2,7 @@
 // NDJSON body of a streaming send read line by line while the answer streams back.
 import type * as z from 'zod/mini';
 import { describeIssues, safeParse } from '../schemas/issues.js';
-import { readAtMost } from '../webhooks/raw-input.js';
-import { invalid, MAX_BODY_BYTES, MockError } from './http.js';
-import type { HeaderReader } from './incoming.js';
+import { type HeaderReader, invalid, MAX_BODY_BYTES, MockError } from './http.js';
 
 /** Parses JSON text against a strict schema; 400 `invalid_request` naming each bad field. */
 export function parseJson<S extends z.ZodMiniType>(schema: S, text: string, root = 'body'): z.output<S> {
@@ -35,26 +33,6 @@ export function canonicalJson(value: unknown): string {
       ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : inner,
   );
-}
-
-/** A body read up to a limit: its bytes, and whether more came (reading stopped there). */
-export interface CappedBody {
-  bytes: Uint8Array;
-  over: boolean;
-}
-
-/**
- * Reads at most `limit` bytes and one more, so a sender cannot make the mock buffer an unbounded body
- * before it authenticates and checks the size. A declared length within the limit is read at once.
- */
-export async function readCapped(request: Request, limit: number): Promise<CappedBody> {
-  if (request.body === null) return { bytes: new Uint8Array(0), over: false };
-  const declared = request.headers.get('content-length');
-  if (declared !== null && /^\d+$/.test(declared) && Number(declared) <= limit) {
-    const bytes = new Uint8Array(await request.arrayBuffer());
-    return { bytes, over: bytes.byteLength > limit };
-  }
-  return readAtMost(request.body, limit);
 }
 
 /** The most of a body the request log keeps, in characters; a longer one is cut there, with a mark. */

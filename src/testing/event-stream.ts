@@ -10,7 +10,7 @@ export function sseFrame(event: MockEvent, seq: number): string {
 }
 
 /** A response that follows the live feed until the client goes away (or the server closes). */
-export function liveFeedResponse(world: MockWorld, signal: AbortSignal): Response {
+export function liveFeedResponse(world: MockWorld, signal: AbortSignal | undefined): Response {
   let unsubscribe = () => {};
   const writer = new SseWriter(
     { keepAliveMs: world.options.keepAliveMs, signal, onStop: () => unsubscribe() },

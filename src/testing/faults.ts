@@ -4,7 +4,7 @@ import { checkJson } from './body.js';
 import { newId } from './ids.js';
 import type { FaultRecord, MockState } from './state.js';
 
-/** The parsed form of a fault, as the request pipeline uses it. */
+/** The parsed form of a fault, as the entry uses it. */
 export type Fault = FaultSpec;
 
 /** Adds a fault after checking its shape; answers its id. */

@@ -1,4 +1,7 @@
-// Answers in the wire's shape: JSON bodies, the error body of PROTOCOL.md section 2, Request-Id.
+// Requests and answers as the mock's one entry (service.ts) reads and writes them: a request from any
+// door as a MockRequest (a node:http request's headers read in place, no Fetch `Headers` or `Request`
+// built for it), answers in the wire's shape (JSON bodies, the error body of PROTOCOL.md section 2,
+// Request-Id), a JSON answer kept as text until a door writes it.
 import type { ErrorCode } from '../schemas/errors.js';
 
 /** The code PROTOCOL.md section 2 gives each error status, for a fault that names none. */
@@ -115,3 +118,93 @@ export function withHeaders(response: Answer, headers: Record<string, string>): 
 
 /** 1 MiB: the largest JSON body the service reads (PROTOCOL.md section 2). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The headers of a request, read as Fetch `Headers` reads them. */
+export interface HeaderReader {
+  /** The value of a header (any case), duplicates joined with `, `; null when absent. */
+  get(name: string): string | null;
+  /** Every header in Fetch's order: lower-case names, sorted. */
+  forEach(callback: (value: string, name: string) => void): void;
+}
+
+/** A request body: bytes a door read whole, or a stream (NDJSON, a large upload, a Fetch body). */
+export type RequestBody = Uint8Array | ReadableStream<Uint8Array> | null;
+
+/** A request as the mock's one entry reads it, whichever door it came through. */
+export interface MockRequest {
+  /** The method as sent (upper case from the loopback door). */
+  readonly method: string;
+  readonly url: URL;
+  readonly headers: HeaderReader;
+  readonly body: RequestBody;
+  /** Aborts when the client goes away: an event stream then stops following. */
+  readonly signal: AbortSignal | undefined;
+}
+
+/** A Fetch `Request` as the entry reads it (mock.fetch and the msw handlers). */
+export function fromRequest(request: Request): MockRequest {
+  const { method, headers, body, signal } = request;
+  return { method, url: new URL(request.url), headers, body, signal };
+}
+
+/** The whole body as bytes (a file upload). */
+export async function bodyBytes(body: RequestBody): Promise<Uint8Array> {
+  if (body === null || body instanceof Uint8Array) return body ?? new Uint8Array(0);
+  return new Uint8Array(await new Response(body).arrayBuffer());
+}
+
+/** The body as a stream (a streamed NDJSON body). */
+export function bodyStream(body: RequestBody): ReadableStream<Uint8Array> | null {
+  return body instanceof Uint8Array ? new Response(body as Uint8Array<ArrayBuffer>).body : body;
+}
+
+/**
+ * A node:http request's headers (`rawHeaders`: name, value, name, value...) read the way a Fetch
+ * `Headers` built from them reads them: names in lower case and sorted, values without leading or
+ * trailing whitespace, duplicates joined with `, ` (each `set-cookie` apart, as Fetch iterates them).
+ */
+export class RawHeaders implements HeaderReader {
+  // Two arrays side by side, searched in order: a request has a handful of headers, fewer than it
+  // takes for a Map (built and grown per request) to pay.
+  readonly #names: string[] = [];
+  readonly #values: string[] = [];
+  readonly #cookies: string[] = [];
+
+  constructor(raw: readonly string[]) {
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]!.toLowerCase();
+      const value = trimHttpWhitespace(raw[i + 1]!);
+      if (name === 'set-cookie') this.#cookies.push(value);
+      const at = this.#names.indexOf(name);
+      if (at === -1) {
+        this.#names.push(name);
+        this.#values.push(value);
+      } else {
+        this.#values[at] = `${this.#values[at]}, ${value}`;
+      }
+    }
+  }
+
+  get(name: string): string | null {
+    const at = this.#names.indexOf(name.toLowerCase());
+    return at === -1 ? null : this.#values[at]!;
+  }
+
+  forEach(callback: (value: string, name: string) => void): void {
+    for (const name of [...this.#names].sort()) {
+      if (name === 'set-cookie') for (const cookie of this.#cookies) callback(cookie, name);
+      else callback(this.#values[this.#names.indexOf(name)]!, name);
+    }
+  }
+}
+
+// Fetch strips these (tab, line feed, carriage return, space) from both ends of a header value;
+// String.prototype.trim strips more (a no-break space, which a Latin-1 value may end with).
+const HTTP_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+
+function trimHttpWhitespace(value: string): string {
+  if (value === '') return value;
+  const first = value.charCodeAt(0);
+  const last = value.charCodeAt(value.length - 1);
+  return first <= 32 || last <= 32 ? value.replace(HTTP_WHITESPACE, '') : value;
+}

@@ -3,8 +3,8 @@
 
 import { IdempotencyKey } from '../schemas/common.js';
 import { canonicalJson, checkJson, decodeJson } from './body.js';
+import type { HeaderReader } from './http.js';
 import { type Answer, invalid, JsonAnswer, MockError } from './http.js';
-import type { HeaderReader } from './incoming.js';
 import type { RouteContext } from './router.js';
 import type { IdempotencyRecord, MockState, RequestPrint } from './state.js';
 
@@ -36,7 +36,7 @@ export function sameRequest(a: RequestPrint, b: RequestPrint): boolean {
 /** A stored answer: a JSON answer kept as it was, or how to replay one that is not JSON (a stream). */
 export type StoredAnswer = JsonAnswer | ((ctx: RouteContext) => Answer);
 
-/** A fresh copy of a stored answer, for one replay (the pipeline marks it replayed). */
+/** A fresh copy of a stored answer, for one replay (the entry marks it replayed). */
 export function replayAnswer(stored: StoredAnswer, ctx: RouteContext): Answer {
   if (!(stored instanceof JsonAnswer)) return stored(ctx);
   return new JsonAnswer(stored.status, stored.text, { ...stored.headers });
@@ -110,7 +110,7 @@ const JSON_ONLY: Readonly<Record<string, string>> = Object.freeze({ 'content-typ
 
 /** What to store of a JSON answer: the same status and body (and headers but its Request-Id). */
 export function storedJson(response: JsonAnswer): StoredAnswer {
-  // Copied now: the pipeline sets this answer's Request-Id in place afterwards.
+  // Copied now: the entry sets this answer's Request-Id in place afterwards.
   const headers: Record<string, string> = {};
   let count = 0;
   for (const name in response.headers) {

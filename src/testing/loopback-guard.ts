@@ -7,25 +7,13 @@
 // origin with a JSON body (which a browser sends cross-site only after a preflight the mock never
 // grants). /v1 and the file URLs are the service's API and stay open, as a real service's are.
 // The msw door and mock.fetch are in-process and never see this.
-import { errorResponse, forbidden, type MockError, toResponse, withHeaders } from './http.js';
-import { newId } from './ids.js';
-
-type Fetch = (request: Request) => Promise<Response>;
+import { forbidden, type MockError, type MockRequest } from './http.js';
 
 const READS = new Set(['GET', 'HEAD']);
 
-/** Wraps the loopback door's fetch: /_mock and the page refuse (403) callers that are not local. */
-export function guardLoopback(fetch: Fetch): Fetch {
-  return async (request) => {
-    const refusal = refusalOf(request);
-    if (!refusal) return fetch(request);
-    return toResponse(withHeaders(errorResponse(refusal), { 'request-id': newId('req') }));
-  };
-}
-
-/** Why the loopback door refuses a request, or undefined when it may go on. */
-function refusalOf(request: Request): MockError | undefined {
-  const { pathname } = new URL(request.url);
+/** Why the loopback door refuses a request (403: /_mock or the page from a caller that is not local), or undefined. */
+export function loopbackRefusal(request: MockRequest): MockError | undefined {
+  const { pathname } = request.url;
   const guarded = pathname === '/' || pathname === '/_mock' || pathname.startsWith('/_mock/');
   if (!guarded) return undefined;
   const host = loopbackHost(request.headers.get('host'));
@@ -76,11 +64,11 @@ function sameOrigin(origin: string, host: string): boolean {
   }
 }
 
-function hasBody(request: Request): boolean {
+function hasBody(request: MockRequest): boolean {
   const length = request.headers.get('content-length');
-  return request.headers.has('transfer-encoding') || (length !== null && length.trim() !== '0');
+  return request.headers.get('transfer-encoding') !== null || (length !== null && length.trim() !== '0');
 }
 
-function mediaType(request: Request): string | undefined {
+function mediaType(request: MockRequest): string | undefined {
   return request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
 }

@@ -1,17 +1,17 @@
-// createMockService: one world (state, clock, streams, webhooks) behind a Web-standard fetch, with
-// the in-process control surface and two doors, msw handlers and a loopback HTTP server.
+// createMockService: one world (state, clock, streams, webhooks) behind one entry (service.ts), with
+// the in-process control surface and the doors onto that entry: mock.fetch (and the msw handlers
+// over it) and the loopback HTTP server.
 import type { FaultSpec } from '../schemas/mock-control.js';
 import { MockClock } from './clock.js';
-import { advanceClock, controlRoutes, resetWorld } from './control.js';
+import { advanceClock, resetWorld } from './control.js';
 import { MockEventBus } from './event-bus.js';
 import { clearFaults, injectFault } from './faults.js';
-import { handlersWith } from './msw-handlers.js';
-import { loadMswHttp } from './msw-loader.js';
+import { fromRequest, toResponse } from './http.js';
+import { handlersWith, loadMswHttp } from './msw-door.js';
 import { clickAction } from './postbacks.js';
 import { snapshotRequests } from './request-log.js';
-import { serviceRoutes } from './routes.js';
 import { seedWorld } from './seed.js';
-import { createServicePipeline } from './service-fetch.js';
+import { serveRequest } from './service.js';
 import { takeSnapshot } from './snapshot.js';
 import { createState } from './state.js';
 import { StreamHub } from './stream-hub.js';
@@ -44,8 +44,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     webhooks: new WebhookDispatcher(() => world),
     events: new MockEventBus(),
   };
-  const pipeline = createServicePipeline(() => world, { service: serviceRoutes, control: controlRoutes });
-  const fetch = (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
+  const fetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
     // A Request keeps its method, headers and body when init adds to it (ky always passes an init);
     // only a string or URL is resolved against the base URL.
     const request =
@@ -54,7 +53,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
           ? input
           : new Request(input, init)
         : new Request(new URL(String(input), `${baseUrl}/`), init);
-    return pipeline.fetch(request);
+    return toResponse(await serveRequest(world, fromRequest(request)));
   };
 
   let handlers: ReturnType<typeof handlersWith> | undefined;
@@ -66,20 +65,10 @@ export function createMockService(options: MockServiceOptions = {}): MockService
       return handlers;
     },
     async listen({ port = 0 } = {}): Promise<MockServer> {
-      // node:http is loaded only when a server is asked for, so the rest runs on any runtime; the
-      // emulator page is served on this door only.
-      const [{ serveOnLoopback }, { withEmulatorPage }, { guardLoopback }] = await Promise.all([
-        import('./node-door.js'),
-        import('./emulator/serve.js'),
-        import('./loopback-guard.js'),
-      ]);
-      // Only this door is reachable from web pages, so only it checks Host and Origin. The page and
-      // /_mock go through both wrappers as Fetch requests; /v1 and the file URLs, which neither
-      // wrapper touches, go to the pipeline as the node:http request the door already read.
-      return serveOnLoopback(
-        { fetch: guardLoopback(withEmulatorPage(pipeline.fetch)), serve: pipeline.serve },
-        port,
-      );
+      // node:http (and the emulator page, served on this door only) is loaded only when a server is
+      // asked for, so the rest runs on any runtime.
+      const { serveOnLoopback } = await import('./node-door.js');
+      return serveOnLoopback((request) => serveRequest(world, request), port);
     },
     createUser: (input) => createUser(world, input),
     installAgent: (input) => installAgent(world, input),

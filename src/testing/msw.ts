@@ -2,7 +2,7 @@
 // dependency, so it is imported here only: `agent-messaging/testing` (and its types) never touches
 // it, and a project without msw type-checks and runs the loopback door.
 import { type HttpHandler, http } from 'msw';
-import { handlersWith } from './msw-handlers.js';
+import { handlersWith } from './msw-door.js';
 import type { MockService } from './types.js';
 
 /**

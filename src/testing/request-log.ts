@@ -1,6 +1,6 @@
 // The request log of PROTOCOL.md section 13: each /v1 request as it arrived, before any fault.
 import type { RequestLogEntry } from '../schemas/mock-control.js';
-import type { HeaderReader } from './incoming.js';
+import type { HeaderReader } from './http.js';
 import type { MockState } from './state.js';
 
 /** Bearer tokens are credentials: the log shows their kind, never their value. */

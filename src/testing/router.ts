@@ -1,18 +1,18 @@
 // Routes: method, path pattern, which credential, which body schema, its retry class, and the rule
-// that answers. The pipeline (service-fetch.ts) applies the checks in PROTOCOL.md's order.
+// that answers. The entry (service.ts) applies the checks in PROTOCOL.md's order.
 import type * as z from 'zod/mini';
 import { type EndpointKey, endpoints, type RetryClass } from '../endpoints.js';
 import type { AuthKind, Caller } from './auth.js';
 import type { LineReader } from './body.js';
 import type { Fault } from './faults.js';
-import { type Answer, MockError } from './http.js';
+import { type Answer, MockError, type MockRequest } from './http.js';
 import type { MockWorld } from './world.js';
 
 /** What a rule receives about its request. */
 export interface RouteContext<Body = unknown> {
   world: MockWorld;
-  /** The Fetch request (on the loopback door, built on first read: most rules never need it). */
-  readonly request: Request;
+  /** The request as the entry read it: its headers, its body (a rule that reads it itself), its signal. */
+  request: MockRequest;
   url: URL;
   params: Record<string, string>;
   caller: Caller | undefined;

@@ -11,7 +11,7 @@ export interface StreamOptions {
   cutAfterEvents?: number;
   keepAliveMs: number;
   /** The request's signal: when the client aborts, the stream stops following (nothing else changes). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Called once when the stream stops following the message for any reason but completion. */
   onStop?: () => void;
 }

@@ -1,8 +1,7 @@
 // The emulator page on the loopback door: GET / answers the page and GET /_mock/ui/<file> its
 // assets; every other request goes on to the mock. The msw door never sees this module.
+import type { MockRequest } from '../http.js';
 import { type PageAssets, pageAssets } from './page-assets.js';
-
-type Fetch = (request: Request) => Promise<Response>;
 
 /** Every asset by path: its content type and which of the page's files it is. */
 const ROUTES: ReadonlyMap<string, { type: string; file: keyof PageAssets }> = new Map([
@@ -24,21 +23,24 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** Wraps the mock's fetch so that it also serves the emulator page and its assets. */
-export function withEmulatorPage(fetch: Fetch): Fetch {
-  return async (request) => {
-    const route = ROUTES.get(new URL(request.url).pathname);
-    if (!route || (request.method !== 'GET' && request.method !== 'HEAD')) return fetch(request);
-    const body = (await pageAssets())[route.file];
-    return new Response(request.method === 'HEAD' ? null : body, {
-      status: 200,
-      headers: {
-        'content-type': route.type,
-        'cache-control': 'no-cache',
-        'content-security-policy': CSP,
-        'x-content-type-options': 'nosniff',
-        'referrer-policy': 'no-referrer',
-      },
-    });
-  };
+/** The page or one of its files, for a GET or HEAD of their paths; undefined for any other request. */
+export function emulatorPage(request: MockRequest): Promise<Response> | undefined {
+  const route = ROUTES.get(request.url.pathname);
+  if (!route || (request.method !== 'GET' && request.method !== 'HEAD')) return undefined;
+  return pageAssets().then((assets) =>
+    pageResponse(request.method === 'HEAD' ? null : assets[route.file], route.type),
+  );
+}
+
+function pageResponse(body: string | null, type: string): Response {
+  return new Response(body, {
+    status: 200,
+    headers: {
+      'content-type': type,
+      'cache-control': 'no-cache',
+      'content-security-policy': CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+    },
+  });
 }

@@ -1,7 +1,9 @@
-// The mock as msw request handlers, built from msw's own `http` namespace: the named entry
-// (`agent-messaging/testing/msw`) passes the one it imports, and `mock.handlers` (API.md) passes the
-// one it loads on first use. This module imports nothing from msw at run time, so the testing entry
-// still runs, and type-checks, without msw installed.
+// The msw door: the mock as msw request handlers, built from msw's own `http` namespace. The named
+// entry (`agent-messaging/testing/msw`) passes the one it imports; `mock.handlers` (API.md) is a
+// property, so it loads msw without `await`: through `require` of an ES module (Node 22.12+, Bun,
+// Deno), reached with `process.getBuiltinModule` so that the testing entry imports no `node:` module.
+// Nothing here imports msw at run time, so the testing entry runs, and type-checks, without msw (an
+// optional peer): only `mock.handlers` then fails, and says why.
 import type { HttpHandler, http as mswHttp } from 'msw';
 import type { MockService } from './types.js';
 
@@ -51,4 +53,32 @@ function breakAfterDelivery(response: Response): Response {
   );
   const { status, statusText, headers } = response;
   return new Response(body, { status, statusText, headers });
+}
+
+type NodeModule = { createRequire(from: string): (id: string) => unknown };
+type WithBuiltins = { process?: { getBuiltinModule?: (id: string) => unknown } };
+
+const INSTALL = 'npm install --save-dev msw@3';
+const OR_IMPORT = "or use mswHandlers(mock) from 'agent-messaging/testing/msw'";
+
+/** msw's `http` namespace, loaded on first use (`mock.handlers`). @internal */
+export function loadMswHttp(): typeof mswHttp {
+  const nodeModule = (globalThis as WithBuiltins).process?.getBuiltinModule?.('node:module') as
+    | NodeModule
+    | undefined;
+  if (!nodeModule) {
+    throw new Error(
+      `mock.handlers loads msw synchronously, which needs Node 22.12+, Bun or Deno; ${OR_IMPORT}`,
+    );
+  }
+  let msw: { http?: typeof mswHttp };
+  try {
+    msw = nodeModule.createRequire(import.meta.url)('msw') as { http?: typeof mswHttp };
+  } catch (cause) {
+    throw new Error(`mock.handlers needs msw, an optional peer dependency (${INSTALL}); ${OR_IMPORT}`, {
+      cause,
+    });
+  }
+  if (typeof msw.http?.all !== 'function') throw new Error(`mock.handlers needs msw 3 (${INSTALL})`);
+  return msw.http;
 }

@@ -1,29 +1,23 @@
-// mock.fetch and the loopback door: every request goes through here, and the checks run in the
-// order of PROTOCOL.md section 2: log, faults, authentication (401), streamed-body refusal (415),
-// size (413), shape (400), idempotent replay, then the rule (404, 403, 409/410, 422). The doors
-// (msw, node:http) only translate to and from this.
-import type { AuthKind } from './auth.js';
-import { authenticate } from './auth.js';
-import {
-  type CappedBody,
-  checkJson,
-  decodeJson,
-  isNdjson,
-  LineReader,
-  LOGGED_BODY_CHARS,
-  loggedBody,
-  readCapped,
-} from './body.js';
+// The mock's one entry: every request, from mock.fetch, the msw handlers or the loopback door, is
+// answered here, and the checks run in the order of PROTOCOL.md section 2: log, faults,
+// authentication (401), streamed-body refusal (415), size (413), shape (400), idempotent replay,
+// then the rule (404, 403, 409/410, 422). The doors only translate to and from this.
+import { readAtMost } from '../webhooks/raw-input.js';
+import { type AuthKind, authenticate } from './auth.js';
+import { checkJson, decodeJson, isNdjson, LineReader, LOGGED_BODY_CHARS, loggedBody } from './body.js';
+import { controlRoutes } from './control.js';
 import { type Fault, takeFault } from './faults.js';
 import {
   type Answer,
+  bodyStream,
   errorResponse,
   invalid,
   JsonAnswer,
   MAX_BODY_BYTES,
   MockError,
+  type MockRequest,
+  type RequestBody,
   statusResponse,
-  toResponse,
   withHeaders,
 } from './http.js';
 import {
@@ -36,42 +30,22 @@ import {
   storedJson,
 } from './idempotency.js';
 import { newId } from './ids.js';
-import { fromRequest, type Incoming } from './incoming.js';
 import { requestLogged } from './live-events.js';
 import { logRequest } from './request-log.js';
 import { matchRoute, type Route, type RouteContext } from './router.js';
+import { serviceRoutes } from './routes.js';
 import type { MockWorld } from './world.js';
 
-/** The route tables: `/v1` and the file URLs, and the control surface under `/_mock`. */
-export interface RouteTables {
-  service: readonly Route[];
-  control: readonly Route[];
-}
-
-/** The mock's pipeline, by the two ways into it. */
-export interface ServicePipeline {
-  /** `mock.fetch`: a Fetch `Request` in, a Fetch `Response` out (msw, in-process calls). */
-  fetch(request: Request): Promise<Response>;
-  /** The loopback door's way in: a request as the pipeline reads it, the answer as the rule gave it. */
-  serve(incoming: Incoming): Promise<Answer>;
-}
-
-/** Builds the pipeline over a world (read on every call, since reset replaces the state). */
-export function createServicePipeline(world: () => MockWorld, tables: RouteTables): ServicePipeline {
-  const serve = async (incoming: Incoming): Promise<Answer> => {
-    const requestId = newId('req');
-    let response: Answer;
-    try {
-      response = await dispatch(world(), tables, incoming);
-    } catch (error) {
-      response = errorResponse(error instanceof MockError ? error : internalError(error));
-    }
-    return withHeaders(response, { 'request-id': requestId });
-  };
-  return {
-    serve,
-    fetch: async (request) => toResponse(await serve(fromRequest(request))),
-  };
+/** Answers one request of the service: `/v1`, the file URLs and the control surface `/_mock`. */
+export async function serveRequest(world: MockWorld, request: MockRequest): Promise<Answer> {
+  const requestId = newId('req');
+  let answer: Answer;
+  try {
+    answer = await dispatch(world, request);
+  } catch (error) {
+    answer = errorResponse(error instanceof MockError ? error : internalError(error));
+  }
+  return withHeaders(answer, { 'request-id': requestId });
 }
 
 const tooLarge = () => new MockError(413, 'payload_too_large', `body: larger than ${MAX_BODY_BYTES} bytes`);
@@ -81,30 +55,35 @@ function internalError(error: unknown): MockError {
   return new MockError(500, 'internal_error', `the mock service failed: ${detail}`);
 }
 
-/** At most the limit and one byte of the body: the bytes the door read, or read from the request. */
-function readIncoming(incoming: Incoming): Promise<CappedBody> | CappedBody {
-  const { bytes } = incoming;
-  if (bytes === undefined) return readCapped(incoming.request(), MAX_BODY_BYTES);
-  return { bytes, over: bytes.byteLength > MAX_BODY_BYTES };
+const NO_BYTES = new Uint8Array(0);
+
+/**
+ * At most the limit and one byte of the body (the bytes a door read, or read from its stream), so a
+ * sender cannot make the mock buffer an unbounded body before it authenticates and checks the size.
+ */
+function readCapped(body: RequestBody): { bytes: Uint8Array; over: boolean } | ReturnType<typeof readAtMost> {
+  if (body === null) return { bytes: NO_BYTES, over: false };
+  if (body instanceof Uint8Array) return { bytes: body, over: body.byteLength > MAX_BODY_BYTES };
+  return readAtMost(body, MAX_BODY_BYTES);
 }
 
 const decoder = new TextDecoder();
 
-async function dispatch(world: MockWorld, tables: RouteTables, incoming: Incoming): Promise<Answer> {
-  const { url } = incoming;
+async function dispatch(world: MockWorld, request: MockRequest): Promise<Answer> {
+  const { url } = request;
   const path = url.pathname;
   if (path === '/_mock' || path.startsWith('/_mock/')) {
     // At most the limit and one byte is read; 413 once the caller is authenticated, as on /v1.
-    const { bytes, over } = await readIncoming(incoming);
+    const { bytes, over } = await readCapped(request.body);
     const text = over ? undefined : decoder.decode(bytes);
-    return run(world, tables.control, incoming, {
+    return run(world, controlRoutes, request, {
       text,
       fault: undefined,
       lines: undefined,
       early: over ? tooLarge() : undefined,
     });
   }
-  const ndjson = isNdjson(incoming.headers);
+  const ndjson = isNdjson(request.headers);
   let bytes: Uint8Array | undefined;
   let over = false;
   let decoded: string | undefined;
@@ -112,14 +91,14 @@ async function dispatch(world: MockWorld, tables: RouteTables, incoming: Incomin
   if (path.startsWith('/v1/')) {
     // Recorded on arrival, before any fault; a streamed body fills in as its lines are read. At most
     // the limit and one byte is read, and the log keeps a bounded start of a large body.
-    if (!ndjson) ({ bytes, over } = await readIncoming(incoming));
+    if (!ndjson) ({ bytes, over } = await readCapped(request.body));
     decoded = bytes && bytes.byteLength > 0 ? decoder.decode(bytes) : undefined;
     const text = decoded === undefined ? null : loggedBody(decoded, bytes?.byteLength, over);
-    const logged = logRequest(world.state, incoming, url, ndjson ? '' : text);
+    const logged = logRequest(world.state, request, url, ndjson ? '' : text);
     requestLogged(world, logged);
     entry = logged;
   }
-  const fault = takeFault(world.state, incoming.method, path);
+  const fault = takeFault(world.state, request.method, path);
   if (fault?.fault === 'status') return statusResponse(fault.status, fault.code, fault.retry_after);
   const refused = ndjson && (fault?.fault === 'refuse_streamed_body' || !world.options.streamedBodies);
   // 415 and 413 are known now but answered after authentication (section 2's order).
@@ -134,14 +113,14 @@ async function dispatch(world: MockWorld, tables: RouteTables, incoming: Incomin
       : undefined;
   const lines =
     ndjson && entry && !refused
-      ? new LineReader(incoming.request().body, (chunk) => {
+      ? new LineReader(bodyStream(request.body), (chunk) => {
           // The log keeps the start of a long stream, then one mark.
           const logged = entry?.body ?? '';
           if (entry && logged.length <= LOGGED_BODY_CHARS) entry.body = loggedBody(logged + chunk);
         })
       : undefined;
   const text = bytes && !over ? (decoded ?? '') : undefined;
-  return run(world, tables.service, incoming, { text, fault, lines, early });
+  return run(world, serviceRoutes, request, { text, fault, lines, early });
 }
 
 interface Input {
@@ -156,12 +135,12 @@ interface Input {
 async function run(
   world: MockWorld,
   routes: readonly Route[],
-  incoming: Incoming,
+  request: MockRequest,
   input: Input,
 ): Promise<Answer> {
-  const { url } = incoming;
-  const { route, params } = matchRoute(routes, incoming.method, url.pathname);
-  const caller = authenticate(world.state, incoming.headers, route.auth as AuthKind);
+  const { url } = request;
+  const { route, params } = matchRoute(routes, request.method, url.pathname);
+  const caller = authenticate(world.state, request.headers, route.auth as AuthKind);
   if (input.early) throw input.early;
   let raw = input.text;
   const streaming = url.search !== '' && url.searchParams.get('stream') === 'true';
@@ -175,12 +154,10 @@ async function run(
     raw = (await input.lines.nextNonBlank()) ?? '';
   }
   const body = parseBody(route, raw);
-  const key = route.retry === 'keyed' ? idempotencyKeyOf(incoming.headers) : undefined;
+  const key = route.retry === 'keyed' ? idempotencyKeyOf(request.headers) : undefined;
   const ctx: RouteContext = {
     world,
-    get request() {
-      return incoming.request();
-    },
+    request,
     url,
     params,
     caller,
@@ -191,7 +168,7 @@ async function run(
   };
   let reservation: Reservation | undefined;
   if (key !== undefined && caller) {
-    const scope = idempotencyScope(caller.id, incoming.method, url.pathname);
+    const scope = idempotencyScope(caller.id, request.method, url.pathname);
     const print = { stream: streaming, body: raw ?? '' };
     const begun = beginIdempotent(world.state, scope, key, print, world.clock.nowMs());
     if ('replay' in begun) {
