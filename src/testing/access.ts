@@ -1,9 +1,37 @@
-// Who may see and do what: membership answers 404 (SPEC rule 1 for every conversation-scoped
-// call), permission answers 403 (PROTOCOL.md section 2).
-import type { Caller } from './auth.js';
-import { forbidden, notFound } from './http.js';
+// Who may see and do what: authentication (PROTOCOL.md section 3: agent tokens and user sessions,
+// 401 for the wrong kind), membership (404, SPEC rule 1 for every conversation-scoped call) and
+// permission (403, PROTOCOL.md section 2).
+import { forbidden, type HeaderReader, MockError, notFound } from './http.js';
 import type { RouteContext } from './router.js';
 import type { AgentRecord, ConversationRecord, MessageRecord, MockState, UserRecord } from './state.js';
+
+/** Which credential an endpoint takes. */
+export type AuthKind = 'none' | 'agent' | 'user' | 'any';
+
+/** Who made the request. */
+export type Caller =
+  | { kind: 'agent'; id: string; agent: AgentRecord }
+  | { kind: 'user'; id: string; user: UserRecord };
+
+const unauthorized = (message: string) => new MockError(401, 'unauthorized', message);
+
+/** The caller of the request, checked against what the endpoint takes; 401 otherwise. */
+export function authenticate(state: MockState, headers: HeaderReader, kind: AuthKind): Caller | undefined {
+  if (kind === 'none') return undefined;
+  const header = headers.get('authorization');
+  const token = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  if (!token) throw unauthorized('Authorization: a bearer token is required');
+  const caller = state.callers.get(token);
+  // The message never echoes the token: secrets stay out of errors.
+  if (!caller) throw unauthorized('Authorization: the bearer token is not known');
+  if (kind === 'agent' && caller.kind !== 'agent') {
+    throw unauthorized('Authorization: this endpoint takes an agent token, not a user session');
+  }
+  if (kind === 'user' && caller.kind !== 'user') {
+    throw unauthorized('Authorization: this endpoint takes a user session, not an agent token');
+  }
+  return caller;
+}
 
 /** The calling agent of an agent-token route. */
 export function agentOf(ctx: RouteContext): AgentRecord {
@@ -43,6 +71,14 @@ export function messageFor(
   const conversation = message && state.conversations.get(message.conversation_id);
   if (!message || !conversation || !isActiveMember(conversation, caller.id)) throw notFound('message');
   return { message, conversation };
+}
+
+/** The message of `:message_id` the calling agent acts on: 404 outside its conversations, 403 unless it is active. */
+export function agentMessage(ctx: RouteContext): { agent: AgentRecord; message: MessageRecord } {
+  const agent = agentOf(ctx);
+  const { message } = messageFor(ctx.world.state, ctx.caller as Caller, ctx.params.message_id ?? '');
+  requireActive(agent);
+  return { agent, message };
 }
 
 /**

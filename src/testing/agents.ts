@@ -2,7 +2,7 @@ import { generateWebhookSecret } from '../webhooks/signature.js';
 import { agentOf } from './access.js';
 import { json, MockError, notFound } from './http.js';
 import { newAgentToken, newId } from './ids.js';
-import { agentChanged } from './live-events.js';
+import { agentChanged } from './live-feed.js';
 import { endpoint } from './router.js';
 import type { AgentRecord } from './state.js';
 

@@ -6,10 +6,10 @@ import { CreateAttachmentRequest, MAX_ATTACHMENT_BYTES } from '../schemas/attach
 import { agentOf, requireActive } from './access.js';
 import { bodyBytes, invalid, json, MockError, notFound } from './http.js';
 import { newId, newUrlToken } from './ids.js';
-import { attachmentUpdated } from './live-events.js';
+import { attachmentUpdated } from './live-feed.js';
 import { endpoint, type RouteContext } from './router.js';
 import type { AttachmentRecord } from './state.js';
-import { iso } from './world.js';
+import { iso } from './state.js';
 
 /** How long an upload handle stays valid. */
 export const UPLOAD_TTL_MS = 15 * 60 * 1000;

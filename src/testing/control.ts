@@ -10,14 +10,11 @@ import {
 } from '../schemas/mock-control.js';
 import { clearFaults, injectFault } from './faults.js';
 import { invalid, json } from './http.js';
-import { clockAdvanced, stateReset } from './live-events.js';
-import { liveRoutes } from './live-routes.js';
-import { clickAction } from './postbacks.js';
+import { clockAdvanced, liveRoutes, stateReset } from './live-feed.js';
 import { snapshotRequests } from './request-log.js';
-import { route } from './router.js';
-import { createState } from './state.js';
-import { createUser, installAgent, postUserMessage } from './users.js';
-import { iso, type MockWorld } from './world.js';
+import { control } from './router.js';
+import { createState, iso, type MockWorld } from './state.js';
+import { clickAction, createUser, installAgent, postUserMessage } from './users.js';
 
 /**
  * Empties the state: every record, fault, log, delivery, scheduled task and open stream, and every
@@ -39,40 +36,24 @@ export async function advanceClock(world: MockWorld, seconds: number): Promise<v
 
 /** The routes under `/_mock`. */
 export const controlRoutes = [
-  route({
-    method: 'POST',
-    path: '/_mock/users',
-    auth: 'none',
-    body: CreateUserRequest,
-    handle: (ctx) => json(201, createUser(ctx.world, ctx.body)),
-  }),
-  route({
-    method: 'POST',
-    path: '/_mock/installs',
-    auth: 'none',
-    body: InstallRequest,
-    handle: (ctx) => json(201, installAgent(ctx.world, ctx.body)),
-  }),
-  route({
-    method: 'POST',
-    path: '/_mock/conversations/:conversation_id/user-messages',
-    auth: 'none',
-    body: UserMessageRequest,
-    handle: (ctx) => json(201, postUserMessage(ctx.world, ctx.params.conversation_id ?? '', ctx.body)),
-  }),
-  route({
-    method: 'POST',
-    path: '/_mock/conversations/:conversation_id/postbacks',
-    auth: 'none',
-    body: ClickActionRequest,
-    handle: (ctx) => json(201, clickAction(ctx.world, ctx.params.conversation_id ?? '', ctx.body)),
-  }),
-  route({
-    method: 'POST',
-    path: '/_mock/clock/advance',
-    auth: 'none',
-    body: ClockAdvanceRequest,
-    handle: async (ctx) => {
+  control('POST', '/_mock/users', (ctx) => json(201, createUser(ctx.world, ctx.body)), CreateUserRequest),
+  control('POST', '/_mock/installs', (ctx) => json(201, installAgent(ctx.world, ctx.body)), InstallRequest),
+  control(
+    'POST',
+    '/_mock/conversations/:conversation_id/user-messages',
+    (ctx) => json(201, postUserMessage(ctx.world, ctx.params.conversation_id ?? '', ctx.body)),
+    UserMessageRequest,
+  ),
+  control(
+    'POST',
+    '/_mock/conversations/:conversation_id/postbacks',
+    (ctx) => json(201, clickAction(ctx.world, ctx.params.conversation_id ?? '', ctx.body)),
+    ClickActionRequest,
+  ),
+  control(
+    'POST',
+    '/_mock/clock/advance',
+    async (ctx) => {
       try {
         await advanceClock(ctx.world, ctx.body.seconds);
       } catch (error) {
@@ -82,49 +63,19 @@ export const controlRoutes = [
       }
       return json(200, { now: iso(ctx.world.clock.now()) });
     },
+    ClockAdvanceRequest,
+  ),
+  control('GET', '/_mock/clock', (ctx) => json(200, { now: iso(ctx.world.clock.now()) })),
+  control('POST', '/_mock/faults', (ctx) => json(201, injectFault(ctx.world.state, ctx.body)), FaultSpec),
+  control('DELETE', '/_mock/faults', (ctx) => {
+    clearFaults(ctx.world.state);
+    return json(200, {});
   }),
-  route({
-    method: 'GET',
-    path: '/_mock/clock',
-    auth: 'none',
-    handle: (ctx) => json(200, { now: iso(ctx.world.clock.now()) }),
-  }),
-  route({
-    method: 'POST',
-    path: '/_mock/faults',
-    auth: 'none',
-    body: FaultSpec,
-    handle: (ctx) => json(201, injectFault(ctx.world.state, ctx.body)),
-  }),
-  route({
-    method: 'DELETE',
-    path: '/_mock/faults',
-    auth: 'none',
-    handle: (ctx) => {
-      clearFaults(ctx.world.state);
-      return json(200, {});
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/_mock/deliveries',
-    auth: 'none',
-    handle: (ctx) => json(200, ctx.world.state.deliveries),
-  }),
-  route({
-    method: 'GET',
-    path: '/_mock/requests',
-    auth: 'none',
-    handle: (ctx) => json(200, snapshotRequests(ctx.world.state)),
-  }),
-  route({
-    method: 'POST',
-    path: '/_mock/reset',
-    auth: 'none',
-    handle: (ctx) => {
-      resetWorld(ctx.world);
-      return json(200, {});
-    },
+  control('GET', '/_mock/deliveries', (ctx) => json(200, ctx.world.state.deliveries)),
+  control('GET', '/_mock/requests', (ctx) => json(200, snapshotRequests(ctx.world.state))),
+  control('POST', '/_mock/reset', (ctx) => {
+    resetWorld(ctx.world);
+    return json(200, {});
   }),
   ...liveRoutes,
 ];

@@ -1,11 +1,11 @@
 import { agentOf, conversationFor, userOf } from './access.js';
 import { invalid, json, MockError, notFound } from './http.js';
 import { newId } from './ids.js';
-import { conversationUpdated } from './live-events.js';
-import { messageView, newestFirst } from './message-view.js';
+import { conversationUpdated } from './live-feed.js';
+import { messageView, newestFirst } from './messages.js';
 import { endpoint } from './router.js';
 import type { ConversationRecord, MockState, ParticipantRecord } from './state.js';
-import { iso, type MockWorld } from './world.js';
+import { iso, type MockWorld } from './state.js';
 
 /** Adds a conversation with these participants, all active. */
 export function createConversation(

@@ -90,30 +90,13 @@ export function statusResponse(status: number, code?: string, retryAfter?: numbe
 }
 
 /**
- * The same answer with `Request-Id` (and any extra headers, lower-case names) set; a network error
- * stays as it is.
+ * The same answer with `Request-Id` (and any extra headers, lower-case names) set in place: every
+ * answer is the mock's own, so its headers are mutable; a network error stays as it is.
  */
-export function withHeaders<A extends Answer>(response: A, headers: Record<string, string>): A;
-export function withHeaders(response: Answer, headers: Record<string, string>): Answer {
-  if (response instanceof JsonAnswer) {
-    Object.assign(response.headers, headers);
-    return response;
-  }
-  if (response.type === 'error') return response;
-  try {
-    // The mock's own answers have mutable headers: set them in place, no second Response.
-    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
-    return response;
-  } catch {
-    // Immutable headers (an answer from fetch): copy below.
-  }
-  const merged = new Headers(response.headers);
-  for (const [name, value] of Object.entries(headers)) merged.set(name, value);
-  return new Response(response.body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: merged,
-  });
+export function withHeaders<A extends Answer>(response: A, headers: Record<string, string>): A {
+  if (response instanceof JsonAnswer) Object.assign(response.headers, headers);
+  else if (response.type !== 'error') for (const name in headers) response.headers.set(name, headers[name]!);
+  return response;
 }
 
 /** 1 MiB: the largest JSON body the service reads (PROTOCOL.md section 2). */

@@ -26,7 +26,6 @@ export type {
   MockUser,
 } from '../schemas/mock-events.js';
 export { generateWebhookSecret, type SignedHeaders, signWebhook } from '../webhooks/signature.js';
-export type { MockEventListener, MockEvents } from './event-bus.js';
 export {
   createFakeModelServer,
   type FakeModelApi,
@@ -37,13 +36,14 @@ export {
   type FakeModelTurn,
   type FakeToolCall,
 } from './fake-model-server.js';
+export type { MockEventListener, MockEvents } from './live-feed.js';
 export * as mockSchemas from './mock-schemas.js';
-export { createMockService } from './mock-service.js';
-export type { Seed, SeedOptions } from './seed.js';
 export type {
   MockClockControl,
   MockFaults,
   MockServer,
   MockService,
   MockServiceOptions,
-} from './types.js';
+} from './mock-service.js';
+export { createMockService } from './mock-service.js';
+export type { Seed, SeedOptions } from './seed.js';

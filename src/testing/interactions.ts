@@ -1,9 +1,9 @@
-import { agentOf, conversationFor, messageFor, requireActive } from './access.js';
+import { agentMessage, agentOf, conversationFor, requireActive } from './access.js';
 import { invalid, type JsonAnswer, json, notFound } from './http.js';
-import { messageUpdated, typingChanged } from './live-events.js';
+import { messageUpdated, typingChanged } from './live-feed.js';
 import { endpoint, type RouteContext } from './router.js';
 import type { MessageRecord } from './state.js';
-import { iso } from './world.js';
+import { iso } from './state.js';
 
 /** How long a typing `start` lasts. */
 export const TYPING_MS = 10_000;
@@ -65,13 +65,7 @@ export const markRead = endpoint('conversations.markRead', {
 /** `POST /v1/messages/{id}/reactions`: `add` keeps one per actor and emoji; `remove` is always 200. */
 export const react = endpoint('messages.react', {
   handle: (ctx) => {
-    const agent = agentOf(ctx);
-    const { message } = messageFor(
-      ctx.world.state,
-      { kind: 'agent', id: agent.id, agent },
-      ctx.params.message_id ?? '',
-    );
-    requireActive(agent);
+    const { agent, message } = agentMessage(ctx);
     if (message.status === 'deleted') throw notFound(`message ${message.id} (it was unsent)`);
     const { emoji, action } = ctx.body;
     if (applyReaction(message, agent.id, emoji, action)) messageUpdated(ctx.world, message);

@@ -5,11 +5,11 @@ import { agentOf, conversationFor, requireActive, userOf } from './access.js';
 import { createConversation, displayName } from './conversations.js';
 import { forbidden, invalid, json, MockError, notFound } from './http.js';
 import { newId } from './ids.js';
-import { conversationUpdated, inviteUpdated } from './live-events.js';
-import { createMessage } from './message-store.js';
+import { conversationUpdated, inviteUpdated } from './live-feed.js';
+import { createMessage } from './messages.js';
 import { endpoint } from './router.js';
 import type { InviteRecord, MockState } from './state.js';
-import { iso, type MockWorld } from './world.js';
+import { iso, type MockWorld } from './state.js';
 
 /** The Group invite of SPEC.md, with the `status` extension. */
 export function inviteView(state: MockState, invite: InviteRecord) {

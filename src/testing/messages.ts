@@ -1,16 +1,215 @@
-// Messages (PROTOCOL.md section 7): the non-streaming send, history paging, and unsend.
+// Messages (PROTOCOL.md sections 7 and 8): how one is created and changed (sequence numbers,
+// appends that raise the revision, completion by call, by stream line or automatically 10 minutes
+// after the last change), how a stored message looks on the wire (camelCase blocks in the send
+// answer and stream events, the snake_case Message of SPEC.md in history, conversations and
+// message.received), and the endpoints: the non-streaming send, history paging, unsend, append
+// and complete.
+
 import { ListMessagesQuery } from '../schemas/conversations.js';
-import type { SendMessageRequest } from '../schemas/messages.js';
-import { agentOf, conversationFor, messageFor, requireActive } from './access.js';
+import {
+  MAX_MESSAGE_TEXT,
+  type Message,
+  type MessagePart,
+  type SendMessageRequest,
+} from '../schemas/messages.js';
+import { agentMessage, agentOf, conversationFor, messageFor, requireActive } from './access.js';
 import { checkJson } from './body.js';
 import { forbidden, invalid, json, MockError } from './http.js';
 import { newId } from './ids.js';
-import { messageUpdated } from './live-events.js';
-import { createMessage } from './message-store.js';
-import { messageView, newestFirst, sendBlock, tombstoneView } from './message-view.js';
-import { endpoint } from './router.js';
-import type { AgentRecord, BlockRecord, ConversationRecord, MockState } from './state.js';
+import { messageCreated, messageUpdated } from './live-feed.js';
+import { endpoint, type RouteContext } from './router.js';
+import {
+  type AgentRecord,
+  type BlockRecord,
+  type ConversationRecord,
+  iso,
+  type MessageRecord,
+  type MockState,
+  type MockWorld,
+} from './state.js';
 import { startStreamingSend } from './streaming.js';
+
+/** A streaming message completes by itself this long after its last change (PROTOCOL.md section 8). */
+export const AUTO_COMPLETE_MS = 10 * 60 * 1000;
+
+/** What a new message holds. */
+export interface NewMessage {
+  sender_id: string;
+  blocks: BlockRecord[];
+  fallback_text?: string | null;
+  status: 'sent' | 'streaming';
+  reply_to?: string;
+  /** The part of `reply_to` replied to; 0 by default (a click names its actions block). */
+  reply_part_index?: number;
+  /** The agents a user message names (PROTOCOL.md section 14). */
+  invoked_agents?: string[];
+  metadata?: Record<string, unknown>;
+}
+
+/** Adds a message at the next sequence of the conversation. */
+export function createMessage(
+  world: MockWorld,
+  conversation: ConversationRecord,
+  input: NewMessage,
+): MessageRecord {
+  const now = world.clock.now();
+  const last = conversation.messages.at(-1);
+  const message: MessageRecord = {
+    id: newId('msg'),
+    conversation_id: conversation.id,
+    sequence: (last?.sequence ?? 0) + 1,
+    sender_id: input.sender_id,
+    blocks: input.blocks,
+    fallback_text: input.fallback_text ?? null,
+    status: input.status,
+    created_at: now,
+    reply_to: input.reply_to ? { message_id: input.reply_to, part_index: input.reply_part_index ?? 0 } : null,
+    metadata: input.metadata ?? null,
+    delivered_at: null,
+    read_at: null,
+    reactions: [],
+    revision: 0,
+    last_change: now,
+  };
+  // Set after the literal (a spread inside it makes every later field a slow keyed define).
+  if (input.invoked_agents?.length) message.invoked_agents = input.invoked_agents;
+  conversation.messages.push(message);
+  world.state.messages.set(message.id, message);
+  if (message.status === 'streaming') scheduleAutoComplete(world, message);
+  messageCreated(world, message);
+  return message;
+}
+
+/** Appends text to a text block of a streaming message; every open stream sees the patch. */
+export function appendText(world: MockWorld, message: MessageRecord, blockId: string, value: string): number {
+  const block = message.blocks.find((candidate) => candidate.id === blockId);
+  if (!block) throw new MockError(404, 'not_found', `block ${blockId} not found in message ${message.id}`);
+  if (block.type !== 'text') throw invalid(`blockId: block ${blockId} is not a text block`);
+  requireStreaming(message);
+  const total = message.blocks.reduce((sum, b) => sum + (b.text?.length ?? 0), 0);
+  if (total + value.length > MAX_MESSAGE_TEXT) {
+    throw invalid(`value: the message would exceed ${MAX_MESSAGE_TEXT} characters of text`);
+  }
+  block.text = (block.text ?? '') + value;
+  message.revision += 1;
+  message.last_change = world.clock.now();
+  scheduleAutoComplete(world, message);
+  world.streams.patched(message.id, blockId, value);
+  messageUpdated(world, message);
+  return message.revision;
+}
+
+/** Completes a streaming message as `sent`; every open stream gets message.completed and ends. */
+export function completeMessage(world: MockWorld, message: MessageRecord, fallbackText?: string): number {
+  requireStreaming(message);
+  message.status = 'sent';
+  if (fallbackText !== undefined) message.fallback_text = fallbackText;
+  message.last_change = world.clock.now();
+  world.clock.cancel(message.auto_complete_task);
+  message.auto_complete_task = undefined;
+  world.streams.completed(message.id);
+  messageUpdated(world, message);
+  return message.revision;
+}
+
+function requireStreaming(message: MessageRecord): void {
+  if (message.status !== 'streaming') {
+    throw new MockError(
+      409,
+      'message_not_streaming',
+      `message ${message.id} is ${message.status}, not streaming`,
+    );
+  }
+}
+
+function scheduleAutoComplete(world: MockWorld, message: MessageRecord): void {
+  world.clock.cancel(message.auto_complete_task);
+  message.auto_complete_task = world.clock.schedule(message.last_change.getTime() + AUTO_COMPLETE_MS, () => {
+    message.auto_complete_task = undefined;
+    if (message.status === 'streaming') completeMessage(world, message);
+  });
+}
+
+/** A block in the send shape, with its id. */
+export function sendBlock(block: BlockRecord): Record<string, unknown> {
+  switch (block.type) {
+    case 'text':
+      return { id: block.id, type: 'text', text: block.text ?? '' };
+    case 'actions':
+      return { id: block.id, type: 'actions', layout: block.layout, actions: block.actions };
+    default:
+      return { id: block.id, type: block.type, attachmentId: block.attachmentId };
+  }
+}
+
+/** A block as a history part (PROTOCOL.md section 7). */
+function part(block: BlockRecord, index: number): MessagePart {
+  switch (block.type) {
+    case 'text':
+      return { part_index: index, type: 'text', text: block.text ?? '' };
+    case 'actions':
+      return { part_index: index, type: 'actions', actions: block.actions as MessagePart['actions'] };
+    default:
+      return { part_index: index, type: block.type, attachment_id: block.attachmentId };
+  }
+}
+
+/** The text of a message's text blocks, joined, as its fallback when none was given. */
+export function joinedText(blocks: readonly BlockRecord[]): string {
+  return blocks
+    .filter((block) => block.type === 'text')
+    .map((block) => block.text ?? '')
+    .join('\n');
+}
+
+/** The snake_case Message of SPEC.md. */
+export function messageView(message: MessageRecord): Message {
+  const deleted = message.status === 'deleted';
+  return {
+    id: message.id,
+    conversation_id: message.conversation_id,
+    sequence: message.sequence,
+    sender: { id: message.sender_id },
+    parts: deleted ? [] : message.blocks.map(part),
+    fallback_text: deleted ? null : (message.fallback_text ?? joinedText(message.blocks)),
+    status: message.status,
+    created_at: iso(message.created_at),
+    reply_to: message.reply_to,
+    invoked_agents: [...(message.invoked_agents ?? [])],
+    suggestions: [],
+    reactions: deleted ? [] : message.reactions.map((reaction) => ({ ...reaction })),
+    delivered_at: message.delivered_at ? iso(message.delivered_at) : null,
+    read_at: message.read_at ? iso(message.read_at) : null,
+    edited_at: null,
+    revisions: [],
+    revision: message.revision,
+  };
+}
+
+/** The tombstone answer of unsend: only what survives deletion. */
+export function tombstoneView(message: MessageRecord): Record<string, unknown> {
+  return {
+    id: message.id,
+    conversation_id: message.conversation_id,
+    sequence: message.sequence,
+    sender: { id: message.sender_id },
+    status: message.status,
+    created_at: iso(message.created_at),
+  };
+}
+
+/** The newest messages first, below `beforeSequence` when given. */
+export function newestFirst(
+  conversation: ConversationRecord,
+  limit: number,
+  beforeSequence?: number,
+): MessageRecord[] {
+  const below =
+    beforeSequence === undefined
+      ? conversation.messages
+      : conversation.messages.filter((m) => m.sequence < beforeSequence);
+  return below.slice(-limit).reverse();
+}
 
 /** The unsend window: 120 s after `created_at`. */
 export const UNSEND_WINDOW_MS = 120_000;
@@ -120,5 +319,31 @@ export const unsendMessage = endpoint('messages.unsend', {
       messageUpdated(world, message);
     }
     return json(200, { message: tombstoneView(message) });
+  },
+});
+
+/** The agent's own message, for a change: 404 outside membership, 403 when inactive or another sender's. */
+function ownMessage(ctx: RouteContext): MessageRecord {
+  const { agent, message } = agentMessage(ctx);
+  if (message.sender_id !== agent.id) throw forbidden('only the sender of a message may change it');
+  return message;
+}
+
+/** `POST /v1/messages/{id}/blocks/{blk}/append`: answers the new revision. */
+export const append = endpoint('messages.append', {
+  handle: (ctx) => {
+    const message = ownMessage(ctx);
+    const blockId = ctx.params.block_id ?? '';
+    const revision = appendText(ctx.world, message, blockId, ctx.body.value);
+    return json(200, { message_id: message.id, block_id: blockId, revision });
+  },
+});
+
+/** `POST /v1/messages/{id}/complete`: 409 `message_not_streaming` once it is no longer streaming. */
+export const complete = endpoint('messages.complete', {
+  handle: (ctx) => {
+    const message = ownMessage(ctx);
+    const revision = completeMessage(ctx.world, message, ctx.body.fallbackText);
+    return json(200, { message_id: message.id, status: message.status, revision });
   },
 });

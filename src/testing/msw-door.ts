@@ -5,7 +5,7 @@
 // Nothing here imports msw at run time, so the testing entry runs, and type-checks, without msw (an
 // optional peer): only `mock.handlers` then fails, and says why.
 import type { HttpHandler, http as mswHttp } from 'msw';
-import type { MockService } from './types.js';
+import type { MockService } from './mock-service.js';
 
 /** The service's catch-all handler, answered by the mock. @internal */
 export function handlersWith(

@@ -2,8 +2,8 @@
 // dependency, so it is imported here only: `agent-messaging/testing` (and its types) never touches
 // it, and a project without msw type-checks and runs the loopback door.
 import { type HttpHandler, http } from 'msw';
+import type { MockService } from './mock-service.js';
 import { handlersWith } from './msw-door.js';
-import type { MockService } from './types.js';
 
 /**
  * msw handlers for every path under `mock.baseUrl`, answered by the mock. The same handlers as

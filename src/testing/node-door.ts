@@ -23,7 +23,7 @@ import {
 } from './http.js';
 import { newId } from './ids.js';
 import { loopbackRefusal } from './loopback-guard.js';
-import type { MockServer } from './types.js';
+import type { MockServer } from './mock-service.js';
 
 /** The mock's one entry, as the door calls it. */
 export type Entry = (request: MockRequest) => Promise<Answer>;

@@ -2,11 +2,11 @@
 // that answers. The entry (service.ts) applies the checks in PROTOCOL.md's order.
 import type * as z from 'zod/mini';
 import { type EndpointKey, endpoints, type RetryClass } from '../endpoints.js';
-import type { AuthKind, Caller } from './auth.js';
+import type { AuthKind, Caller } from './access.js';
 import type { LineReader } from './body.js';
 import type { Fault } from './faults.js';
 import { type Answer, MockError, type MockRequest } from './http.js';
-import type { MockWorld } from './world.js';
+import type { MockWorld } from './state.js';
 
 /** What a rule receives about its request. */
 export interface RouteContext<Body = unknown> {
@@ -43,11 +43,14 @@ export interface Route<Body = unknown> {
   handle(ctx: RouteContext<Body>): Answer | Promise<Answer>;
 }
 
-/** Declares a route with its body type taken from its schema. */
-export function route<S extends z.ZodMiniType = z.ZodMiniType<undefined>>(
-  definition: Omit<Route<z.output<S>>, 'body'> & { body?: S },
+/** A route of the control surface under `/_mock` (no credential), its body typed by its schema. */
+export function control<S extends z.ZodMiniType = z.ZodMiniType<undefined>>(
+  method: string,
+  path: string,
+  handle: Route<z.output<S>>['handle'],
+  body?: S,
 ): Route {
-  return definition as unknown as Route;
+  return { method, path, auth: 'none', body, handle } as unknown as Route;
 }
 
 /** What a rule of the service adds to its endpoint's entry in the table. */

@@ -1,9 +1,9 @@
 // mock.seed(): the world almost every test, example and benchmark starts from (an active agent, a
 // user who installed it, their conversation), made in one call instead of seven.
 import { type Agent, AgentClient, type RegisterAgentRequest, registerAgent } from '../index.js';
-import { agentChanged } from './live-events.js';
+import { agentChanged } from './live-feed.js';
+import type { MockWorld } from './state.js';
 import { createUser, installAgent } from './users.js';
-import type { MockWorld } from './world.js';
 
 /** Options of `mock.seed()`; every one has a default. */
 export interface SeedOptions {

@@ -1,11 +1,15 @@
 // The mock's one entry: every request, from mock.fetch, the msw handlers or the loopback door, is
 // answered here, and the checks run in the order of PROTOCOL.md section 2: log, faults,
 // authentication (401), streamed-body refusal (415), size (413), shape (400), idempotent replay,
-// then the rule (404, 403, 409/410, 422). The doors only translate to and from this.
+// then the rule (404, 403, 409/410, 422). The doors only translate to and from this. Routes come
+// from two tables: every endpoint of SPEC.md plus the file URLs (below), and `/_mock` (control.ts).
 import { readAtMost } from '../webhooks/raw-input.js';
-import { type AuthKind, authenticate } from './auth.js';
+import { type AuthKind, authenticate } from './access.js';
+import { registerAgent, setWebhook } from './agents.js';
+import { createAttachment, downloadFile, uploadFile } from './attachments.js';
 import { checkJson, decodeJson, isNdjson, LineReader, LOGGED_BODY_CHARS, loggedBody } from './body.js';
 import { controlRoutes } from './control.js';
+import { createDirect, retrieveConversation } from './conversations.js';
 import { type Fault, takeFault } from './faults.js';
 import {
   type Answer,
@@ -30,11 +34,13 @@ import {
   storedJson,
 } from './idempotency.js';
 import { newId } from './ids.js';
-import { requestLogged } from './live-events.js';
+import { markRead, react, sendReceipt, typing } from './interactions.js';
+import { acceptInvite, createInvite } from './invites.js';
+import { requestLogged } from './live-feed.js';
+import { append, complete, listMessages, sendMessage, unsendMessage } from './messages.js';
 import { logRequest } from './request-log.js';
 import { matchRoute, type Route, type RouteContext } from './router.js';
-import { serviceRoutes } from './routes.js';
-import type { MockWorld } from './world.js';
+import type { MockWorld } from './state.js';
 
 /** Answers one request of the service: `/v1`, the file URLs and the control surface `/_mock`. */
 export async function serveRequest(world: MockWorld, request: MockRequest): Promise<Answer> {
@@ -244,3 +250,26 @@ function parseBody(route: Route, raw: string | undefined): unknown {
   }
   return undefined;
 }
+
+/** The routes of `/v1` and of the upload and download URLs. */
+export const serviceRoutes: readonly Route[] = [
+  registerAgent,
+  setWebhook,
+  createAttachment,
+  // `direct` before `:conversation_id`, so the literal path wins.
+  createDirect,
+  retrieveConversation,
+  sendMessage,
+  listMessages,
+  typing,
+  sendReceipt,
+  markRead,
+  react,
+  append,
+  complete,
+  unsendMessage,
+  createInvite,
+  acceptInvite,
+  uploadFile,
+  downloadFile,
+];

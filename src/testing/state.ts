@@ -1,7 +1,13 @@
-// The whole service as plain data. Rules are functions over this; nothing here does I/O.
+// The whole service as plain data, and the world every rule receives: the state, the clock, the
+// options, and the live parts (open event streams, webhook deliveries, the live feed) that are not
+// plain data. Rules are functions over these; nothing in the state does I/O.
 import type { Delivery, FaultSpec, RequestLogEntry } from '../schemas/mock-control.js';
-import type { Caller } from './auth.js';
+import type { Caller } from './access.js';
+import type { MockClock } from './clock.js';
 import type { StoredAnswer } from './idempotency.js';
+import type { MockEventBus } from './live-feed.js';
+import type { StreamHub } from './streaming.js';
+import type { WebhookDispatcher } from './webhook-delivery.js';
 
 /** A user of the service's app. */
 export interface UserRecord {
@@ -179,4 +185,31 @@ export function createState(generation = 0): MockState {
     deliveries: [],
     generation,
   };
+}
+
+/** How the mock sends a webhook: a Web-standard fetch. */
+export type FetchLike = (request: Request) => Promise<Response>;
+
+/** The options after defaults, as the rules read them. */
+export interface ResolvedOptions {
+  /** The fetch for webhooks, resolved on each call so msw can patch the global one later. */
+  fetch: () => FetchLike;
+  keepAliveMs: number;
+  streamedBodies: boolean;
+}
+
+/** Everything a rule can touch. `state` is replaced by reset(), so read it through the world. */
+export interface MockWorld {
+  state: MockState;
+  clock: MockClock;
+  options: ResolvedOptions;
+  streams: StreamHub;
+  webhooks: WebhookDispatcher;
+  /** The live feed; it outlives reset(), so its listeners do too. */
+  events: MockEventBus;
+}
+
+/** The clock time as the wire writes it. */
+export function iso(date: Date): string {
+  return date.toISOString();
 }

@@ -1,15 +1,24 @@
-// The user side, which only the control surface drives: users, installs, and user messages
-// (which deliver message.received to every active agent of the conversation).
-import { CreateUserRequest, InstallRequest, UserMessageRequest } from '../schemas/mock-control.js';
+// The user side, which only the control surface drives: users, installs, and a user's messages,
+// typed or clicked. A message is stored with the agents it invokes (an `@handle` it names, or the
+// agent of an `agent`-kind conversation), then delivered as message.received to every active agent
+// of the conversation (PROTOCOL.md sections 6 and 14); a click on a quick reply posts the action's
+// label as a reply to its actions block, and its delivery carries `postback`.
+
+import type { Message } from '../schemas/messages.js';
+import {
+  ClickActionRequest,
+  CreateUserRequest,
+  InstallRequest,
+  UserMessageRequest,
+} from '../schemas/mock-control.js';
 import { conversationFor } from './access.js';
 import { checkJson } from './body.js';
 import { createConversation } from './conversations.js';
-import { notFound } from './http.js';
+import { invalid, notFound } from './http.js';
 import { newId, newSessionToken } from './ids.js';
-import { userChanged } from './live-events.js';
-import type { UserRecord } from './state.js';
-import { postAsUser } from './user-messages.js';
-import type { MockWorld } from './world.js';
+import { userChanged } from './live-feed.js';
+import { createMessage, messageView } from './messages.js';
+import type { ConversationRecord, MockState, MockWorld, UserRecord } from './state.js';
 
 /** A user (`verified` defaults to true) and its session token. */
 export function createUser(world: MockWorld, input: CreateUserRequest) {
@@ -52,4 +61,109 @@ export function postUserMessage(world: MockWorld, conversationId: string, input:
   if (!state.users.has(user_id)) throw notFound(`user_id: user ${user_id}`);
   const conversation = conversationFor(state, user_id, conversationId);
   return { message: postAsUser(world, conversation, { userId: user_id, text }) };
+}
+
+/** What a user posts: its text, and for a click the part it answers and the webhook's `postback`. */
+export interface UserPost {
+  userId: string;
+  text: string;
+  replyTo?: { message_id: string; part_index: number };
+  postback?: { actionId: string; value: string; messageId: string };
+}
+
+/** Stores the message and delivers it; answers the snake_case Message. */
+export function postAsUser(world: MockWorld, conversation: ConversationRecord, post: UserPost): Message {
+  const message = createMessage(world, conversation, {
+    sender_id: post.userId,
+    status: 'sent',
+    blocks: [{ id: newId('blk'), type: 'text', text: post.text }],
+    invoked_agents: invokedAgents(world.state, conversation, post.text),
+    ...(post.replyTo ? { reply_to: post.replyTo.message_id, reply_part_index: post.replyTo.part_index } : {}),
+  });
+  const view = messageView(message);
+  for (const participant of conversation.participants) {
+    if (participant.kind === 'agent' && participant.active) {
+      world.webhooks.send(participant.id, 'message.received', {
+        conversationId: conversation.id,
+        message: view,
+        // The webhook body carries the click; the stored message does not (section 14).
+        ...(post.postback ? { postback: post.postback } : {}),
+      });
+    }
+  }
+  return view;
+}
+
+// `@` at the start or after a non-handle character, the handle, then the end or a non-handle character.
+const MENTION = /(?:^|[^a-z0-9_])@([a-z0-9_]+)(?![a-z0-9_])/gi;
+
+/** The handles a text names, lower-cased, each once. */
+export function mentionedHandles(text: string): Set<string> {
+  const handles = new Set<string>();
+  for (const match of text.matchAll(MENTION)) if (match[1]) handles.add(match[1].toLowerCase());
+  return handles;
+}
+
+/** The ids of the agents a user's text invokes in `conversation`, in participant order. */
+export function invokedAgents(state: MockState, conversation: ConversationRecord, text: string): string[] {
+  const agents = conversation.participants.filter((p) => p.kind === 'agent');
+  if (conversation.kind === 'agent') return agents.map((agent) => agent.id);
+  const named = mentionedHandles(text);
+  if (named.size === 0) return [];
+  return agents
+    .filter((agent) => agent.active)
+    .filter((agent) => named.has(state.agents.get(agent.id)?.handle.toLowerCase() ?? '\u0000'))
+    .map((agent) => agent.id);
+}
+
+interface StoredAction {
+  actionId?: unknown;
+  label?: unknown;
+  behavior?: { type?: unknown; value?: unknown };
+}
+
+/**
+ * The user clicks `action_id` of message `message_id`: 404 for an unknown user, conversation,
+ * message or action, 400 for an action that is not a postback (a consent card's accept is the
+ * accept call of section 12, never a postback).
+ */
+export function clickAction(
+  world: MockWorld,
+  conversationId: string,
+  input: ClickActionRequest,
+): { message: Message } {
+  const { user_id, message_id, action_id } = checkJson(ClickActionRequest, input, 'click');
+  const { state } = world;
+  if (!state.users.has(user_id)) throw notFound(`user_id: user ${user_id}`);
+  const conversation = conversationFor(state, user_id, conversationId);
+  const target = conversation.messages.find((message) => message.id === message_id);
+  if (!target || target.status === 'deleted') {
+    throw notFound(`message_id: message ${message_id} in conversation ${conversation.id}`);
+  }
+  for (const [partIndex, block] of target.blocks.entries()) {
+    if (block.type !== 'actions') continue;
+    const action = (block.actions as StoredAction[] | undefined)?.find((a) => a.actionId === action_id);
+    if (!action) continue;
+    const { behavior } = action;
+    if (
+      behavior?.type !== 'postback' ||
+      typeof behavior.value !== 'string' ||
+      isConsentAccept(world, behavior.value)
+    ) {
+      throw invalid(`action_id: ${action_id} is not a postback action`);
+    }
+    const message = postAsUser(world, conversation, {
+      userId: user_id,
+      text: String(action.label),
+      replyTo: { message_id: target.id, part_index: partIndex },
+      postback: { actionId: action_id, value: behavior.value, messageId: target.id },
+    });
+    return { message };
+  }
+  throw notFound(`action_id: action ${action_id} in message ${message_id}`);
+}
+
+// The invite's consent card posts `accept:<invite id>` (invites.ts); accepting goes through section 12.
+function isConsentAccept(world: MockWorld, value: string): boolean {
+  return value.startsWith('accept:') && world.state.invites.has(value.slice('accept:'.length));
 }

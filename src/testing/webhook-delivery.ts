@@ -3,9 +3,9 @@
 import { EVENT_SCHEMA } from '../schemas/common.js';
 import { signWebhook } from '../webhooks/signature.js';
 import { newId } from './ids.js';
-import { deliveryMade } from './live-events.js';
+import { deliveryMade } from './live-feed.js';
 import type { AgentRecord } from './state.js';
-import { iso, type MockWorld } from './world.js';
+import { iso, type MockWorld } from './state.js';
 
 /** Seconds to wait after each failed attempt before the next one. */
 export const RETRY_DELAYS_S = [5, 300, 1800, 7200, 18_000, 36_000] as const;

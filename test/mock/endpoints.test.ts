@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'vitest';
 // Private: the endpoint table and the mock's routes are what this test compares.
 import { endpoints } from '../../src/endpoints.js';
-import { serviceRoutes } from '../../src/testing/routes.js';
+import { serviceRoutes } from '../../src/testing/service.js';
 
 describe('the endpoint table', () => {
   test('every endpoint has exactly one mock rule, and every rule of the service has an endpoint', () => {

@@ -4,7 +4,7 @@
 import { schemas } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
 // Private: the mock's route list, so a new agent route cannot skip the inactive-agent rule.
-import { serviceRoutes } from '../../src/testing/routes.js';
+import { serviceRoutes } from '../../src/testing/service.js';
 import { DOORS, useDoor } from './doors.js';
 import { type Call, type CallOptions, errorOf, newKey, textSend } from './helpers.js';
 

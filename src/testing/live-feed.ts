@@ -1,0 +1,280 @@
+// The mock's live feed: every change of state as it happens, to whoever listens (the emulator page
+// through GET /_mock/events, a test in-process), and GET /_mock/state, the whole state at one moment
+// for the page's first paint. The bus lives on the world, not in the state, so listeners stay
+// subscribed across reset(); events and their views are built only when someone listens.
+import type { Delivery, RequestLogEntry } from '../schemas/mock-control.js';
+import {
+  type MockAgent,
+  type MockAttachment,
+  type MockConversation,
+  type MockEvent,
+  type MockInvite,
+  type MockStateSnapshot,
+  type MockUser,
+  SNAPSHOT_REQUESTS,
+} from '../schemas/mock-events.js';
+import { agentView } from './agents.js';
+import { fileResponse } from './attachments.js';
+import { displayName } from './conversations.js';
+import { json, notFound } from './http.js';
+import { inviteView } from './invites.js';
+import { messageView } from './messages.js';
+import { snapshotRequests } from './request-log.js';
+import { control } from './router.js';
+import type {
+  AgentRecord,
+  AttachmentRecord,
+  ConversationRecord,
+  InviteRecord,
+  MessageRecord,
+  MockState,
+  UserRecord,
+} from './state.js';
+import { iso, type MockWorld } from './state.js';
+import { SseWriter } from './streaming.js';
+
+/**
+ * A listener of the live feed. `seq` numbers the events of the mock's life (1, 2, 3, ...);
+ * `GET /_mock/state` answers the last one as `event_seq`, so a reader that subscribed before taking
+ * a snapshot can drop the events the snapshot already holds.
+ */
+export type MockEventListener = (event: MockEvent, seq: number) => void;
+
+/** The live feed: subscribe to every change of the mock's state. */
+export interface MockEvents {
+  /** Calls `listener` with every event from now on; answers a function that unsubscribes. */
+  subscribe(listener: MockEventListener): () => void;
+  /** How many listeners are subscribed now, open `GET /_mock/events` connections included. */
+  readonly listenerCount: number;
+}
+
+/** Fans events out to listeners; events are built only when someone listens. */
+export class MockEventBus implements MockEvents {
+  readonly #listeners = new Set<MockEventListener>();
+  #seq = 0;
+
+  /** The number of the last event emitted (counted even when nobody listened). */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  get listenerCount(): number {
+    return this.#listeners.size;
+  }
+
+  subscribe(listener: MockEventListener): () => void {
+    // A wrapper per subscription, so the same function subscribed twice is two subscriptions.
+    const entry: MockEventListener = (event, seq) => listener(event, seq);
+    this.#listeners.add(entry);
+    return () => {
+      this.#listeners.delete(entry);
+    };
+  }
+
+  /** Sends the event built by `build` to every listener; `build` runs only when someone listens. */
+  emit(build: () => MockEvent): void {
+    this.#seq += 1;
+    if (this.#listeners.size === 0) return;
+    const seq = this.#seq;
+    const event = build();
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(event, seq);
+      } catch (error) {
+        // A listener's bug must not fail the request that caused the event: report it on its own.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+  }
+}
+
+/** An agent without its credentials. */
+export function mockAgentView(agent: AgentRecord): MockAgent {
+  return { ...agentView(agent), created_at: iso(agent.created_at) };
+}
+
+/** A user with its session token and installs. */
+export function mockUserView(user: UserRecord): MockUser {
+  return {
+    id: user.id,
+    display_name: user.display_name,
+    verified: user.verified,
+    session_token: user.session_token,
+    installs: [...user.installs.keys()],
+  };
+}
+
+/** A conversation of any kind, participants named, without messages. */
+export function mockConversationView(state: MockState, conversation: ConversationRecord): MockConversation {
+  return {
+    id: conversation.id,
+    kind: conversation.kind,
+    title: conversation.title,
+    membership_version: conversation.membership_version,
+    participants: conversation.participants.map((participant) => ({
+      id: participant.id,
+      kind: participant.kind,
+      display_name: displayName(state, participant.id),
+      active: participant.active,
+    })),
+    created_at: iso(conversation.created_at),
+  };
+}
+
+/** The Group invite with its agent and the users who accepted so far. */
+export function mockInviteView(state: MockState, invite: InviteRecord): MockInvite {
+  return {
+    ...inviteView(state, invite),
+    agent_id: invite.agent_id,
+    accepted_user_ids: invite.user_ids.filter((id) => invite.accepted.has(id)),
+  };
+}
+
+/** An upload handle without its URL tokens. */
+export function mockAttachmentView(attachment: AttachmentRecord): MockAttachment {
+  return {
+    id: attachment.id,
+    agent_id: attachment.agent_id,
+    name: attachment.name,
+    mime_type: attachment.mime_type,
+    size_bytes: attachment.size_bytes,
+    uploaded: attachment.bytes !== null,
+  };
+}
+
+/** A message was created (user post, agent send, streamed start, consent card). */
+export function messageCreated(world: MockWorld, message: MessageRecord): void {
+  world.events.emit(() => ({
+    type: 'message.created',
+    conversation_id: message.conversation_id,
+    message: messageView(message),
+  }));
+}
+
+/** A message changed (patch, completion, unsend, reaction, receipt, read): the whole message. */
+export function messageUpdated(world: MockWorld, message: MessageRecord): void {
+  world.events.emit(() => ({
+    type: 'message.updated',
+    conversation_id: message.conversation_id,
+    message: messageView(message),
+  }));
+}
+
+/** An agent started or stopped typing. */
+export function typingChanged(
+  world: MockWorld,
+  fields: { conversation_id: string; actor_id: string; state: string; expires_at: string },
+): void {
+  world.events.emit(() => ({ type: 'typing', ...fields }));
+}
+
+/** A conversation was created or its members changed. */
+export function conversationUpdated(world: MockWorld, conversation: ConversationRecord): void {
+  world.events.emit(() => ({
+    type: 'conversation.updated',
+    conversation: mockConversationView(world.state, conversation),
+  }));
+}
+
+/** An invite was created, accepted by one more user, completed or expired. */
+export function inviteUpdated(world: MockWorld, invite: InviteRecord): void {
+  world.events.emit(() => ({ type: 'invite.updated', invite: mockInviteView(world.state, invite) }));
+}
+
+/** An agent was registered (`created`) or its webhook verified (`updated`). */
+export function agentChanged(world: MockWorld, agent: AgentRecord, how: 'created' | 'updated'): void {
+  world.events.emit(() => ({ type: `agent.${how}`, agent: mockAgentView(agent) }));
+}
+
+/** A user was created (`created`) or installed an agent (`updated`). */
+export function userChanged(world: MockWorld, user: UserRecord, how: 'created' | 'updated'): void {
+  world.events.emit(() => ({ type: `user.${how}`, user: mockUserView(user) }));
+}
+
+/** An upload handle was created or its bytes arrived. */
+export function attachmentUpdated(world: MockWorld, attachment: AttachmentRecord): void {
+  world.events.emit(() => ({ type: 'attachment.updated', attachment: mockAttachmentView(attachment) }));
+}
+
+/** A webhook attempt was answered (or failed). */
+export function deliveryMade(world: MockWorld, delivery: Delivery): void {
+  world.events.emit(() => ({ type: 'delivery', delivery: { ...delivery } }));
+}
+
+/** A `/v1` request arrived (as the request log records it). */
+export function requestLogged(world: MockWorld, entry: RequestLogEntry): void {
+  world.events.emit(() => ({
+    type: 'request',
+    request: { ...entry, query: { ...entry.query }, headers: { ...entry.headers } },
+  }));
+}
+
+/** The clock was advanced. */
+export function clockAdvanced(world: MockWorld): void {
+  world.events.emit(() => ({ type: 'clock', now: iso(world.clock.now()) }));
+}
+
+/** All state was emptied. */
+export function stateReset(world: MockWorld): void {
+  world.events.emit(() => ({ type: 'reset' }));
+}
+
+/** Agents (no secrets), users (with session tokens), conversations with messages, and the logs. */
+export function takeSnapshot(world: MockWorld): MockStateSnapshot {
+  const { state } = world;
+  return {
+    now: iso(world.clock.now()),
+    event_seq: world.events.seq,
+    open_streams: world.streams.openCount,
+    agents: [...state.agents.values()].map(mockAgentView),
+    users: [...state.users.values()].map(mockUserView),
+    conversations: [...state.conversations.values()].map((conversation) => ({
+      ...mockConversationView(state, conversation),
+      messages: conversation.messages.map(messageView),
+    })),
+    invites: [...state.invites.values()].map((invite) => mockInviteView(state, invite)),
+    attachments: [...state.attachments.values()].map(mockAttachmentView),
+    deliveries: state.deliveries.map((delivery) => ({ ...delivery })),
+    requests: snapshotRequests(state).slice(-SNAPSHOT_REQUESTS),
+  };
+}
+
+/** One event as an SSE frame; its `id:` is the event's seq (compare with the snapshot's `event_seq`). */
+export function sseFrame(event: MockEvent, seq: number): string {
+  return `id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/** A response that follows the live feed until the client goes away (or the server closes). */
+export function liveFeedResponse(world: MockWorld, signal: AbortSignal | undefined): Response {
+  let unsubscribe = () => {};
+  const writer = new SseWriter(
+    { keepAliveMs: world.options.keepAliveMs, signal, onStop: () => unsubscribe() },
+    (feed) => {
+      // Subscribed before the first byte, so nothing that happens after connection is missed.
+      unsubscribe = world.events.subscribe((event, seq) => feed.write(sseFrame(event, seq)));
+      feed.write(': connected\n\n');
+    },
+  );
+  return new Response(writer.body, {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      'transfer-encoding': 'chunked',
+    },
+  });
+}
+
+/** `GET /_mock/events`, `GET /_mock/state`, `GET /_mock/files/{attachment_id}`. */
+export const liveRoutes = [
+  control('GET', '/_mock/events', (ctx) => liveFeedResponse(ctx.world, ctx.request.signal)),
+  control('GET', '/_mock/state', (ctx) => json(200, takeSnapshot(ctx.world))),
+  control('GET', '/_mock/files/:attachment_id', (ctx) => {
+    const id = ctx.params.attachment_id ?? '';
+    const attachment = ctx.world.state.attachments.get(id);
+    if (!attachment?.bytes) throw notFound(`file ${id} (unknown or not uploaded)`);
+    return fileResponse(attachment, attachment.bytes);
+  }),
+];
