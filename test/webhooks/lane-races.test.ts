@@ -46,9 +46,9 @@ describe('per-conversation order, at its races', () => {
         return lock;
       },
     };
-    // A long TTL: a waiter that missed the release would only retry after 40 s (its poll), past the
+    // A long TTL: a waiter that missed the release would only retry after 200 s (its poll), past the
     // test's timeout, so only the release wake-up can make this pass.
-    const loop = await createLoop({ store, lockTtlMs: 120_000 });
+    const loop = await createLoop({ store, lockTtlMs: 600_000 });
     const handled: string[] = [];
     loop.bot.on('message.received', (ctx: MessageContext) => {
       handled.push(ctx.text);

@@ -122,7 +122,7 @@ const response = await bot.fetch(new Request('http://bot.test/webhook', { method
 console.log('answered', response.status);
 `;
 
-/** Runs the child to its exit (killed after 15 s): its output and how it ended. */
+/** Runs the child to its exit (killed after 45 s): its output and how it ended. */
 const runChild = (mode: 'hung' | 'fast') => runScript(CHILD, [mode]);
 
 describe('the shared ack timer and the life of the process', () => {
