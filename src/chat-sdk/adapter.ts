@@ -51,8 +51,8 @@ interface Postback {
 export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, AgentMessagingRawMessage> {
   readonly name = 'agent-messaging';
   readonly lockScope = 'thread' as const;
-  /** The agent's id: given, or learned from the first delivery. */
-  botUserId: string | undefined;
+  /** The agent's id: given, or learned from the first delivery (optional, as Chat SDK's Adapter declares it). */
+  botUserId?: string;
   userName: string;
 
   readonly client: AgentClient;
@@ -62,7 +62,7 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
 
   constructor(options: ChatSdkAdapterOptions) {
     const checked = checkAdapterOptions(options);
-    this.botUserId = checked.agentId;
+    if (checked.agentId !== undefined) this.botUserId = checked.agentId;
     this.userName = checked.userName ?? 'agent';
     this.#bot = createBot(checked.bot);
     this.client = this.#bot.client;
@@ -118,10 +118,16 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
     });
   }
 
+  // A conversation's kind as the service tells it: a thread id's own `agent` or `group` is anyone's
+  // string (a stored id, a link), so it never decides whether a conversation is a direct one.
   async #kindOf(conversationId: string): Promise<ConversationKind> {
     const known = this.#kinds.get(conversationId);
     if (known) return known;
     const { conversation } = await this.client.conversations.retrieve(conversationId);
+    return this.#learn(conversationId, conversation);
+  }
+
+  #learn(conversationId: string, conversation: { counterpart_user?: unknown }): ConversationKind {
     // The agent's view names the user of a one-to-one conversation; a group has none.
     const kind: ConversationKind = conversation.counterpart_user ? 'agent' : 'group';
     if (this.#kinds.size >= KIND_CACHE_SIZE) this.#kinds.delete(this.#kinds.keys().next().value as string);
@@ -143,8 +149,9 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
     return threadId;
   }
 
+  /** True for a conversation the service showed to be one user's with the agent; unknown ones are not. */
   isDM(threadId: string): boolean {
-    return decodeThreadId(threadId).kind === 'agent';
+    return this.#kinds.get(decodeThreadId(threadId).conversationId) === 'agent';
   }
 
   parseMessage(raw: AgentMessagingRawMessage): ChatMessage<AgentMessagingRawMessage> {
@@ -250,8 +257,8 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
     threadId: string,
     options: FetchOptions = {},
   ): Promise<FetchResult<AgentMessagingRawMessage>> {
-    const thread = decodeThreadId(threadId);
-    this.#kinds.set(thread.conversationId, thread.kind);
+    const { conversationId } = decodeThreadId(threadId);
+    const thread = { kind: await this.#kindOf(conversationId), conversationId };
     const limit = Math.min(Math.max(1, Math.trunc(options.limit ?? DEFAULT_PAGE)), MAX_PAGE);
     const cursor = options.cursor === undefined ? undefined : Number(options.cursor);
     const forward = options.direction === 'forward';
@@ -277,13 +284,13 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
   }
 
   async fetchThread(threadId: string): Promise<ThreadInfo> {
-    const thread = decodeThreadId(threadId);
-    const { conversation } = await this.client.conversations.retrieve(thread.conversationId);
+    const { conversationId } = decodeThreadId(threadId);
+    const { conversation } = await this.client.conversations.retrieve(conversationId);
     return {
       id: threadId,
       channelId: threadId,
       ...(conversation.title ? { channelName: conversation.title } : {}),
-      isDM: thread.kind === 'agent',
+      isDM: this.#learn(conversationId, conversation) === 'agent',
       metadata: { conversation },
     };
   }

@@ -1,6 +1,7 @@
-// Chat SDK names a conversation by a thread id string. Ours carries the conversation's kind, so
-// `isDM` answers without a request: `ams:agent:cnv_...` is a user's own conversation with the agent
-// (a direct message), `ams:group:cnv_...` a group.
+// Chat SDK names a conversation by a thread id string. Ours carries the conversation's kind as the
+// adapter learned it: `ams:agent:cnv_...` is a user's own conversation with the agent (a direct
+// message), `ams:group:cnv_...` a group. Anyone can write such a string, so the adapter decides
+// `isDM` from what the service said of the conversation, never from the string.
 
 import { ValidationError } from '../core/errors.js';
 

@@ -203,6 +203,19 @@ describe('chat-sdk adapter', () => {
     ]);
   });
 
+  it("calls a group a group whatever its thread id says: isDM is the service's word", async () => {
+    const { chat, group } = await world();
+    const { conversationId } = await group();
+    const adapter = chat.getAdapter('agentMessaging');
+    const forged = `ams:agent:${conversationId}`;
+    expect(adapter.isDM?.(forged)).toBe(false);
+    // Reading the thread through a forged id teaches the adapter nothing false.
+    await adapter.fetchMessages(forged, { limit: 5 });
+    expect(adapter.isDM?.(forged)).toBe(false);
+    expect(await adapter.fetchThread(forged)).toMatchObject({ isDM: false });
+    expect(adapter.isDM?.(`ams:group:${conversationId}`)).toBe(false);
+  });
+
   it('hands a quick-reply click to onAction with its action id and value', async () => {
     const { say, seed, client, mock, agentTexts } = await world();
     await say('@helper hi');
