@@ -13,11 +13,11 @@ import type { ReplyOutcome } from '../streaming/options.js';
 import type { ReplySource } from '../streaming/pipe-reply.js';
 import type { DedupeStore } from './dedupe-store.js';
 import type { DeliveryAnswer, DeliveryOptions, WaitUntil } from './delivery.js';
-import type { WebhookBody, WebhookHeaders } from './raw-input.js';
 import type { FileReplyOptions, QuickReply } from './rich-replies.js';
 import type { Middleware } from './router.js';
 import type { BotSession, SessionOptions } from './session.js';
 import type { StopTyping } from './typing.js';
+import type { WebhookBody, WebhookHeaders } from './verify.js';
 
 /** Options of `createBot`: the client's options, the webhook secret, and how deliveries are answered. */
 export interface BotOptions extends AgentClientOptions {

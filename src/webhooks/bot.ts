@@ -14,12 +14,11 @@ import { createDeadlines } from './deadlines.js';
 import type { ClaimResult } from './dedupe-store.js';
 import { answerRequest, deliver } from './delivery.js';
 import { createRun } from './handler-run.js';
-import type { WebhookHeaders } from './raw-input.js';
 import { createEarlyRuns } from './retry-wait.js';
 import { createRouter } from './router.js';
 import { createSessions } from './session.js';
 import { legacyDeduper, storeDeduper } from './store-dedupe.js';
-import { prepareVerification, verifyPrepared } from './verify.js';
+import { prepareVerification, verifyPrepared, type WebhookHeaders } from './verify.js';
 
 /** How long a delivery waits for its handlers before answering 409 (retry later), under the service's 10 s timeout. */
 export const DEFAULT_ACK_TIMEOUT_MS = 8000;

@@ -5,19 +5,19 @@
 // `toNodeHandler` (node:http) only read the body and write the answer around it.
 
 import type { WebhookEvent } from '../schemas/webhooks.js';
+import { MAX_DELIVERY_BYTES, readLimitedBody } from './capped-body.js';
 import type { Admission } from './conversation-lanes.js';
 import { createDeadlines, type Deadlines } from './deadlines.js';
-import {
-  bodyBytes,
-  MAX_DELIVERY_BYTES,
-  readLimitedBody,
-  type WebhookBody,
-  type WebhookHeaders,
-} from './raw-input.js';
 import { admitOnceSettled, type EarlyRuns, pollInterval } from './retry-wait.js';
 import type { Deduper } from './store-dedupe.js';
-import { WebhookVerificationError, type WebhookVerificationErrorCode } from './verification-error.js';
-import type { VerifiedDelivery } from './verify.js';
+import {
+  bodyBytes,
+  type VerifiedDelivery,
+  type WebhookBody,
+  type WebhookHeaders,
+  WebhookVerificationError,
+  type WebhookVerificationErrorCode,
+} from './verify.js';
 
 /** Hands a promise to the runtime so it may finish after the response (Workers' `ctx.waitUntil`). */
 export type WaitUntil = (promise: Promise<unknown>) => void;

@@ -22,7 +22,6 @@ export {
   type MemoryDedupeStoreOptions,
 } from './dedupe-store.js';
 export type { DeliveryAnswer, DeliveryOptions, WaitUntil } from './delivery.js';
-export type { WebhookBody, WebhookHeaders } from './raw-input.js';
 export type { FileReplyOptions, QuickReply } from './rich-replies.js';
 export type { Middleware } from './router.js';
 export {
@@ -33,5 +32,12 @@ export {
 } from './session.js';
 export { generateWebhookSecret, type SignedHeaders, signWebhook } from './signature.js';
 export type { StopTyping } from './typing.js';
-export { WebhookVerificationError, type WebhookVerificationErrorCode } from './verification-error.js';
-export { DEFAULT_TOLERANCE_SEC, type VerifyWebhookOptions, verifyWebhook } from './verify.js';
+export {
+  DEFAULT_TOLERANCE_SEC,
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookBody,
+  type WebhookHeaders,
+  WebhookVerificationError,
+  type WebhookVerificationErrorCode,
+} from './verify.js';

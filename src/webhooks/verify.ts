@@ -1,13 +1,125 @@
-// Verifying a delivery (PROTOCOL.md section 6, Standard Webhooks): the signature over the raw bytes
-// first, then the clock, then the JSON and its shape. node:crypto where the runtime has it, Web Crypto
-// elsewhere (hmac.ts); each secret's key is prepared once, not per delivery. The event is checked by
-// its schema (src/schemas/webhooks.ts), which names the first bad field.
+// Verifying a delivery (PROTOCOL.md section 6, Standard Webhooks): its inputs read from whatever a
+// runtime or framework hands over, then the clock, the signature over the raw bytes, the JSON and the
+// event's schema (src/schemas/webhooks.ts, which names the first bad field). Every refusal is a
+// WebhookVerificationError with a code, never a TypeError, so every access to the input is guarded.
 
+import { AgentMessagingError } from '../core/errors.js';
 import { parseWebhookEvent, type WebhookEvent } from '../schemas/webhooks.js';
-import { type Signer, timingSafeEqual } from './hmac.js';
-import { bodyBytes, readHeader, type WebhookBody, type WebhookHeaders } from './raw-input.js';
-import { secretProblem, signerOf } from './signature.js';
-import { WebhookVerificationError } from './verification-error.js';
+import { type Signer, secretProblem, signerOf, timingSafeEqual } from './signature.js';
+
+/** Why a webhook delivery was refused; one string per failure, stable across versions. */
+export type WebhookVerificationErrorCode =
+  /** `webhook-id`, `webhook-timestamp` or `webhook-signature` is absent or empty. */
+  | 'missing_headers'
+  /** `webhook-timestamp` is not a whole number of Unix seconds. */
+  | 'invalid_timestamp'
+  /** `webhook-timestamp` is further in the past than the tolerance. */
+  | 'timestamp_too_old'
+  /** `webhook-timestamp` is further in the future than the tolerance (milliseconds land here). */
+  | 'timestamp_too_new'
+  /** No `v1,` signature in `webhook-signature` matches any of the secrets. */
+  | 'no_matching_signature'
+  /** The signed body is not UTF-8 JSON. */
+  | 'invalid_json'
+  /** The body was handed over as a parsed object instead of the raw bytes that were signed. */
+  | 'body_already_parsed'
+  /** The body is neither a string nor bytes. */
+  | 'invalid_body'
+  /** A secret is not in the `whsec_<base64>` format or its key is under 24 bytes, or the list is empty. */
+  | 'invalid_secret'
+  /** The JSON is signed but is not a webhook event of the shape PROTOCOL.md section 6 fixes. */
+  | 'invalid_event'
+  /** An option of the verifier itself is wrong, such as a negative `toleranceSec`. */
+  | 'invalid_options';
+
+/**
+ * A webhook delivery that must not be trusted. Never carries the secret or the signature.
+ *
+ * @example
+ * try { await verifyWebhook(body, headers, { secret }); }
+ * catch (error) { if (WebhookVerificationError.is(error)) console.warn(error.code); }
+ */
+export class WebhookVerificationError extends AgentMessagingError {
+  static override readonly kind: string = 'WebhookVerificationError';
+  /** Which check failed. */
+  readonly code: WebhookVerificationErrorCode;
+
+  constructor(code: WebhookVerificationErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** Headers as runtimes give them: a `Headers` object, or a plain record in any case, values possibly arrays. */
+export type WebhookHeaders =
+  | Headers
+  | { get(name: string): string | null | undefined }
+  | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/** The body as it was signed: text, or the bytes (a Node `Buffer` is bytes). */
+export type WebhookBody = string | Uint8Array | ArrayBuffer;
+
+/**
+ * One header's value, whatever the container; a repeated header is joined with `, ` as `Headers` does.
+ * A container that throws while read (a broken `get`, a Proxy) is refused as missing that header.
+ */
+export function readHeader(headers: unknown, name: string): string | undefined {
+  try {
+    return readHeaderOf(headers, name);
+  } catch {
+    throw new WebhookVerificationError(
+      'missing_headers',
+      `${name}: the headers object threw while it was read`,
+    );
+  }
+}
+
+function readHeaderOf(headers: unknown, name: string): string | undefined {
+  if (typeof headers !== 'object' || headers === null) return undefined;
+  const getter = (headers as { get?: unknown }).get;
+  if (typeof getter === 'function') {
+    const value: unknown = getter.call(headers, name);
+    return typeof value === 'string' ? value : undefined;
+  }
+  // Node's `req.headers` has lower-case names: looked up as they are, then in any case.
+  const value = headerValue((headers as Record<string, unknown>)[name]);
+  if (value !== undefined) return value;
+  for (const key of Object.keys(headers)) {
+    if (key.toLowerCase() === name) return headerValue((headers as Record<string, unknown>)[key]);
+  }
+  return undefined;
+}
+
+/** A header record's value: a string, or a repeated header's strings joined as `Headers` joins them. */
+function headerValue(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.join(', ');
+  return undefined;
+}
+
+const RAW_BODY_HELP =
+  'Pass the raw request body exactly as received, a string or bytes: ' +
+  "with Express mount `express.raw({ type: 'application/json' })` on the webhook route " +
+  '(or use toNodeHandler from agent-messaging/node); with a Fetch Request use `await request.text()`. ' +
+  'A body that was parsed and serialized again no longer matches its signature.';
+
+/** The body as bytes; a parsed object or anything else is refused with how to get the raw body. */
+export function bodyBytes(body: unknown): Uint8Array {
+  if (typeof body === 'string') return new TextEncoder().encode(body);
+  if (body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  if (typeof body === 'object' && body !== null) {
+    throw new WebhookVerificationError(
+      'body_already_parsed',
+      `The webhook body was already parsed into an object. ${RAW_BODY_HELP}`,
+    );
+  }
+  throw new WebhookVerificationError(
+    'invalid_body',
+    `The webhook body must be a string or bytes, got ${body === null ? 'null' : typeof body}. ${RAW_BODY_HELP}`,
+  );
+}
 
 /** Options of {@link verifyWebhook}. */
 export interface VerifyWebhookOptions {
