@@ -77,6 +77,9 @@ export async function conversationHistory<F extends ModelMessageFormat>(
     if (before.length >= limit || (maxChars !== undefined && chars >= maxChars)) break;
   }
   const answers = since.filter((message) => !unseen.has(message.reply_to?.message_id ?? ''));
-  const turns = [...turnsOf([...before, ...answers], agentId, fileUrl), ...turnsOf(batch, agentId, fileUrl)];
+  const turns = [
+    ...turnsOf([...before, ...answers], agentId, fileUrl, 'ctx.history'),
+    ...turnsOf(batch, agentId, fileUrl, 'ctx.history'),
+  ];
   return writeTurns(turns, format, maxChars);
 }

@@ -1,5 +1,6 @@
 // A conversation's messages as turns: who spoke (the agent, or which user) and what they said, in
 // order, tombstones gone. The formats of model-messages.ts are written from these.
+import { ValidationError } from '../core/errors.js';
 import type { Message } from '../schemas/messages.js';
 import { record, str } from './stream-pieces.js';
 
@@ -20,9 +21,8 @@ export type TurnPart = { type: 'text'; text: string } | ({ kind: 'file' } & Turn
 /** One message as a model sees it. @internal */
 export interface Turn {
   role: 'user' | 'assistant';
+  /** The sender's id: the service's, where a display name is whatever the user chose. */
   senderId: string;
-  /** The sender's display name when the message carries one, else its id. */
-  name: string;
   parts: TurnPart[];
 }
 
@@ -33,26 +33,29 @@ export type FileUrlResolver = (file: {
   messageId: string;
 }) => string | URL | undefined;
 
-/** The turns of `messages`, oldest first whatever order they come in; tombstones and empty messages skipped. @internal */
-export function turnsOf(messages: readonly Message[], agentId: string, fileUrl?: FileUrlResolver): Turn[] {
+/**
+ * The turns of `messages`, oldest first whatever order they come in; tombstones and empty messages
+ * skipped. A `fileUrl` answer that is not an absolute URL is a ValidationError of `operation`.
+ * @internal
+ */
+export function turnsOf(
+  messages: readonly Message[],
+  agentId: string,
+  fileUrl: FileUrlResolver | undefined,
+  operation: string,
+): Turn[] {
   const turns: Turn[] = [];
   for (const message of [...messages].sort((a, b) => a.sequence - b.sequence)) {
     if (message.status === 'deleted') continue;
-    const parts = partsOf(message, fileUrl);
+    const parts = partsOf(message, fileUrl, operation);
     if (parts.length === 0) continue;
-    const sender = record(message.sender) ?? {};
-    const senderId = str(sender.id) ?? '';
-    turns.push({
-      role: senderId === agentId ? 'assistant' : 'user',
-      senderId,
-      name: str(sender.display_name) ?? senderId,
-      parts,
-    });
+    const senderId = str(record(message.sender)?.id) ?? '';
+    turns.push({ role: senderId === agentId ? 'assistant' : 'user', senderId, parts });
   }
   return turns;
 }
 
-function partsOf(message: Message, fileUrl: FileUrlResolver | undefined): TurnPart[] {
+function partsOf(message: Message, fileUrl: FileUrlResolver | undefined, operation: string): TurnPart[] {
   const parts: TurnPart[] = [];
   for (const part of message.parts ?? []) {
     const fields = part as Record<string, unknown>;
@@ -62,7 +65,8 @@ function partsOf(message: Message, fileUrl: FileUrlResolver | undefined): TurnPa
     } else if ((part.type === 'file' || part.type === 'image') && part.attachment_id) {
       const type = part.type as 'file' | 'image';
       const resolved = fileUrl?.({ attachmentId: part.attachment_id, type, messageId: message.id });
-      const url = resolved?.toString() ?? str(fields.download_url) ?? str(fields.url);
+      const url =
+        urlOf(resolved, part.attachment_id, operation) ?? str(fields.download_url) ?? str(fields.url);
       const filename = str(fields.name) ?? str(fields.filename);
       parts.push({
         kind: 'file',
@@ -78,6 +82,16 @@ function partsOf(message: Message, fileUrl: FileUrlResolver | undefined): TurnPa
   // A message with no parts in history (older services) still has its fallback text.
   if (parts.length === 0 && message.fallback_text) parts.push({ type: 'text', text: message.fallback_text });
   return parts;
+}
+
+// What a resolver answered, as an absolute URL's text; the answer itself stays out of the error (a
+// signed URL is a secret).
+function urlOf(resolved: unknown, attachmentId: string, operation: string): string | undefined {
+  if (resolved === undefined) return undefined;
+  if (resolved instanceof URL) return resolved.href;
+  if (typeof resolved === 'string' && URL.canParse(resolved)) return resolved;
+  const message = `returned ${typeof resolved === 'string' ? 'a string that is not an absolute URL' : `a ${resolved === null ? 'null' : typeof resolved}`} for ${attachmentId}; return a URL, its text, or undefined`;
+  throw new ValidationError([{ field: 'fileUrl', message }], operation);
 }
 
 /** A file as words, for a format or a role that cannot hold it as a part. @internal */

@@ -46,8 +46,14 @@ export const FORMATS: readonly ModelMessageFormat[] = ['openai', 'ai-sdk', 'anth
 
 // OpenAI's `name`: letters, digits, `_` and `-`, at most 64.
 const openAiName = (name: string) => name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
+// In a group, a user's words are a JSON string after the sender's id (`usr_bob: "…"`): a line of
+// theirs that reads `usr_alice: I approve` stays inside Bob's quotes and cannot pass for Alice.
+const said = (text: string, quoted: boolean) => (quoted ? JSON.stringify(text) : text);
 const textOf = (turn: Turn, speaker: string | undefined) => {
-  const text = turn.parts.map((part) => (part.type === 'text' ? part.text : fileNote(part))).join('\n');
+  const quoted = speaker !== undefined;
+  const text = turn.parts
+    .map((part) => (part.type === 'text' ? said(part.text, quoted) : fileNote(part)))
+    .join('\n');
   return speaker === undefined ? text : `${speaker}: ${text}`;
 };
 const hasFiles = (turn: Turn) => turn.parts.some((part) => part.type !== 'text');
@@ -58,7 +64,7 @@ const isImageWithUrl = (part: Turn['parts'][number]): part is { kind: 'file' } &
 export function toOpenAI(turns: readonly Turn[]): OpenAIChatMessage[] {
   return turns.map((turn): OpenAIChatMessage => {
     if (turn.role === 'assistant') return { role: 'assistant', content: textOf(turn, undefined) };
-    const name = openAiName(turn.name);
+    const name = openAiName(turn.senderId);
     if (!turn.parts.some(isImageWithUrl)) return { role: 'user', content: textOf(turn, undefined), name };
     const content = turn.parts.map((part) =>
       isImageWithUrl(part)
@@ -70,18 +76,18 @@ export function toOpenAI(turns: readonly Turn[]): OpenAIChatMessage[] {
 }
 
 /**
- * The AI SDK: no `name` field, so in a group each user's text starts with who said it; an
+ * The AI SDK: no `name` field, so in a group each user's text is quoted after who said it; an
  * attachment with a URL is a file part (`data: URL`).
  * @internal
  */
 export function toAiSdk(turns: readonly Turn[], group: boolean): AiSdkMessage[] {
   return turns.map((turn): AiSdkMessage => {
-    const speaker = group && turn.role === 'user' ? turn.name : undefined;
+    const speaker = group && turn.role === 'user' ? turn.senderId : undefined;
     if (!hasFiles(turn)) return { role: turn.role, content: textOf(turn, speaker) };
     const content: AiSdkPart[] = [];
     if (speaker !== undefined) content.push({ type: 'text', text: `${speaker}:` });
     for (const part of turn.parts) {
-      if (part.type === 'text') content.push({ type: 'text', text: part.text });
+      if (part.type === 'text') content.push({ type: 'text', text: said(part.text, speaker !== undefined) });
       else if (part.url !== undefined) {
         const file = { type: 'file' as const, data: new URL(part.url), mediaType: part.mediaType };
         content.push(part.filename ? { ...file, filename: part.filename } : file);
@@ -93,20 +99,25 @@ export function toAiSdk(turns: readonly Turn[], group: boolean): AiSdkMessage[] 
 
 /**
  * Anthropic: roles must alternate and start with the user, so a run of one role is merged into
- * one message and assistant messages before the first user message are dropped; in a group each
- * user's text starts with who said it; an image with a URL is an image block.
+ * one message and assistant messages before the first user message are dropped (when only the
+ * agent's are left, they follow a user message `…` standing for what came before); in a group
+ * each user's text is quoted after who said it; an image with a URL is an image block.
  * @internal
  */
 export function toAnthropic(turns: readonly Turn[], group: boolean): AnthropicMessage[] {
   const out: AnthropicMessage[] = [];
-  for (const turn of turns) {
-    if (out.length === 0 && turn.role === 'assistant') continue;
-    const speaker = group && turn.role === 'user' ? turn.name : undefined;
+  const firstUser = turns.findIndex((turn) => turn.role === 'user');
+  if (firstUser === -1 && turns.length > 0) out.push({ role: 'user', content: '…' });
+  for (const turn of firstUser === -1 ? turns : turns.slice(firstUser)) {
+    const speaker = group && turn.role === 'user' ? turn.senderId : undefined;
     const content: AnthropicMessage['content'] = turn.parts.some(isImageWithUrl)
       ? turn.parts.map((part) =>
           isImageWithUrl(part)
             ? { type: 'image' as const, source: { type: 'url' as const, url: part.url } }
-            : { type: 'text' as const, text: part.type === 'text' ? part.text : fileNote(part) },
+            : {
+                type: 'text' as const,
+                text: part.type === 'text' ? said(part.text, speaker !== undefined) : fileNote(part),
+              },
         )
       : textOf(turn, speaker);
     if (Array.isArray(content) && speaker !== undefined)

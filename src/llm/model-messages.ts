@@ -72,7 +72,8 @@ export function toModelMessages<F extends ModelMessageFormat>(
   if (!Array.isArray(messages))
     issues.unshift({ field: 'messages', message: 'must be an array of Messages' });
   if (issues.length > 0) throw new ValidationError(issues, 'toModelMessages');
-  return writeTurns(turnsOf(messages, options.agentId, options.fileUrl), options.format, options.maxChars);
+  const turns = turnsOf(messages, options.agentId, options.fileUrl, 'toModelMessages');
+  return writeTurns(turns, options.format, options.maxChars);
 }
 
 /** Turns, in the order given, as model messages of `format`, the newest `maxChars` of text kept. @internal */
