@@ -1,7 +1,9 @@
 // Measurement 11: the mock's loopback door. Server CPU per plain send at 16 in flight, the mock behind
-// its node:http door against bare node:http answering the same JSON (each served by a process of its
-// own, so the collector of the mock's growing state never runs on the floor's turn), and the mock's
-// own logic in its process (mock.fetch, no HTTP), so the door's share shows.
+// its node:http door against bare node:http answering the same JSON, and the mock's own logic
+// (mock.fetch, no HTTP), so the door's share shows. Each is served by a process of its own, so the
+// collector of one never runs in another's CPU window: the mock's growing state is collected on the
+// mock's turns only, and the in-process sends (which allocate far more) never pay for the door's
+// garbage. Each turn ends with a scavenge of the young generation, counted in it.
 import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import { buildPackage } from './lib/build.js';
@@ -30,13 +32,21 @@ const LABELS: Record<string, string> = {
 export async function measureMockDoor(): Promise<Outcome> {
   // The mock runs the built package, as users do (BENCH_DOOR_SOURCE=1: the source under tsx).
   if (process.env.BENCH_DOOR_SOURCE !== '1') process.env.BENCH_DOOR_DIST = dirname(await buildPackage());
-  // Two server processes: the mock is measured in one, the floor in the other (each also starts the
-  // other server, which stays idle there).
-  const server = await startServerChild<DoorInfo>('lib/door-server.ts');
-  const floor = await startServerChild<DoorInfo>('lib/door-server.ts').catch(async (error: unknown) => {
-    await server.close();
-    throw error;
-  });
+  // Three server processes: the mock's door is measured in one, the floor in another, the mock in
+  // process in the third (each starts both servers; the ones not measured there stay idle).
+  const children: ServerChild<DoorInfo>[] = [];
+  const start = async () => {
+    const child = await startServerChild<DoorInfo>('lib/door-server.ts', ['--expose-gc']);
+    children.push(child);
+    return child;
+  };
+  const closeAll = () => Promise.all(children.map((child) => child.close()));
+  const [server, floor, inprocess] = await Promise.all([start(), start(), start()]).catch(
+    async (error: unknown) => {
+      await closeAll();
+      throw error;
+    },
+  );
   const servers: Record<string, ServerChild<DoorInfo>> = { mock: server, bare: floor };
   try {
     const { info } = server;
@@ -68,14 +78,15 @@ export async function measureMockDoor(): Promise<Outcome> {
       const cpu: Record<string, number> = { mock: 0, bare: 0 };
       for (let i = 0; i < CHUNKS; i++) {
         for (const name of order)
-          cpu[name]! += await serverCpuPerCall(servers[name]!, targets[name]!, chunk, IN_FLIGHT);
+          cpu[name]! += await serverCpuPerCall(servers[name]!, targets[name]!, chunk, IN_FLIGHT, 'gc-young');
       }
       for (const name of order) samples.get(name)!.push(cpu[name]! / CHUNKS);
     };
-    const inProcess = async () => samples.get('inprocess')!.push(await server.command<number>('inprocess'));
+    const inProcess = async () =>
+      samples.get('inprocess')!.push(await inprocess.command<number>('inprocess'));
     // Warm-up, then dropped.
     await served(0);
-    await server.command<number>('inprocess');
+    await inprocess.command<number>('inprocess');
     for (const list of samples.values()) list.length = 0;
     for (let round = 0; round < ROUNDS; round++) {
       progress(`mock-door: round ${round + 1}/${ROUNDS}`);
@@ -102,10 +113,11 @@ export async function measureMockDoor(): Promise<Outcome> {
     const details = [
       `Median of ${ROUNDS} rounds of ${CALLS} plain sends per server over ${IN_FLIGHT} keep-alive connections ` +
         `(undici Pool in this process), the two servers taking turns in ${CHUNKS} chunks of ${chunk} within a round; ` +
-        "each served by a process of its own (so the collector of the mock's growing state never runs on the " +
-        "floor's turn), whose CPU is read before and after each chunk; ratios are taken within each round. " +
+        'each served by a process of its own, whose CPU is read before and after each chunk, the chunk ending with a ' +
+        'scavenge of the young generation (node --expose-gc) counted in it; ratios are taken within each round. ' +
         'Each send carries a bearer token and a fresh Idempotency-Key; the mock stores every message. The in-process ' +
-        "row runs the same sends through `mock.fetch` in the mock's process. " +
+        'row runs the same sends through `mock.fetch` in a third process, so its collections never land in the ' +
+        "door's windows. " +
         (process.env.BENCH_DOOR_SOURCE === '1'
           ? 'The mock ran from the source under tsx (BENCH_DOOR_SOURCE=1).'
           : 'The mock ran from the built package (tsup.config.ts, as published; BENCH_DOOR_SOURCE=1 runs the source).'),
@@ -137,8 +149,7 @@ export async function measureMockDoor(): Promise<Outcome> {
     return { rows, details };
   } finally {
     await closePools();
-    await server.close();
-    await floor.close();
+    await closeAll();
   }
 }
 

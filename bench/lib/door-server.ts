@@ -1,6 +1,7 @@
 // The servers of measurement 11, in one process (bench/lib/server-child.ts): the mock behind its
 // loopback door with an agent and a conversation ready, and bare node:http answering the same JSON
-// (the floor). `inprocess` runs plain sends through mock.fetch in this process, without HTTP. The
+// (the floor). `inprocess` runs plain sends through mock.fetch in this process, without HTTP (a
+// process of its own does that, so its work never lands in the door's CPU windows). The
 // mock is the built package when BENCH_DOOR_DIST names its folder (what users run: no tsx helpers
 // around every function), else the source under tsx.
 import { createServer } from 'node:http';
@@ -97,6 +98,14 @@ async function inProcess(): Promise<number> {
   return (used.user + used.system) / calls;
 }
 
+// A scavenge of the young generation (node --expose-gc), ending each turn inside its own CPU window:
+// every turn then starts with an empty young generation and pays for the garbage it made, not for
+// what the turn before it left.
+const gcYoung = () => {
+  (globalThis as { gc?: (options: { type: 'minor' }) => void }).gc?.({ type: 'minor' });
+  return true;
+};
+
 serveCommands(
   {
     mockUrl: door.baseUrl,
@@ -104,5 +113,5 @@ serveCommands(
     apiKey,
     conversationId,
   } satisfies DoorInfo,
-  { inprocess: inProcess },
+  { inprocess: inProcess, 'gc-young': gcYoung },
 );
