@@ -122,9 +122,8 @@ export function storedJson(response: JsonAnswer): StoredAnswer {
   return new JsonAnswer(response.status, response.text, kept as Record<string, string>);
 }
 
-/** What to store of an answer: the same status and body (and headers but its Request-Id). */
-export async function snapshotReplay(response: Answer): Promise<StoredAnswer> {
-  if (response instanceof JsonAnswer) return storedJson(response);
+/** What to store of an answer that is not JSON: its status, body and headers but its Request-Id. */
+export async function snapshotReplay(response: Response): Promise<StoredAnswer> {
   const body = await response.clone().text();
   const status = response.status;
   const headers = [...response.headers].filter(([name]) => name !== 'request-id');
