@@ -21,8 +21,6 @@ import { errorFromAnswer, redact } from './response.js';
 import { abortedError, kyRetry } from './retry.js';
 import type { UploadSpec } from './transport.js';
 
-export { parseJsonAnswer } from './response.js';
-
 /** One call as sent: ky's options plus what logs and errors need. @internal */
 export interface Call {
   url: string;

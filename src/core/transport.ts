@@ -6,10 +6,17 @@ import type * as z from 'zod/mini';
 import { type Endpoint, type EndpointKey, endpoints, PATH_PARAMS, type ResponseOf } from '../endpoints.js';
 import { ApiPromise, type WithResponse } from './api-promise.js';
 import type { TransportConfig } from './client-config.js';
+import { ConnectionError } from './errors.js';
 import { randomIdempotencyKey } from './idempotency.js';
 import type { RequestOptions } from './options.js';
-import { type Call, createKy, parseJsonAnswer, sendCall } from './send-call.js';
+import { parseJsonAnswer } from './response.js';
+import type { Call } from './send-call.js';
 import { checkRequestOptions, parseInput, pathId } from './validate.js';
+
+// ky and the code that sends through it (send-call.ts) are loaded by the first call, not by the
+// import: ky's own import builds a Request, which loads the runtime's fetch machinery (Node's undici)
+// before anything is sent, and an app's bundler can then fetch them as a chunk of their own.
+let sending: typeof import('./send-call.js') | undefined;
 
 /** What a call by key carries besides the endpoint's own method, path and schemas. */
 export interface CallInit {
@@ -161,9 +168,13 @@ export class Transport {
   }
 
   /** Sends through ky, which times each attempt and retries. */
-  #send(call: Call): Promise<Response> {
-    this.#ky ??= createKy();
-    return sendCall(this.#ky, call, this.#config);
+  async #send(call: Call): Promise<Response> {
+    sending ??= await import('./send-call.js').catch((cause: unknown) => {
+      const message = `${call.operation}: the SDK's sending code could not be loaded, so nothing was sent.`;
+      throw new ConnectionError(message, { cause });
+    });
+    this.#ky ??= sending.createKy();
+    return sending.sendCall(this.#ky, call, this.#config);
   }
 
   /** Hides the configuration (and its token) from `console.log` and `JSON.stringify`. */
