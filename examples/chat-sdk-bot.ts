@@ -1,5 +1,6 @@
-// Run: `npm run mock` in one terminal, then `npx tsx examples/chat-sdk-bot.ts` (PORT=3000 by default;
-// with OPENAI_API_KEY set, the answers come from OpenAI through the AI SDK).
+// Run: `npm run mock` in one terminal, then `npx tsx examples/chat-sdk-bot.ts` (PORT=3000 by default).
+// With OPENAI_API_KEY set the answers come from OpenAI through the AI SDK; without it, from a fake
+// model on a loopback port.
 //
 // A bot written for Vercel's Chat SDK, unchanged, on the Agent Messaging Service: the service is one
 // more platform adapter. It follows Chat SDK's own getting-started bot: a mention subscribes the
@@ -15,7 +16,8 @@ import { type ChatSdkAdapterOptions, createAgentMessagingAdapter } from 'agent-m
 import { toNodeFetchHandler } from 'agent-messaging/node';
 import { type LanguageModel, streamText } from 'ai';
 import { Actions, Button, Card, CardText, Chat, type StateAdapter } from 'chat';
-import { credentialsFromEnv, webhookUrl } from './support/try-on-mock.js';
+import { startFakeModel } from './support/fake-model.js';
+import { chatOnMock, credentialsFromEnv, webhookUrl } from './support/try-on-mock.js';
 
 /** What the bot needs: the service's credentials, a model, and Chat SDK's state (memory or Redis). */
 export interface ChatSdkBotOptions {
@@ -68,13 +70,20 @@ export function createChatSdkBot({ service, model, state = createMemoryState() }
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { createOpenAI } = await import('@ai-sdk/openai');
   const credentials = await credentialsFromEnv('chat_sdk_bot');
+  // The real-provider line: createOpenAI() reads OPENAI_API_KEY; otherwise the fake model answers.
   // On a chat-completions server use `.chat(...)`: `openai('model')` calls the Responses API.
-  const model = createOpenAI({ apiKey: process.env.OPENAI_API_KEY ?? 'unset' }).chat('gpt-4o-mini');
-  const chat = createChatSdkBot({ service: credentials, model });
+  const openai = process.env.OPENAI_API_KEY
+    ? createOpenAI()
+    : createOpenAI({ apiKey: 'fake', baseURL: (await startFakeModel()).openaiBaseUrl });
+  const chat = createChatSdkBot({ service: credentials, model: openai.chat('gpt-4o-mini') });
   const server = createServer(
     toNodeFetchHandler({ fetch: (request) => chat.webhooks.agentMessaging(request) }),
   );
   server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1');
   await once(server, 'listening');
-  console.log(`Chat SDK bot listening on ${webhookUrl(server, '/webhook')}`);
+  const url = webhookUrl(server, '/webhook');
+  console.log(`Chat SDK bot listening on ${url}`);
+  // On the real service, point the agent's webhook at the bot's public URL once (see README.md).
+  const { client } = chat.getAdapter('agentMessaging');
+  await chatOnMock(client, credentials, url, '@helper hi');
 }

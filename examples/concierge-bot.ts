@@ -75,5 +75,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const bot = createConciergeBot(agent);
   const server = await serveBot(bot, Number(process.env.PORT ?? 3000));
   console.log(`Concierge bot listening: POST ${webhookUrl(server)}`);
-  await chatOnMock(bot, agent, webhookUrl(server), 'menu');
+  await chatOnMock(bot.client, agent, webhookUrl(server), 'menu');
 }

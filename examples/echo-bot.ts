@@ -35,5 +35,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const bot = createEchoBot(agent);
   const server = await serveBot(bot, Number(process.env.PORT ?? 3000));
   console.log(`Echo bot listening: POST ${webhookUrl(server)}`);
-  await chatOnMock(bot, agent, webhookUrl(server), 'Hello, bot!');
+  await chatOnMock(bot.client, agent, webhookUrl(server), 'Hello, bot!');
 }

@@ -41,5 +41,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const bot = createEchoBot(agent);
   const server = await serveApp(createApp(bot), Number(process.env.PORT ?? 3000));
   console.log(`Express bot listening: POST ${webhookUrl(server)}`);
-  await chatOnMock(bot, agent, webhookUrl(server), 'Hello, Express!');
+  await chatOnMock(bot.client, agent, webhookUrl(server), 'Hello, Express!');
 }

@@ -38,5 +38,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   server.listen(Number(process.env.PORT ?? 3000));
   await once(server, 'listening');
   console.log(`Hono bot listening: POST ${webhookUrl(server)}`);
-  await chatOnMock(bot, agent, webhookUrl(server), 'Hello, Hono!');
+  await chatOnMock(bot.client, agent, webhookUrl(server), 'Hello, Hono!');
 }

@@ -56,5 +56,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const server = createServer(toNodeHandler(bot)).listen(Number(process.env.PORT ?? 3000));
   await once(server, 'listening');
   console.log(`OpenAI bot listening: POST ${webhookUrl(server)}`);
-  await chatOnMock(bot, agent, webhookUrl(server), "What's the weather in Oslo?");
+  await chatOnMock(bot.client, agent, webhookUrl(server), "What's the weather in Oslo?");
 }

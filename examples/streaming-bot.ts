@@ -75,5 +75,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const server = createServer(toNodeHandler(bot)).listen(Number(process.env.PORT ?? 3000));
   await once(server, 'listening');
   console.log(`Streaming bot listening: POST ${webhookUrl(server)}`);
-  await chatOnMock(bot, agent, webhookUrl(server), 'Tell me a story.');
+  await chatOnMock(bot.client, agent, webhookUrl(server), 'Tell me a story.');
 }

@@ -64,5 +64,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   server.listen(Number(process.env.PORT ?? 3000));
   await once(server, 'listening');
   console.log(`Worker bot listening: POST ${webhookUrl(server)}`);
-  await chatOnMock(local, agent, webhookUrl(server), 'Hello, Worker!');
+  await chatOnMock(local.client, agent, webhookUrl(server), 'Hello, Worker!');
 }

@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type AgentClient, type Bot, createBot, registerAgent } from 'agent-messaging';
+import { type AgentClient, createBot, registerAgent } from 'agent-messaging';
 import { toNodeHandler } from 'agent-messaging/node';
 import { mockSchemas } from 'agent-messaging/testing';
 import type * as z from 'zod/mini';
@@ -104,36 +104,34 @@ export function webhookUrl(server: Server, path = '/webhook'): string {
 }
 
 /**
- * For a bot running on a throwaway agent: verifies its webhook, makes a user who installs the agent and
- * says `text`, and prints each answer of the bot. The bot keeps running; the printed curl says more.
+ * For a bot running on a throwaway agent: points the agent's webhook at `url` (the service verifies
+ * it), makes a user who installs the agent and says `text`, and prints the bot's first answer once it
+ * is complete. The bot keeps running; the printed curl says more.
  */
 export async function chatOnMock(
-  bot: Bot,
+  client: AgentClient,
   agent: AgentCredentials,
   url: string,
   text: string,
 ): Promise<void> {
   const agentId = throwawayAgentIds.get(agent);
   if (!agentId) return;
-  await bot.client.agents.setWebhook(agentId, { webhook_url: url, capabilities: ['text'] });
+  await client.agents.setWebhook(agentId, { webhook_url: url, capabilities: ['text'] });
   const mock = mockControl(agent.baseUrl);
   const { user } = await mock.createUser('Ada');
   const { conversation_id } = await mock.install(user.id, agentId);
-  // onAny handlers run after the typed ones: by then the bot's reply is in the conversation.
-  let answered = () => {};
-  const firstAnswer = new Promise<void>((resolve) => {
-    answered = resolve;
-  });
-  bot.onAny(async ({ event, client }) => {
-    if (event.type !== 'message.received') return;
-    const { messages } = await client.conversations.listMessages(event.conversationId, { limit: 5 });
-    const reply = messages.find((message) => message.sender.id === event.agentId);
-    console.log(`Bot: ${reply?.fallback_text ?? '(no reply)'}`);
-    answered();
-  });
   console.log(`Ada: ${text}`);
   await mock.say(conversation_id, user.id, text);
-  await firstAnswer;
+  // Read back as the user would see it: the bot's first message once it is sent whole.
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    const { messages } = await client.conversations.listMessages(conversation_id, { limit: 5 });
+    const reply = messages.find((message) => message.sender.id === agentId && message.status === 'sent');
+    if (reply) {
+      console.log(`Bot: ${reply.fallback_text ?? ''}`);
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   const body = JSON.stringify({ user_id: user.id, text: 'hi again' });
   console.log(`Say more (Ctrl-C stops the bot):`);
   console.log(`  curl -s ${agent.baseUrl}/_mock/conversations/${conversation_id}/user-messages \\`);

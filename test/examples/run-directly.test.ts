@@ -74,6 +74,7 @@ describe('running each example directly against the mock', () => {
     ['openai-bot', 'Bot: I checked: sunny and 21 °C in Oslo.'],
     ['ai-sdk-bot', 'Bot: I checked: sunny and 21 °C in Lisbon.'],
     ['anthropic-bot', 'Bot: I checked: sunny and 21 °C in Kyoto.'],
+    ['chat-sdk-bot', 'Bot: You said "@helper hi". I can see 0 earlier messages of our chat.'],
   ])(
     '%s registers a throwaway agent, verifies its webhook and answers the first message',
     async (name, answer) => {
