@@ -46,7 +46,7 @@ export function userOf(ctx: RouteContext): UserRecord {
 }
 
 /** True when the id is an active participant of the conversation. */
-export function isActiveMember(conversation: ConversationRecord, id: string): boolean {
+function isActiveMember(conversation: ConversationRecord, id: string): boolean {
   return conversation.participants.some((participant) => participant.id === id && participant.active);
 }
 

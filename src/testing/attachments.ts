@@ -12,7 +12,7 @@ import type { AttachmentRecord } from './state.js';
 import { iso } from './state.js';
 
 /** How long an upload handle stays valid. */
-export const UPLOAD_TTL_MS = 15 * 60 * 1000;
+const UPLOAD_TTL_MS = 15 * 60 * 1000;
 
 // The shared schema caps size_bytes at 100 MiB (the SDK refuses more before sending), but the service
 // answers an attachment over 100 MiB with 413, not 400 (PROTOCOL.md section 2): the rule reads the
@@ -116,7 +116,7 @@ export function fileResponse(attachment: AttachmentRecord, bytes: Uint8Array): R
  * that is not the exact name, the name UTF-8 percent-encoded in `filename*`. A header holds only
  * bytes up to 0xFF, so the raw name of `résumé 日本.txt` cannot go in it (the Response would throw).
  */
-export function contentDisposition(name: string): string {
+function contentDisposition(name: string): string {
   const ascii = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')

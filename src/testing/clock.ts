@@ -5,9 +5,9 @@
 import { MAX_ADVANCE_SECONDS } from '../schemas/mock-control.js';
 
 /** The earliest time the clock may read: 0000-01-01T00:00:00.000Z. */
-export const MIN_CLOCK_MS = Date.parse('0000-01-01T00:00:00.000Z');
+const MIN_CLOCK_MS = Date.parse('0000-01-01T00:00:00.000Z');
 /** The latest time the clock may read: 9999-12-31T23:59:59.999Z. */
-export const MAX_CLOCK_MS = Date.parse('9999-12-31T23:59:59.999Z');
+const MAX_CLOCK_MS = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** A task due at a time on the mock clock. */
 interface Task {

@@ -45,7 +45,7 @@ function lastOf(conversation: ConversationRecord) {
 }
 
 /** The agent read shape of `GET /v1/conversations/{id}`. */
-export function agentConversationView(state: MockState, conversation: ConversationRecord, agentId: string) {
+function agentConversationView(state: MockState, conversation: ConversationRecord, agentId: string) {
   const user = counterpart(state, conversation, agentId);
   return {
     id: conversation.id,
@@ -58,7 +58,7 @@ export function agentConversationView(state: MockState, conversation: Conversati
 }
 
 /** The direct-conversation shape, as seen by one user. */
-export function conversationView(state: MockState, conversation: ConversationRecord, viewerId: string) {
+function conversationView(state: MockState, conversation: ConversationRecord, viewerId: string) {
   const user = counterpart(state, conversation, viewerId);
   const last = conversation.messages.at(-1);
   const unread = conversation.messages.filter(

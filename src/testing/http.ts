@@ -5,7 +5,7 @@
 import type { ErrorCode } from '../schemas/errors.js';
 
 /** The code PROTOCOL.md section 2 gives each error status, for a fault that names none. */
-export const DEFAULT_ERROR_CODES: Record<number, ErrorCode> = {
+const DEFAULT_ERROR_CODES: Record<number, ErrorCode> = {
   400: 'invalid_request',
   401: 'unauthorized',
   403: 'forbidden',

@@ -28,7 +28,7 @@ export function idempotencyKeyOf(headers: HeaderReader): string {
  * that are the same JSON, key order and spacing aside. The same text is the common case (a retry
  * sends the very bytes again), so the canonical forms are computed only when the texts differ.
  */
-export function sameRequest(a: RequestPrint, b: RequestPrint): boolean {
+function sameRequest(a: RequestPrint, b: RequestPrint): boolean {
   if (a.stream !== b.stream) return false;
   return a.body === b.body || canonicalJson(decodeJson(a.body)) === canonicalJson(decodeJson(b.body));
 }

@@ -4,7 +4,7 @@ import { customAlphabet, nanoid } from 'nanoid';
 const alphanumeric = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', 20);
 
 /** Kinds of identifier the service hands out, each with its prefix. */
-export type IdPrefix = 'agt' | 'att' | 'msg' | 'cnv' | 'blk' | 'usr' | 'inv' | 'evt' | 'req' | 'flt';
+type IdPrefix = 'agt' | 'att' | 'msg' | 'cnv' | 'blk' | 'usr' | 'inv' | 'evt' | 'req' | 'flt';
 
 /** A fresh identifier such as `msg_3kTz...`. */
 export function newId(prefix: IdPrefix): string {

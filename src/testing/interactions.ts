@@ -6,7 +6,7 @@ import type { MessageRecord } from './state.js';
 import { iso } from './state.js';
 
 /** How long a typing `start` lasts. */
-export const TYPING_MS = 10_000;
+const TYPING_MS = 10_000;
 
 /** `POST /v1/conversations/{id}/typing`: `start` lasts 10 s; `stop` expires now. */
 export const typing = endpoint('conversations.typing', {

@@ -91,12 +91,12 @@ export class MockEventBus implements MockEvents {
 }
 
 /** An agent without its credentials. */
-export function mockAgentView(agent: AgentRecord): MockAgent {
+function mockAgentView(agent: AgentRecord): MockAgent {
   return { ...agentView(agent), created_at: iso(agent.created_at) };
 }
 
 /** A user with its session token and installs. */
-export function mockUserView(user: UserRecord): MockUser {
+function mockUserView(user: UserRecord): MockUser {
   return {
     id: user.id,
     display_name: user.display_name,
@@ -107,7 +107,7 @@ export function mockUserView(user: UserRecord): MockUser {
 }
 
 /** A conversation of any kind, participants named, without messages. */
-export function mockConversationView(state: MockState, conversation: ConversationRecord): MockConversation {
+function mockConversationView(state: MockState, conversation: ConversationRecord): MockConversation {
   return {
     id: conversation.id,
     kind: conversation.kind,
@@ -124,7 +124,7 @@ export function mockConversationView(state: MockState, conversation: Conversatio
 }
 
 /** The Group invite with its agent and the users who accepted so far. */
-export function mockInviteView(state: MockState, invite: InviteRecord): MockInvite {
+function mockInviteView(state: MockState, invite: InviteRecord): MockInvite {
   return {
     ...inviteView(state, invite),
     agent_id: invite.agent_id,
@@ -133,7 +133,7 @@ export function mockInviteView(state: MockState, invite: InviteRecord): MockInvi
 }
 
 /** An upload handle without its URL tokens. */
-export function mockAttachmentView(attachment: AttachmentRecord): MockAttachment {
+function mockAttachmentView(attachment: AttachmentRecord): MockAttachment {
   return {
     id: attachment.id,
     agent_id: attachment.agent_id,
@@ -242,12 +242,12 @@ export function takeSnapshot(world: MockWorld): MockStateSnapshot {
 }
 
 /** One event as an SSE frame; its `id:` is the event's seq (compare with the snapshot's `event_seq`). */
-export function sseFrame(event: MockEvent, seq: number): string {
+function sseFrame(event: MockEvent, seq: number): string {
   return `id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
 /** A response that follows the live feed until the client goes away (or the server closes). */
-export function liveFeedResponse(world: MockWorld, signal: AbortSignal | undefined): Response {
+function liveFeedResponse(world: MockWorld, signal: AbortSignal | undefined): Response {
   let unsubscribe = () => {};
   const writer = new SseWriter(
     { keepAliveMs: world.options.keepAliveMs, signal, onStop: () => unsubscribe() },

@@ -30,10 +30,10 @@ import {
 import { startStreamingSend } from './streaming.js';
 
 /** A streaming message completes by itself this long after its last change (PROTOCOL.md section 8). */
-export const AUTO_COMPLETE_MS = 10 * 60 * 1000;
+const AUTO_COMPLETE_MS = 10 * 60 * 1000;
 
 /** What a new message holds. */
-export interface NewMessage {
+interface NewMessage {
   sender_id: string;
   blocks: BlockRecord[];
   fallback_text?: string | null;
@@ -155,7 +155,7 @@ function part(block: BlockRecord, index: number): MessagePart {
 }
 
 /** The text of a message's text blocks, joined, as its fallback when none was given. */
-export function joinedText(blocks: readonly BlockRecord[]): string {
+function joinedText(blocks: readonly BlockRecord[]): string {
   return blocks
     .filter((block) => block.type === 'text')
     .map((block) => block.text ?? '')
@@ -187,7 +187,7 @@ export function messageView(message: MessageRecord): Message {
 }
 
 /** The tombstone answer of unsend: only what survives deletion. */
-export function tombstoneView(message: MessageRecord): Record<string, unknown> {
+function tombstoneView(message: MessageRecord): Record<string, unknown> {
   return {
     id: message.id,
     conversation_id: message.conversation_id,
@@ -212,12 +212,12 @@ export function newestFirst(
 }
 
 /** The unsend window: 120 s after `created_at`. */
-export const UNSEND_WINDOW_MS = 120_000;
+const UNSEND_WINDOW_MS = 120_000;
 
 type SendBody = ReturnType<typeof SendMessageRequest.parse>;
 
 /** Stored blocks for a send: ids checked or assigned, attachments checked as uploaded. */
-export function toBlocks(state: MockState, agent: AgentRecord, content: SendBody['content']): BlockRecord[] {
+function toBlocks(state: MockState, agent: AgentRecord, content: SendBody['content']): BlockRecord[] {
   const seen = new Set<string>();
   return content.map((block, index) => {
     const id = block.id ?? newId('blk');
@@ -235,7 +235,7 @@ export function toBlocks(state: MockState, agent: AgentRecord, content: SendBody
 }
 
 /** The send's reply target must be a message of the same conversation. */
-export function checkReplyTo(conversation: ConversationRecord, replyTo: string | undefined): void {
+function checkReplyTo(conversation: ConversationRecord, replyTo: string | undefined): void {
   if (replyTo && !conversation.messages.some((message) => message.id === replyTo)) {
     throw invalid(`replyToMessageId: ${replyTo} is not a message of conversation ${conversation.id}`);
   }

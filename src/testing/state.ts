@@ -62,7 +62,7 @@ export interface BlockRecord {
 }
 
 /** A reaction on part 0 of a message. */
-export interface ReactionRecord {
+interface ReactionRecord {
   part_index: number;
   emoji: string;
   actor_id: string;
@@ -188,10 +188,10 @@ export function createState(generation = 0): MockState {
 }
 
 /** How the mock sends a webhook: a Web-standard fetch. */
-export type FetchLike = (request: Request) => Promise<Response>;
+type FetchLike = (request: Request) => Promise<Response>;
 
 /** The options after defaults, as the rules read them. */
-export interface ResolvedOptions {
+interface ResolvedOptions {
   /** The fetch for webhooks, resolved on each call so msw can patch the global one later. */
   fetch: () => FetchLike;
   keepAliveMs: number;

@@ -211,7 +211,7 @@ export class StreamHub {
 const encoder = new TextEncoder();
 
 /** How a writer is set up. */
-export interface SseWriterOptions {
+interface SseWriterOptions {
   keepAliveMs: number;
   /** The request's signal: when the client aborts, the stream stops (and `onStop` is called). */
   signal?: AbortSignal | undefined;

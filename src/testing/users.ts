@@ -64,7 +64,7 @@ export function postUserMessage(world: MockWorld, conversationId: string, input:
 }
 
 /** What a user posts: its text, and for a click the part it answers and the webhook's `postback`. */
-export interface UserPost {
+interface UserPost {
   userId: string;
   text: string;
   replyTo?: { message_id: string; part_index: number };
@@ -72,7 +72,7 @@ export interface UserPost {
 }
 
 /** Stores the message and delivers it; answers the snake_case Message. */
-export function postAsUser(world: MockWorld, conversation: ConversationRecord, post: UserPost): Message {
+function postAsUser(world: MockWorld, conversation: ConversationRecord, post: UserPost): Message {
   const message = createMessage(world, conversation, {
     sender_id: post.userId,
     status: 'sent',
@@ -98,14 +98,14 @@ export function postAsUser(world: MockWorld, conversation: ConversationRecord, p
 const MENTION = /(?:^|[^a-z0-9_])@([a-z0-9_]+)(?![a-z0-9_])/gi;
 
 /** The handles a text names, lower-cased, each once. */
-export function mentionedHandles(text: string): Set<string> {
+function mentionedHandles(text: string): Set<string> {
   const handles = new Set<string>();
   for (const match of text.matchAll(MENTION)) if (match[1]) handles.add(match[1].toLowerCase());
   return handles;
 }
 
 /** The ids of the agents a user's text invokes in `conversation`, in participant order. */
-export function invokedAgents(state: MockState, conversation: ConversationRecord, text: string): string[] {
+function invokedAgents(state: MockState, conversation: ConversationRecord, text: string): string[] {
   const agents = conversation.participants.filter((p) => p.kind === 'agent');
   if (conversation.kind === 'agent') return agents.map((agent) => agent.id);
   const named = mentionedHandles(text);

@@ -8,12 +8,12 @@ import type { AgentRecord } from './state.js';
 import { iso, type MockWorld } from './state.js';
 
 /** Seconds to wait after each failed attempt before the next one. */
-export const RETRY_DELAYS_S = [5, 300, 1800, 7200, 18_000, 36_000] as const;
+const RETRY_DELAYS_S = [5, 300, 1800, 7200, 18_000, 36_000] as const;
 /** How long one attempt may take before it counts as failed. */
-export const DELIVERY_TIMEOUT_MS = 10_000;
+const DELIVERY_TIMEOUT_MS = 10_000;
 
 /** The outcome of one attempt. */
-export interface AttemptResult {
+interface AttemptResult {
   ok: boolean;
   status: number | null;
   error: string | null;
