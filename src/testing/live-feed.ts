@@ -31,7 +31,7 @@ import type {
   UserRecord,
 } from './state.js';
 import { iso, type MockWorld } from './state.js';
-import { SseWriter } from './streaming.js';
+import { eventStreamResponse, SseWriter } from './streaming.js';
 
 /**
  * A listener of the live feed. `seq` numbers the events of the mock's life (1, 2, 3, ...);
@@ -257,14 +257,7 @@ function liveFeedResponse(world: MockWorld, signal: AbortSignal | undefined): Re
       feed.write(': connected\n\n');
     },
   );
-  return new Response(writer.body, {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      'transfer-encoding': 'chunked',
-    },
-  });
+  return eventStreamResponse(writer.body);
 }
 
 /** `GET /_mock/events`, `GET /_mock/state`, `GET /_mock/files/{attachment_id}`. */

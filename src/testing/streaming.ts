@@ -14,13 +14,19 @@ import { appendText, completeMessage, createMessage, sendBlock } from './message
 import type { RouteContext } from './router.js';
 import type { BlockRecord, ConversationRecord, MessageRecord, MockWorld } from './state.js';
 
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache',
-  // Chunked framing makes a cut stream a broken body for the client, not a clean end of a
-  // connection-delimited one (msw's interceptor and node:http both honour it).
-  'transfer-encoding': 'chunked',
-};
+/** A `text/event-stream` answer of `body` (a streaming message's events, the live feed). */
+export function eventStreamResponse(body: ReadableStream<Uint8Array>): Response {
+  return new Response(body, {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      // Chunked framing makes a cut stream a broken body for the client, not a clean end of a
+      // connection-delimited one (msw's interceptor and node:http both honour it).
+      'transfer-encoding': 'chunked',
+    },
+  });
+}
 
 interface SendFields {
   fallbackText?: string;
@@ -65,7 +71,7 @@ function followMessage(ctx: RouteContext, message: MessageRecord): Response {
     },
   });
   if (lines) void applyLines(world, message, lines, control, stream.cut);
-  return new Response(stream.body, { status: 200, headers: SSE_HEADERS });
+  return eventStreamResponse(stream.body);
 }
 
 async function applyLines(
