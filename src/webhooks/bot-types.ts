@@ -111,6 +111,13 @@ export interface BotReplyOptions {
    */
   quickReplies?: readonly QuickReply[];
   /**
+   * When a streamed reply's quick replies appear: `'start'` (default) under the reply from its first
+   * chunk; `'completion'` in a message of their own once the reply completed, so nothing is clickable
+   * while it streams and a reply cut short offers none. A text reply is whole at once either way.
+   * @example quickRepliesAt: 'completion'
+   */
+  quickRepliesAt?: 'start' | 'completion';
+  /**
    * Called when the model starts a tool call (a model stream's reply); the typing indicator stays
    * on while it runs, and its text never reaches the reply. A place for a short status line.
    * @example onToolCall: (call) => console.log(`Looking up ${call.name}…`)

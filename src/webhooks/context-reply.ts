@@ -76,6 +76,9 @@ export function createContextReply(deps: ContextReplyDeps): {
     };
     const buttons =
       options.quickReplies === undefined ? [] : [quickRepliesBlock(options.quickReplies, 'ctx.reply')];
+    const atCompletion = quickRepliesAt(options) === 'completion' && typeof input !== 'string';
+    // Taken now, used or not, so the replies after this one keep their keys on every delivery.
+    const buttonsKey = atCompletion && buttons.length ? deps.nextReplyKey() : undefined;
     if (typeof input === 'string') {
       // A whole text is one plain send: one request, deduplicated by the service under its key.
       const body = buttons.length
@@ -125,9 +128,10 @@ export function createContextReply(deps: ContextReplyDeps): {
       }
     };
     try {
-      // Quick replies ride along as a block after the text block the writer fills.
-      const content = buttons.length ? { content: [{ type: 'text' as const, text: '' }, ...buttons] } : {};
-      return await client.messages.reply(conversationId, typingUntilFirst(source, stop, firstTaken), {
+      // Quick replies ride along as a block after the text block the writer fills, or come after it.
+      const content =
+        buttons.length && !atCompletion ? { content: [{ type: 'text' as const, text: '' }, ...buttons] } : {};
+      const result = await client.messages.reply(conversationId, typingUntilFirst(source, stop, firstTaken), {
         ...fields,
         ...content,
         idempotencyKey,
@@ -135,6 +139,12 @@ export function createContextReply(deps: ContextReplyDeps): {
         ...(ledger === undefined ? {} : { ledger }),
         ...lease,
       });
+      if (buttonsKey !== undefined && result.outcome !== 'interrupted') {
+        const labels = (options.quickReplies ?? []).map((reply) => reply.label).join(' | ');
+        const body = { content: buttons, fallbackText: labels, ...fields };
+        await client.messages.send(conversationId, body, { idempotencyKey: buttonsKey });
+      }
+      return result;
     } finally {
       firstTaken();
       stop();
@@ -145,6 +155,14 @@ export function createContextReply(deps: ContextReplyDeps): {
     await Promise.all(stopping);
   };
   return { reply, finish };
+}
+
+/** When the quick replies of a streamed reply appear; a ValidationError for anything else. */
+function quickRepliesAt(options: BotReplyOptions): 'start' | 'completion' {
+  const at = options.quickRepliesAt ?? 'start';
+  if (at === 'start' || at === 'completion') return at;
+  const issue = { field: 'quickRepliesAt', message: "must be 'start' or 'completion'" };
+  throw new ValidationError([issue], 'ctx.reply');
 }
 
 /**
