@@ -1,32 +1,19 @@
 // ctx.reply(modelStream) when the model's connection breaks halfway and the reply is slow to read
 // it: the reply ends marked, the error reaches onError, and the delivery is not answered as done.
-import Anthropic from '@anthropic-ai/sdk';
-import { type Bot, createBot } from 'agent-messaging';
-import { createFakeModelServer, createMockService } from 'agent-messaging/testing';
-import { expect, it, onTestFinished } from 'vitest';
+import type { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
+import { expect, it } from 'vitest';
+import { botWithModel } from './model-clients.js';
 
 it('a cut Anthropic MessageStream ends the reply interrupted and fails the delivery, however slowly it is read', async () => {
-  const model = await createFakeModelServer();
-  onTestFinished(() => model.close());
-  const anthropic = new Anthropic({ apiKey: 'sk-ant-test', baseURL: model.url, maxRetries: 0 });
-  let bot: Bot | undefined;
-  const mock = createMockService({ fetch: (request) => (bot as Bot).fetch(request) });
-  const seed = await mock.seed({ handle: 'refund_bot' });
-  let stream: ReturnType<typeof anthropic.messages.stream> | undefined;
-  bot = createBot({
-    apiKey: seed.apiKey,
-    webhookSecret: seed.webhookSecret,
-    baseUrl: mock.baseUrl,
-    // A slow reader: the model goes on from its first chunk only when the reply starts, and the
-    // reply's start waits until the model's stream is over, so it fails while no read is waiting.
-    fetch: async (input, init) => {
-      const request = new Request(input, init);
-      if (request.method === 'POST' && new URL(request.url).pathname.endsWith('/messages')) {
-        model.release();
-        await stream?.done().catch(() => {});
-      }
-      return mock.fetch(request);
-    },
+  let stream: MessageStream | undefined;
+  // A slow reader: the model goes on from its first chunk only when the reply starts, and the
+  // reply's start waits until the model's stream is over, so it fails while no read is waiting.
+  const { model, anthropic, mock, seed, bot } = await botWithModel(async (request, mockFetch) => {
+    if (request.method === 'POST' && new URL(request.url).pathname.endsWith('/messages')) {
+      model.release();
+      await stream?.done().catch(() => {});
+    }
+    return mockFetch(request);
   });
   const errors: unknown[] = [];
   bot.onError((error) => void errors.push(error));

@@ -1,25 +1,12 @@
 // ctx.reply(modelStream) in a handler: the tool call shows as typing and reaches onToolCall, never the text.
-import { createOpenAI } from '@ai-sdk/openai';
-import { type Bot, createBot, type ToolCallInfo } from 'agent-messaging';
-import { createFakeModelServer, createMockService } from 'agent-messaging/testing';
+import type { ToolCallInfo } from 'agent-messaging';
 import { stepCountIs, streamText } from 'ai';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { weather } from './model-clients.js';
+import { describe, expect, it } from 'vitest';
+import { botWithModel, weather } from './model-clients.js';
 
 describe('ctx.reply with a model stream', () => {
   it('keeps typing on while the tool runs, calls onToolCall, and writes only the text', async () => {
-    const model = await createFakeModelServer();
-    onTestFinished(() => model.close());
-    let bot: Bot | undefined;
-    const mock = createMockService({ fetch: (request) => (bot as Bot).fetch(request) });
-    const seed = await mock.seed({ handle: 'tool_bot' });
-    bot = createBot({
-      apiKey: seed.apiKey,
-      webhookSecret: seed.webhookSecret,
-      baseUrl: mock.baseUrl,
-      fetch: mock.fetch,
-    });
-    const provider = createOpenAI({ apiKey: 'sk-fake', baseURL: model.openaiBaseUrl });
+    const { model, mock, seed, bot, aiSdk: provider } = await botWithModel();
     const calls: ToolCallInfo[] = [];
     const typingAtCall: string[] = [];
     const typing = () =>

@@ -1,9 +1,8 @@
 // ctx.reply(modelStream, { quickReplies, quickRepliesAt: 'completion' }): the buttons come once the
 // answer is whole, in a message of their own, and a cut answer offers none.
-import { type Bot, createBot } from 'agent-messaging';
-import { createFakeModelServer, createMockService, type FakeModelTurn } from 'agent-messaging/testing';
-import OpenAI from 'openai';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import type { FakeModelTurn } from 'agent-messaging/testing';
+import { describe, expect, it } from 'vitest';
+import { botWithModel } from './model-clients.js';
 
 const quickReplies = [
   { actionId: 'more', label: 'Tell me more', value: 'more' },
@@ -11,18 +10,7 @@ const quickReplies = [
 ];
 
 async function answer(turn: FakeModelTurn, quickRepliesAt?: 'start' | 'completion') {
-  const model = await createFakeModelServer();
-  onTestFinished(() => model.close());
-  const openai = new OpenAI({ apiKey: 'sk-test', baseURL: model.openaiBaseUrl, maxRetries: 0 });
-  let bot: Bot | undefined;
-  const mock = createMockService({ fetch: (request) => (bot as Bot).fetch(request) });
-  const seed = await mock.seed({ handle: 'buttons_bot' });
-  bot = createBot({
-    apiKey: seed.apiKey,
-    webhookSecret: seed.webhookSecret,
-    baseUrl: mock.baseUrl,
-    fetch: mock.fetch,
-  });
+  const { model, openai, mock, seed, bot } = await botWithModel();
   bot.onError(() => {});
   bot.on('message.received', async (ctx) => {
     const stream = await openai.chat.completions.create({

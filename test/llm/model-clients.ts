@@ -1,8 +1,8 @@
 // The real model packages pointed at a fake model server, and each way a bot gets a stream from them.
 import { createOpenAI } from '@ai-sdk/openai';
 import Anthropic from '@anthropic-ai/sdk';
-import type { toTextStream } from 'agent-messaging';
-import { createFakeModelServer } from 'agent-messaging/testing';
+import { type Bot, createBot, type toTextStream } from 'agent-messaging';
+import { createFakeModelServer, createMockService } from 'agent-messaging/testing';
 import { streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import { onTestFinished } from 'vitest';
@@ -20,6 +20,26 @@ export async function fakeModel() {
 }
 
 export type Clients = Awaited<ReturnType<typeof fakeModel>>;
+
+/**
+ * The fake model's clients and a bot on the mock; `fetch`, when given, stands between the bot and
+ * the mock (the mock's own fetch is its second argument).
+ */
+export async function botWithModel(
+  fetch?: (request: Request, mockFetch: (request: Request) => Promise<Response>) => Promise<Response>,
+) {
+  const clients = await fakeModel();
+  let bot: Bot | undefined;
+  const mock = createMockService({ fetch: (request) => (bot as Bot).fetch(request) });
+  const seed = await mock.seed({ handle: 'model_bot' });
+  bot = createBot({
+    apiKey: seed.apiKey,
+    webhookSecret: seed.webhookSecret,
+    baseUrl: mock.baseUrl,
+    fetch: fetch ? (input, init) => fetch(new Request(input, init), mock.fetch) : mock.fetch,
+  });
+  return { ...clients, mock, seed, bot };
+}
 export const question = [{ role: 'user' as const, content: 'Weather in Oslo?' }];
 export const weather = tool({
   description: 'The weather in a city',
