@@ -64,14 +64,14 @@ export async function conversationHistory<F extends ModelMessageFormat>(
   let chars = 0;
   const query = { limit: Math.min(limit, 100) };
   for await (const message of anchor.client.conversations.history(anchor.conversationId, query)) {
-    if (message.status === 'deleted') continue;
     if (message.sequence >= first) {
-      // Newest first: a reply comes before the message it answers, so what it answers is seen first
-      // only when that is later than the run's first message; earlier ones are never in `unseen`.
+      // Every later message is read before any earlier one, so `unseen` is whole once the answers
+      // are sorted out below (a withdrawn message's answers stay out too).
       if (message.sender.id !== agentId) unseen.add(message.id);
-      else since.push(message);
+      else if (message.status !== 'deleted') since.push(message);
       continue;
     }
+    if (message.status === 'deleted') continue;
     before.push(message);
     chars += (message.fallback_text ?? '').length;
     if (before.length >= limit || (maxChars !== undefined && chars >= maxChars)) break;
