@@ -51,15 +51,16 @@ export function modelMessagesIssues(options: Partial<ModelMessagesOptions> | und
 
 /**
  * A conversation's messages as model messages, oldest first (whatever order they come in): the
- * agent's own messages are `assistant`, everyone else's `user` (with `name` in the OpenAI format;
- * in the others, a group's user text starts with who said it). Tombstones are skipped; a
- * quick-reply click is the label the user tapped; a cut reply keeps its interrupted note.
- * Anthropic's messages alternate roles, as its API requires.
+ * agent's own messages are `assistant`, everyone else's `user` (with the sender's id as `name` in
+ * the OpenAI format; in the others, a group's user text is quoted after the sender's id). Tombstones
+ * are skipped; a quick-reply click is the label the user tapped; a cut reply keeps its interrupted
+ * note. Anthropic's messages alternate roles, as its API requires.
  *
  * @example
+ * // The newest 20 messages, the user's latest among them: the model's whole input.
  * const { messages } = await client.conversations.listMessages(cnv, { limit: 20 });
  * const history = toModelMessages(messages, { agentId, format: 'openai' });
- * await openai.chat.completions.create({ model, messages: [...history, { role: 'user', content: text }] });
+ * await openai.chat.completions.create({ model, messages: history });
  */
 export function toModelMessages<F extends ModelMessageFormat>(
   messages: readonly Message[],
