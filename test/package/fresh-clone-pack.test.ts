@@ -27,4 +27,4 @@ it('npm pack on a fresh clone ships dist/ with every exported entry', async () =
     expect(files).toContain(`package/dist/${entry}.d.ts`);
   }
   expect(files).toContain('package/dist/cli.js');
-}, 300_000);
+}, 600_000);
