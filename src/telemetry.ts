@@ -160,6 +160,17 @@ export function injectContext(traced: Traced | undefined, headers: Record<string
   if (traced && api) api.propagation.inject(traced.context, headers);
 }
 
+/**
+ * The `traceparent` of the active span, when there is one (the mock stamps it on the webhook of a
+ * message posted inside a span, as a service that propagates trace context would). @internal
+ */
+export function activeTraceparent(): string | undefined {
+  if (!api) return undefined;
+  const carrier: Record<string, string> = {};
+  api.propagation.inject(api.context.active(), carrier);
+  return carrier.traceparent;
+}
+
 function meters(): Instruments | undefined {
   if (!api) return undefined;
   if (instruments) return instruments;

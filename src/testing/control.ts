@@ -41,7 +41,16 @@ export const controlRoutes = [
   control(
     'POST',
     '/_mock/conversations/:conversation_id/user-messages',
-    (ctx) => json(201, postUserMessage(ctx.world, ctx.params.conversation_id ?? '', ctx.body)),
+    (ctx) =>
+      json(
+        201,
+        postUserMessage(
+          ctx.world,
+          ctx.params.conversation_id ?? '',
+          ctx.body,
+          ctx.request.headers.get('traceparent') ?? undefined,
+        ),
+      ),
     UserMessageRequest,
   ),
   control(

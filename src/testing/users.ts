@@ -11,6 +11,7 @@ import {
   InstallRequest,
   UserMessageRequest,
 } from '../schemas/mock-control.js';
+import { activeTraceparent } from '../telemetry.js';
 import { conversationFor } from './access.js';
 import { checkJson } from './body.js';
 import { createConversation } from './conversations.js';
@@ -54,19 +55,28 @@ export function installAgent(world: MockWorld, input: InstallRequest): { convers
   return { conversation_id: conversation.id };
 }
 
-/** A user posts a text message; every active agent of the conversation gets message.received. */
-export function postUserMessage(world: MockWorld, conversationId: string, input: UserMessageRequest) {
+/**
+ * A user posts a text message; every active agent of the conversation gets message.received, carrying
+ * `traceparent` when the post had one (its request's header, or the span active around the call).
+ */
+export function postUserMessage(
+  world: MockWorld,
+  conversationId: string,
+  input: UserMessageRequest,
+  traceparent: string | undefined = activeTraceparent(),
+) {
   const { user_id, text } = checkJson(UserMessageRequest, input, 'message');
   const { state } = world;
   if (!state.users.has(user_id)) throw notFound(`user_id: user ${user_id}`);
   const conversation = conversationFor(state, user_id, conversationId);
-  return { message: postAsUser(world, conversation, { userId: user_id, text }) };
+  return { message: postAsUser(world, conversation, { userId: user_id, text, traceparent }) };
 }
 
 /** What a user posts: its text, and for a click the part it answers and the webhook's `postback`. */
 interface UserPost {
   userId: string;
   text: string;
+  traceparent?: string | undefined;
   replyTo?: { message_id: string; part_index: number };
   postback?: { actionId: string; value: string; messageId: string };
 }
@@ -83,12 +93,17 @@ function postAsUser(world: MockWorld, conversation: ConversationRecord, post: Us
   const view = messageView(message);
   for (const participant of conversation.participants) {
     if (participant.kind === 'agent' && participant.active) {
-      world.webhooks.send(participant.id, 'message.received', {
-        conversationId: conversation.id,
-        message: view,
-        // The webhook body carries the click; the stored message does not (section 14).
-        ...(post.postback ? { postback: post.postback } : {}),
-      });
+      world.webhooks.send(
+        participant.id,
+        'message.received',
+        {
+          conversationId: conversation.id,
+          message: view,
+          // The webhook body carries the click; the stored message does not (section 14).
+          ...(post.postback ? { postback: post.postback } : {}),
+        },
+        post.traceparent,
+      );
     }
   }
   return view;

@@ -24,6 +24,8 @@ interface PendingEvent {
   type: string;
   agentId: string;
   body: string;
+  /** The trace context of what caused the event (a user's post), sent as the `traceparent` header. */
+  traceparent: string | undefined;
 }
 
 /** Sends events to agents' webhooks and keeps track of the attempts still in flight. */
@@ -35,9 +37,12 @@ export class WebhookDispatcher {
     this.#world = world;
   }
 
-  /** Builds an event and delivers it in the background, retrying on the schedule. */
-  send(agentId: string, type: string, fields: Record<string, unknown>): void {
-    const event = this.#event(agentId, type, fields);
+  /**
+   * Builds an event and delivers it in the background, retrying on the schedule; `traceparent`, when
+   * given, goes with every attempt (the trace of what caused the event continues at the receiver).
+   */
+  send(agentId: string, type: string, fields: Record<string, unknown>, traceparent?: string): void {
+    const event = this.#event(agentId, type, fields, traceparent);
     this.#attemptInBackground(event, 1);
   }
 
@@ -52,7 +57,7 @@ export class WebhookDispatcher {
     while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight]);
   }
 
-  #event(agentId: string, type: string, fields: Record<string, unknown>): PendingEvent {
+  #event(agentId: string, type: string, fields: Record<string, unknown>, traceparent?: string): PendingEvent {
     const world = this.#world();
     const id = newId('evt');
     const payload = {
@@ -63,7 +68,7 @@ export class WebhookDispatcher {
       agentId,
       ...fields,
     };
-    return { id, type, agentId, body: JSON.stringify(payload) };
+    return { id, type, agentId, body: JSON.stringify(payload), traceparent };
   }
 
   #attemptInBackground(event: PendingEvent, attempt: number): void {
@@ -101,7 +106,11 @@ export class WebhookDispatcher {
     try {
       const request = new Request(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...signed },
+        headers: {
+          'content-type': 'application/json',
+          ...signed,
+          ...(event.traceparent ? { traceparent: event.traceparent } : {}),
+        },
         body: event.body,
         signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
       });
