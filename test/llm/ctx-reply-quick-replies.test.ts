@@ -41,9 +41,7 @@ describe("ctx.reply with quickRepliesAt: 'completion'", () => {
 
   it('offers no buttons on an answer cut short', async () => {
     const replies = await answer({ chunks: ['The moon ', 'pulls ', 'the sea.'], cutAfter: 2 }, 'completion');
-    expect(replies).toHaveLength(1);
-    expect(replies[0]).toHaveLength(1);
-    expect(replies[0]?.[0]).toMatch(/^The moon pulls +… \[interrupted\]$/);
+    expect(replies).toEqual([['The moon pulls … [interrupted]']]);
   });
 
   it("by default ('start') the buttons are under the streaming message from its first chunk", async () => {
