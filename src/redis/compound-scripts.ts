@@ -1,5 +1,5 @@
-// The store's two compound steps (src/store/compound.ts), one Lua script each, so a delivery on the
-// fast path costs two round trips: Redis runs a script as one atomic step, so no other instance's
+// The store's two compound steps (src/store/compound.ts), one Lua script each, so a delivery's
+// admit and settle cost two round trips: Redis runs a script as one atomic step, so no other instance's
 // command lands between the claim, the enqueue and the lock try, or between the read and the release.
 
 import { script } from './scripts.js';

@@ -1,6 +1,6 @@
 // The bot store on Redis: the same contract as the memory store (test/store/contract.ts runs both),
 // shared by every instance of a bot. One command or one Lua script per method, so each is atomic
-// across processes (admit and settle too: a delivery's fast path is those two round trips). Key layout (docs/bot.md, "Running many instances"), with `{p}` the prefix:
+// across processes (admit and settle too: a delivery costs those two round trips). Key layout (docs/bot.md, "Running many instances"), with `{p}` the prefix:
 //   {p}k:{key}        string values: dedupe claims, leases, counters, sessions (PX = the caller's TTL)
 //   {p}lock:{key}     lock owner tokens (SET NX PX; renew and release check the token in Lua)
 //   {p}q:{key}        queues, sorted sets scored by the caller (PEXPIRE on every enqueue)

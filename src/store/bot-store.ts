@@ -8,7 +8,7 @@
 //   acquireLock -> SET NX PX token  renewLock / releaseLock -> Lua, token-checked
 //   enqueue -> ZADD (+PEXPIRE)      readQueued -> Lua ZREM (the settled) + ZRANGE (the rest, kept)
 //   increment -> INCR (+PEXPIRE)    publish / subscribe -> PUBLISH / SUBSCRIBE
-// and two optional compound steps, one Lua script each, for a delivery's fast path (compound.ts):
+// and two optional compound steps, one Lua script each, for a delivery's admit and settle (compound.ts):
 //   admit  -> claim + enqueue + try the lock (+ take)    settle -> mark done + take | release + publish
 
 import type { AdmitRequest, AdmitResult, SettleRequest, SettleResult } from './compound.js';

@@ -1,4 +1,4 @@
-// The two compound steps of a delivery on the fast path. A delivery to an idle conversation costs
+// The two compound steps of a delivery. A delivery to an idle conversation costs
 // the store one `admit` (claim the webhook id, queue the message, try the lock, read the queue) and
 // one `settle` (mark what was handled done, remove it from the queue, then read the rest or release
 // the lock), so a shared store answers it in two round trips instead of eight. A store that
@@ -82,13 +82,28 @@ export function admitWith(store: BotStore, request: AdmitRequest): Promise<Admit
   return store.admit ? store.admit(request) : composeAdmit(store, request);
 }
 
+/**
+ * Sets `claim` only when it is absent: claimed, or refused with the value it holds (`undefined` only
+ * if it vanished twice). A claim that vanishes between `setIfAbsent` and `get` is tried once more.
+ * @internal
+ */
+export async function claimOnce(
+  store: BotStore,
+  claim: NonNullable<AdmitRequest['claim']>,
+): Promise<{ claimed: true } | { claimed: false; current: string | undefined }> {
+  if (await store.setIfAbsent(claim.key, claim.value, claim.ttlMs)) return { claimed: true };
+  const current = await store.get(claim.key);
+  if (current === undefined && (await store.setIfAbsent(claim.key, claim.value, claim.ttlMs))) {
+    return { claimed: true };
+  }
+  return { claimed: false, current };
+}
+
 async function composeAdmit(store: BotStore, request: AdmitRequest): Promise<AdmitResult> {
   const { claim, queue, lock } = request;
-  if (claim && !(await store.setIfAbsent(claim.key, claim.value, claim.ttlMs))) {
-    const current = await store.get(claim.key);
-    if (current !== undefined || !(await store.setIfAbsent(claim.key, claim.value, claim.ttlMs))) {
-      return { claimed: false, current };
-    }
+  if (claim) {
+    const taken = await claimOnce(store, claim);
+    if (!taken.claimed) return taken;
   }
   await store.enqueue(queue.key, queue.member, queue.score, queue.ttlMs);
   const held = await store.acquireLock(lock.key, lock.ttlMs);

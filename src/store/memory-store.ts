@@ -1,12 +1,10 @@
 // The default bot store: one process, in memory, bounded. Every method settles in one microtask
 // turn with no await inside, so each is atomic against the others, as the interface requires;
-// `admit` and `settle` run their steps in that one turn too, and are also registered as synchronous
-// steps (sync-steps.ts) for the lanes' idle-conversation path.
+// `admit` and `settle` run their steps in that one turn too.
 
 import type { BotStore, Unsubscribe } from './bot-store.js';
-import type { AdmitRequest, AdmitResult, SettleResult } from './compound.js';
+import type { AdmitRequest, AdmitResult, SettleRequest, SettleResult } from './compound.js';
 import { localLocks } from './local-locks.js';
-import { registerSyncSteps, type SyncSteps } from './sync-steps.js';
 
 /** Options of {@link createMemoryStore}. */
 export interface MemoryStoreOptions {
@@ -108,24 +106,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
       if (listeners.size === 0) channels.delete(channel);
     };
   };
-  const hasMembers = (key: string) => {
-    const queue = queues.get(key);
-    return queue !== undefined && queue.expiresAt > now() && queue.members.size > 0;
-  };
   const publish = (channel: string, message: string) => {
     // Delivered after the publisher's turn, as a network store would deliver it.
     for (const listener of channels.get(channel) ?? []) queueMicrotask(() => listener(message));
   };
 
-  // admit and settle as plain functions: the lanes call them synchronously (sync-steps.ts).
-  const admit = ({ claim, queue, lock }: AdmitRequest, idleLockTtlMs?: number): AdmitResult => {
+  const admit = ({ claim, queue, lock }: AdmitRequest): AdmitResult => {
     if (claim && !setIfAbsent(claim.key, claim.value, claim.ttlMs)) {
       return { claimed: false, current: live(claim.key)?.value };
-    }
-    // Idle (sync-steps.ts): nothing queued and the lock won; the member is not queued.
-    if (idleLockTtlMs !== undefined && !hasMembers(queue.key)) {
-      const held = acquireLock(lock.key, idleLockTtlMs);
-      if (held) return { claimed: true, lock: held, queued: [] };
     }
     enqueue(queue.key, queue.member, queue.score, queue.ttlMs);
     const held = acquireLock(lock.key, lock.ttlMs);
@@ -133,27 +121,20 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
       ? { claimed: true, lock: held, queued: readQueued(queue.key, []) }
       : { claimed: true, lock: undefined };
   };
-  const steps: SyncSteps = {
-    admit,
-    enqueue,
-    settle({ lock, lockTtlMs, queueTtlMs, marks, settled, queue, released }): SettleResult {
-      for (const mark of marks) write(mark.key, mark.value, mark.ttlMs);
-      if (!locks.holds(lock)) return { outcome: 'lost' };
-      const queued = readQueued(queue, settled);
-      if (queued.length > 0) {
-        renewLock(lock, lockTtlMs);
-        const kept = queues.get(queue);
-        if (kept && queueTtlMs !== undefined) kept.expiresAt = now() + queueTtlMs;
-        return { outcome: 'queued', queued };
-      }
-      releaseLock(lock);
-      publish(released.channel, released.message);
-      return { outcome: 'released' };
-    },
-    extend: (lock, ttlMs) => renewLock(lock, ttlMs),
-    listen,
-    claim: (key, value, ttlMs) => (setIfAbsent(key, value, ttlMs) ? undefined : live(key)?.value),
-    set: write,
+  const settle = (request: SettleRequest): SettleResult => {
+    const { lock, lockTtlMs, queueTtlMs, marks, settled, queue, released } = request;
+    for (const mark of marks) write(mark.key, mark.value, mark.ttlMs);
+    if (!locks.holds(lock)) return { outcome: 'lost' };
+    const queued = readQueued(queue, settled);
+    if (queued.length > 0) {
+      renewLock(lock, lockTtlMs);
+      const kept = queues.get(queue);
+      if (kept && queueTtlMs !== undefined) kept.expiresAt = now() + queueTtlMs;
+      return { outcome: 'queued', queued };
+    }
+    releaseLock(lock);
+    publish(released.channel, released.message);
+    return { outcome: 'released' };
   };
 
   const store: BotStore = {
@@ -202,7 +183,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
       return admit(request);
     },
     async settle(request) {
-      return steps.settle(request);
+      return settle(request);
     },
 
     async publish(channel, message) {
@@ -213,5 +194,5 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
       return async () => stop();
     },
   };
-  return registerSyncSteps(store, steps);
+  return store;
 }

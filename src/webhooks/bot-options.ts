@@ -17,7 +17,6 @@ const BOT_OPTION_KEYS = new Set([
   'webhookSecret',
   'ack',
   'ackTimeoutMs',
-  'dedupe',
   'store',
   'concurrency',
   'session',
@@ -37,7 +36,7 @@ export function checkOptions(options: BotOptions): FieldIssue[] {
     if (!BOT_OPTION_KEYS.has(key)) issues.push({ field: key, message: 'is not an option of createBot' });
   }
   issues.push(...secretIssues(options.webhookSecret, 'webhookSecret'));
-  const { ack, ackTimeoutMs, toleranceSec, typingRenewMs, dedupe, waitUntil, now } = options;
+  const { ack, ackTimeoutMs, toleranceSec, typingRenewMs, waitUntil, now } = options;
   if (ack !== undefined && ack !== 'after-handler' && ack !== 'immediately') {
     issues.push({ field: 'ack', message: "must be 'after-handler' or 'immediately'" });
   }
@@ -63,10 +62,6 @@ export function checkOptions(options: BotOptions): FieldIssue[] {
   }
   if (typingRenewMs !== undefined && !(nonNegative(typingRenewMs) && typingRenewMs > 0)) {
     issues.push({ field: 'typingRenewMs', message: 'must be a positive number of milliseconds' });
-  }
-  const methods = ['claim', 'complete', 'release'] as const;
-  if (dedupe !== undefined && !methods.every((name) => typeof dedupe?.[name] === 'function')) {
-    issues.push({ field: 'dedupe', message: 'must have claim, complete and release methods' });
   }
   const storeMethods = ['setIfAbsent', 'get', 'set', 'compareAndSet', 'acquireLock', 'renewLock'] as const;
   const { store } = options;

@@ -11,7 +11,6 @@ import type { MessageReceivedEvent, WebhookEvent, WebhookEventType } from '../sc
 import type { BotStore } from '../store/bot-store.js';
 import type { ReplyOutcome } from '../streaming/options.js';
 import type { ReplySource } from '../streaming/pipe-reply.js';
-import type { DedupeStore } from './dedupe-store.js';
 import type { DeliveryAnswer, DeliveryOptions, WaitUntil } from './delivery.js';
 import type { FileReplyOptions, QuickReply } from './rich-replies.js';
 import type { Middleware } from './router.js';
@@ -68,8 +67,6 @@ export interface BotOptions extends AgentClientOptions {
    * throws a ValidationError naming `session`.
    */
   session?: SessionOptions;
-  /** @deprecated Use `store`. When given, webhook ids are deduplicated here instead of in `store`. */
-  dedupe?: DedupeStore;
   /** How far `webhook-timestamp` may be from the clock, in seconds; 300 by default. */
   toleranceSec?: number;
   /** Keeps the process alive for a handler that outlives its response, where no per-request ctx gives one. */

@@ -1,23 +1,19 @@
 // createBot: typed handlers over verified deliveries, served by a Web-standard `fetch`.
 
 import { ValidationError } from '../core/errors.js';
-import type { MessageReceivedEvent, WebhookEvent } from '../schemas/webhooks.js';
+import type { WebhookEvent } from '../schemas/webhooks.js';
 import { createMemoryStore } from '../store/memory-store.js';
-import { syncStepsOf } from '../store/sync-steps.js';
-import { runBatch, type StopReason, stopError } from './batch.js';
-import { logAt } from './bot-log.js';
+import { debugLog, logAt } from './bot-log.js';
 import { checkOptions, createClient } from './bot-options.js';
 import type { Bot, BotErrorInfo, BotOptions } from './bot-types.js';
 import { createKindCache } from './conversation-kind.js';
-import { type Admission, createLanes, type LaneOutcome } from './conversation-lanes.js';
-import { createDeadlines } from './deadlines.js';
-import type { ClaimResult } from './dedupe-store.js';
+import { createEarlyRuns } from './dedupe.js';
 import { answerRequest, deliver } from './delivery.js';
 import { createRun } from './handler-run.js';
-import { createEarlyRuns } from './retry-wait.js';
+import { createLanes } from './lanes.js';
 import { createRouter } from './router.js';
 import { createSessions } from './session.js';
-import { legacyDeduper, storeDeduper } from './store-dedupe.js';
+import { createDeadlines } from './timers.js';
 import { prepareVerification, verifyPrepared, type WebhookHeaders } from './verify.js';
 
 /** How long a delivery waits for its handlers before answering 409 (retry later), under the service's 10 s timeout. */
@@ -29,18 +25,6 @@ export const DEFAULT_LOCK_TTL_MS = 30_000;
 export const DEFAULT_MAX_HANDLER_MS = 10 * 60 * 1000;
 /** How long 'debounce' gathers messages before one handler answers them together. */
 export const DEFAULT_DEBOUNCE_MS = 1000;
-
-/** A run of 'concurrent' (or of an event of no conversation) and why it was stopped, if it was. */
-interface AloneRun {
-  controller: AbortController;
-  stop: StopReason | undefined;
-}
-
-/** Past maxHandlerMs: the run's signal fires and its delivery is not recorded as handled. */
-function expireRun(run: AloneRun): void {
-  run.stop = 'expired';
-  run.controller.abort(stopError('expired'));
-}
 
 /**
  * A bot: verified webhooks, typed handlers, replies from a handler. Serve `bot.fetch` on any
@@ -89,28 +73,17 @@ export function createBot(options: BotOptions): Bot {
     ...(options.session ? { around: createSessions(store, options.session) } : {}),
   });
 
-  const maxHandlerMs = options.maxHandlerMs ?? DEFAULT_MAX_HANDLER_MS;
-  const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
-  // An in-flight claim lives one lock TTL past its last renewal (store-dedupe.ts says who renews it).
-  const dedupe = options.dedupe
-    ? legacyDeduper(options.dedupe)
-    : storeDeduper(store, lockTtlMs, (error) => report(error, undefined, undefined));
-  const batchDeps = { run, dedupe, report };
-  const policy = options.concurrency ?? 'queue';
-  const lanes =
-    policy === 'concurrent'
-      ? undefined
-      : createLanes({
-          store,
-          policy,
-          lockTtlMs,
-          maxHandlerMs,
-          debounceMs: options.debounceMs ?? DEFAULT_DEBOUNCE_MS,
-          runBatch: (items, signal, stopped, deferDone) =>
-            runBatch(batchDeps, items, signal, stopped, deferDone),
-          report: (error) => report(error, undefined, undefined),
-          dedupe,
-        });
+  const lanes = createLanes({
+    store,
+    policy: options.concurrency ?? 'queue',
+    // An in-flight claim lives one lock TTL past its last renewal (dedupe.ts says who renews it).
+    lockTtlMs: options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS,
+    maxHandlerMs: options.maxHandlerMs ?? DEFAULT_MAX_HANDLER_MS,
+    debounceMs: options.debounceMs ?? DEFAULT_DEBOUNCE_MS,
+    run,
+    report,
+    debug: debugLog(logger),
+  });
 
   // Every handler run the bot started, for bot.idle(): a delivery answered early still counts.
   // A count and the idle() calls waiting for it to reach zero: no set entry or closure per delivery.
@@ -131,69 +104,10 @@ export function createBot(options: BotOptions): Bot {
   };
 
   /** Claims a delivery and, once claimed, starts its handlers (in its conversation's order). */
-  const admit = async (event: WebhookEvent, webhookId: string, text: string): Promise<Admission> => {
-    const item =
-      lanes && event.type === 'message.received'
-        ? { webhookId, event: event as MessageReceivedEvent }
-        : undefined;
-    // With the dedupe in the bot's own store, the claim is one write of the lanes' admit step.
-    if (lanes && item && dedupe.writes) {
-      const admission = await lanes.admit(item, false, text);
-      if (admission.claim === 'claimed') track(admission.drained ?? admission.work);
-      return admission;
-    }
-    const claim = claimNow ? claimNow(webhookId) : await dedupe.claim(webhookId);
-    if (claim !== 'claimed') return { claim };
-    if (!lanes || !item) return { claim, work: track(runAlone(event, webhookId)) };
-    // The deprecated `dedupe` option claimed it: a store that fails now answers 503 and frees the claim.
-    const admitted = lanes.admit(item, true, text).catch((error: unknown): Admission => {
-      report(error, event, webhookId);
-      return { claim, work: Promise.resolve('store_failed') };
-    });
-    const work = admitted.then((admission) => (admission.claim === 'claimed' ? admission.work : 'failed'));
-    // Settles after `work`: a holder's drain goes on after its own message's outcome.
-    const drained = admitted.then((admission) =>
-      admission.claim === 'claimed' ? (admission.drained ?? admission.work) : undefined,
-    );
-    return { claim, work, drained: track(drained) };
-  };
-
-  // 'concurrent', and events of no conversation: run at once, with the same lifetime bound (one
-  // timer for every run of the bot, deadlines.ts; it never keeps the process alive, as before).
-  // On a store that answers at once (the memory store) with the dedupe in it, such a run claims its
-  // delivery and marks it done in its own turn, with no store promise on either side.
-  const steps = dedupe.writes ? syncStepsOf(store) : undefined;
-  const writes = dedupe.writes;
-  const claimNow =
-    steps && writes
-      ? (webhookId: string): ClaimResult => {
-          const { key, value, ttlMs } = writes.claim(webhookId);
-          const current = steps.claim(key, value, ttlMs);
-          return current === undefined ? 'claimed' : writes.refused(current);
-        }
-      : undefined;
-  const lifetimes = createDeadlines(maxHandlerMs, false);
-  const runAlone = async (event: WebhookEvent, webhookId: string): Promise<LaneOutcome> => {
-    const run: AloneRun = { controller: new AbortController(), stop: undefined };
-    const deadline = lifetimes.add(expireRun, run);
-    try {
-      const signal = run.controller.signal;
-      const items = [{ webhookId, event }];
-      if (!steps || !writes) return await runBatch(batchDeps, items, signal, () => run.stop);
-      // Answered 'ok' without its done mark (deferDone), which is written here.
-      const outcome = await runBatch(batchDeps, items, signal, () => run.stop, true);
-      if (outcome !== 'ok') return outcome;
-      try {
-        const { key, value, ttlMs } = writes.done(webhookId);
-        steps.set(key, value, ttlMs);
-        return outcome;
-      } catch (error) {
-        report(error, event, webhookId);
-        return 'store_failed';
-      }
-    } finally {
-      lifetimes.remove(deadline);
-    }
+  const admit = async (event: WebhookEvent, webhookId: string, text: string) => {
+    const admission = await lanes.admit({ webhookId, event }, text);
+    if (admission.claim === 'claimed') track(admission.drained ?? admission.work);
+    return admission;
   };
 
   // Checked by checkOptions above; each secret's key is prepared here once, not per delivery.
@@ -205,8 +119,6 @@ export function createBot(options: BotOptions): Bot {
   const ackTimeoutMs = options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS;
   const deps = {
     verify: (bytes: Uint8Array, headers: WebhookHeaders) => verifyPrepared(bytes, headers, verification),
-    // The deprecated `dedupe` option still wins for dedupe when given; everything else uses the store.
-    dedupe,
     ack: options.ack ?? 'after-handler',
     ackTimeoutMs,
     acks: createDeadlines(ackTimeoutMs, true),

@@ -6,10 +6,9 @@
 
 import type { WebhookEvent } from '../schemas/webhooks.js';
 import { MAX_DELIVERY_BYTES, readLimitedBody } from './capped-body.js';
-import type { Admission } from './conversation-lanes.js';
-import { createDeadlines, type Deadlines } from './deadlines.js';
-import { admitOnceSettled, type EarlyRuns, pollInterval } from './retry-wait.js';
-import type { Deduper } from './store-dedupe.js';
+import { admitOnceSettled, type EarlyRuns, pollInterval } from './dedupe.js';
+import type { Admission } from './lanes.js';
+import { createDeadlines, type Deadlines } from './timers.js';
 import {
   bodyBytes,
   type VerifiedDelivery,
@@ -29,7 +28,6 @@ export interface DeliveryDeps {
    * Synchronous where the runtime signs synchronously (node:crypto).
    */
   verify(bytes: Uint8Array, headers: WebhookHeaders): VerifiedDelivery | Promise<VerifiedDelivery>;
-  dedupe: Deduper;
   ack: 'after-handler' | 'immediately';
   ackTimeoutMs: number;
   /** The runs answered 409 past `ackTimeoutMs` and still going, for their retries to wait on. */
@@ -38,7 +36,8 @@ export interface DeliveryDeps {
   acks: Deadlines;
   /**
    * Claims the delivery and, once claimed, runs its handlers (in its conversation's order) and settles
-   * its claim; rejects only when the claim could not be made (the work never rejects).
+   * its claim (released when the outcome could not be recorded); rejects only when the claim could not
+   * be made (the work never rejects).
    */
   admit(event: WebhookEvent, webhookId: string, text: string): Promise<Admission>;
   /** Reports a failure to onError handlers or the logger; never throws. */
@@ -93,7 +92,7 @@ export const TOO_LARGE = failure(413, 'payload_too_large', `the body is over ${M
 const UNREADABLE = failure(400, 'invalid_body', 'the request body could not be read');
 const DEDUPE_DOWN = failure(503, 'dedupe_unavailable', 'the dedupe store failed; retry later');
 // Not a 2xx, to a retry of a run still going and to a run past ackTimeoutMs alike: if the run then
-// fails, its claim is released and the service's retry must come back to run it (retry-wait.ts).
+// fails, its claim is released and the service's retry must come back to run it (dedupe.ts).
 const IN_PROGRESS = failure(409, 'delivery_in_progress', 'this webhook-id is being handled; retry later', {
   'retry-after': '5',
 });
@@ -189,7 +188,7 @@ export async function deliver(
   try {
     admission = await deps.admit(event, webhookId, verified.text);
     if (admission.claim === 'in_flight' && deps.ack !== 'immediately') {
-      // Most likely the retry of a run answered 409: wait for that run's end (retry-wait.ts), all
+      // Most likely the retry of a run answered 409: wait for that run's end (dedupe.ts), all
       // within one ackTimeoutMs, a run started again included.
       const deadline = Date.now() + waitMs;
       const again = () => deps.admit(event, webhookId, verified.text);
@@ -202,15 +201,7 @@ export async function deliver(
   }
   if (admission.claim !== 'claimed') return admission.claim === 'done' ? DUPLICATE : IN_PROGRESS;
 
-  const work = admission.work.then((outcome) =>
-    // Not recorded as handled: forget the claim (if the store is back) so the retry runs it.
-    outcome === 'store_failed'
-      ? deps.dedupe.release(webhookId).then(
-          () => outcome,
-          () => outcome,
-        )
-      : outcome,
-  );
+  const { work } = admission;
   // What must outlive the answer: the work, and the drain of the messages queued behind it when this
   // delivery's process holds its conversation (answered once its own message settled).
   const { drained } = admission;
@@ -234,8 +225,6 @@ export async function deliver(
   // A holder goes on through its conversation's queue after its own message's answer.
   if (drained) waitUntil?.(drained);
   if (outcome === 'ok') return RECEIVED;
-  // Handled by the instance that holds the conversation: this delivery's part is done.
-  if (outcome === 'elsewhere') return ACCEPTED;
   if (outcome === 'store_failed') return STORE_DOWN;
   return HANDLER_FAILED;
 }

@@ -14,13 +14,6 @@ export type {
   Handler,
   MessageContext,
 } from './bot-types.js';
-export {
-  type ClaimResult,
-  createMemoryDedupeStore,
-  DEDUPE_RETENTION_MS,
-  type DedupeStore,
-  type MemoryDedupeStoreOptions,
-} from './dedupe-store.js';
 export type { DeliveryAnswer, DeliveryOptions, WaitUntil } from './delivery.js';
 export type { FileReplyOptions, QuickReply } from './rich-replies.js';
 export type { Middleware } from './router.js';

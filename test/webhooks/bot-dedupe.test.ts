@@ -1,7 +1,15 @@
-import { createBot, type DedupeStore } from 'agent-messaging';
+import { createBot } from 'agent-messaging';
 import { generateWebhookSecret } from 'agent-messaging/testing';
 import { describe, expect, it, vi } from 'vitest';
-import { createLoop, gate, recordMessage, replay, signedRequest, unknownEvent } from './harness.js';
+import {
+  createLoop,
+  flakyStore,
+  gate,
+  recordMessage,
+  replay,
+  signedRequest,
+  unknownEvent,
+} from './harness.js';
 
 describe('bot.fetch deduplicates by webhook-id', () => {
   it('answers a duplicate after success with 200 without running the handler again', async () => {
@@ -57,59 +65,15 @@ describe('bot.fetch deduplicates by webhook-id', () => {
     expect(attempts).toBe(2);
   });
 
-  it('uses a pluggable store: claim, then complete on success and release on failure', async () => {
-    const calls: string[] = [];
-    const states = new Map<string, 'in_flight' | 'done'>();
-    const store: DedupeStore = {
-      async claim(id) {
-        calls.push(`claim ${id}`);
-        const state = states.get(id);
-        if (state) return state;
-        states.set(id, 'in_flight');
-        return 'claimed';
-      },
-      async complete(id) {
-        calls.push(`complete ${id}`);
-        states.set(id, 'done');
-      },
-      async release(id) {
-        calls.push(`release ${id}`);
-        states.delete(id);
-      },
-    };
-    const loop = await createLoop({ dedupe: store });
-    let fail = true;
-    loop.bot.onAny(() => {
-      if (fail) throw new Error('once');
-    });
-    loop.bot.onError(() => {});
-    const request = () => signedRequest(unknownEvent('evt_store'), loop.secret);
-    expect((await loop.bot.fetch(await request())).status).toBe(500);
-    fail = false;
-    expect((await loop.bot.fetch(await request())).status).toBe(200);
-    expect((await loop.bot.fetch(await request())).status).toBe(200);
-    const ours = calls.filter((call) => call.endsWith('evt_store'));
-    expect(ours).toEqual([
-      'claim evt_store',
-      'release evt_store',
-      'claim evt_store',
-      'complete evt_store',
-      'claim evt_store',
-    ]);
-  });
-
-  it('answers 503, not 500, when the dedupe store fails', async () => {
-    const failing: DedupeStore = {
-      claim: () => Promise.reject(new Error('redis down')),
-      complete: () => {},
-      release: () => {},
-    };
+  it('answers 503, not 500, when the store fails at the claim', async () => {
+    const { store: failing, failing: down } = flakyStore();
+    down.add('setIfAbsent');
     const secret = generateWebhookSecret();
     const other = createBot({
       apiKey: 'ams_sk_x',
       webhookSecret: secret,
       baseUrl: 'http://ams.test',
-      dedupe: failing,
+      store: failing,
     });
     const handler = vi.fn();
     other.onAny(handler);

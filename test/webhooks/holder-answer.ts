@@ -15,11 +15,8 @@ async function until(ready: () => Promise<boolean>) {
   throw new Error('never ready');
 }
 
-/**
- * Runs the scenario on `store`, whose queue holds `queuedWhileM1Runs` members while m1 runs with m2
- * and m3 behind it (2 when m1 itself runs unqueued, the memory store's idle path; 3 otherwise).
- */
-export async function holderAnswersFirst(store: BotStore, queuedWhileM1Runs: number) {
+/** Runs the scenario on `store`, whose queue holds m1, m2 and m3 while m1 runs. */
+export async function holderAnswersFirst(store: BotStore) {
   const handed: Promise<unknown>[] = [];
   // ackTimeoutMs far away: an answer here is the outcome's, never the deadline's 409.
   const loop: Loop = await createLoop({
@@ -58,7 +55,7 @@ export async function holderAnswersFirst(store: BotStore, queuedWhileM1Runs: num
   const third = loop.bot.fetch(replay(d3));
   // m2 and m3 wait in the conversation's queue behind m1.
   const queue = `queue:${loop.conversationId}`;
-  await until(async () => (await store.readQueued(queue)).length === queuedWhileM1Runs);
+  await until(async () => (await store.readQueued(queue)).length === 3);
   let idle = false;
   const idled = loop.bot.idle().then(() => {
     idle = true;

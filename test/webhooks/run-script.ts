@@ -36,3 +36,15 @@ export async function runScript(
   clearTimeout(killer);
   return { output: output.trim(), code, signal };
 }
+
+/**
+ * Script lines that define `body`, a message.received event of id `eventId` ('hi' in cnv_1), for a
+ * script that defines `eventId` first.
+ */
+export const EVENT_BODY = `
+const body = JSON.stringify({ schema: 'svc.event.v1', eventId, type: 'message.received',
+  createdAt: new Date().toISOString(), agentId: 'agt_1', conversationId: 'cnv_1',
+  message: { id: 'msg_1', conversation_id: 'cnv_1', sequence: 1, sender: { id: 'usr_1' },
+    parts: [{ part_index: 0, type: 'text', text: 'hi' }], fallback_text: 'hi', status: 'sent',
+    created_at: new Date().toISOString() } });
+`;

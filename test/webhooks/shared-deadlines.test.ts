@@ -6,7 +6,7 @@
 import { type Bot, createBot, type MessageContext } from 'agent-messaging';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { messageReceivedBody, now, sign } from './fixtures.js';
-import { runScript } from './run-script.js';
+import { EVENT_BODY, runScript } from './run-script.js';
 
 const SECRET = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
 
@@ -112,12 +112,7 @@ const bot = createBot({ apiKey: 'ams_sk_test', webhookSecret: secret, baseUrl: '
 // no lane holds a timer of its own that would keep Node alive).
 bot.on('message.received', () => (mode === 'hung' ? new Promise(() => {}) : undefined));
 const eventId = 'evt_child';
-const body = JSON.stringify({ schema: 'svc.event.v1', eventId, type: 'message.received',
-  createdAt: new Date().toISOString(), agentId: 'agt_1', conversationId: 'cnv_1',
-  message: { id: 'msg_1', conversation_id: 'cnv_1', sequence: 1, sender: { id: 'usr_1' },
-    parts: [{ part_index: 0, type: 'text', text: 'hi' }], fallback_text: 'hi', status: 'sent',
-    created_at: new Date().toISOString() } });
-const headers = await signWebhook({ id: eventId, payload: body, secret });
+${EVENT_BODY}const headers = await signWebhook({ id: eventId, payload: body, secret });
 const response = await bot.fetch(new Request('http://bot.test/webhook', { method: 'POST', headers, body }));
 console.log('answered', response.status);
 `;

@@ -1,10 +1,12 @@
-// One timer for many deadlines of one duration: a bot's ack timeout for each delivery, a handler's
-// lifetime for each run. A timer per delivery was most of the SDK's own timer cost on node:http: a
-// delivery that is handled within one turn of the event loop creates and clears its timer in that
-// turn, so Node made and dropped a timer list (and re-armed its libuv timer) for every delivery. Here
-// the deadlines wait in a list in the order they were added, which is their order of expiry since
-// they all last as long, and one timer, armed for the oldest, is left running when that one is
-// removed: it re-arms itself for the next oldest when it fires.
+// The bot's timers: every deadline the bot keeps (a delivery's ack timeout, a handler's lifetime, a
+// lock's or a claim's next renewal) sits in a list of deadlines of one duration under one timer. A
+// timer per delivery was most of the SDK's own timer cost on node:http: a delivery that is handled
+// within one turn of the event loop creates and clears its timer in that turn, so Node made and
+// dropped a timer list (and re-armed its libuv timer) for every delivery. Here the deadlines wait in
+// a list in the order they were added, which is their order of expiry since they all last as long,
+// and one timer, armed for the oldest, is left running when that one is removed: it re-arms itself
+// for the next oldest when it fires. Waits of a pending delivery (a poll, the debounce window) use
+// the SDK's one `sleep` (core/retry.ts), which keeps the process alive while the delivery is pending.
 
 /** A deadline in its list: what to call, with what, and when. @internal */
 export interface Deadline {

@@ -1,0 +1,586 @@
+// Every delivery's way from its claim to its settle, over the bot store, for every store and every
+// policy: 'queue', 'interrupt' and 'debounce' keep per-conversation order with a lock; 'concurrent'
+// (and every event of no conversation) is the same claim, run and done mark without the lock.
+//
+// A conversation's message is claimed (dedupe), put in its conversation's queue (ordered by
+// `sequence`) and only then is the lock tried, all in the store's one `admit` step, so no claimed
+// message can be lost by a failed lock attempt (Chat SDK's first bug). Whoever holds the lock reads
+// the queue and handles all of it in order (never "the latest plus skipped"); a message leaves the
+// queue only in the `settle` step that records it (done, or failed for the service's retry), which
+// also reads the queue again or, when it is empty, releases the lock. A holder killed mid-handler
+// leaves its message, and the ones after it, queued for the next holder, who runs them first. A
+// delivery that found the lock held waits for the release (in process, through the store's
+// publish/subscribe, and by polling for a holder that died) and then tries the lock itself, so a
+// message queued between the holder's last read and its release is never stranded (Chat SDK's second
+// bug), whatever instance queued it. A delivery hears its outcome only once its settle recorded it.
+//
+// The lock is renewed every third of its TTL while held, and a run is bounded by `maxHandlerMs`;
+// past it the run's signal fires and its holder stops renewing, so the lock expires and the next
+// holder runs what is queued. Every renewal and lifetime of the bot shares one timer each (timers.ts).
+
+import { sleep } from '../core/retry.js';
+import { type MessageReceivedEvent, parseWebhookEvent, type WebhookEvent } from '../schemas/webhooks.js';
+import type { BotStore, StoreLock } from '../store/bot-store.js';
+import { admitWith, claimOnce, settleWith } from '../store/compound.js';
+import {
+  claimState,
+  claimWrite,
+  createClaimHolds,
+  type DedupeWrite,
+  doneWrite,
+  refusedClaim,
+  releaseClaim,
+  writeMarks,
+} from './dedupe.js';
+import { createDeadlines, type Deadline } from './timers.js';
+
+/** A verified delivery: its webhook id and event. @internal */
+export interface Delivery {
+  webhookId: string;
+  event: WebhookEvent;
+}
+
+/** A delivery waiting for its conversation, as it is kept in the store's queue. @internal */
+export interface QueuedItem {
+  webhookId: string;
+  event: MessageReceivedEvent;
+}
+
+/** How a run ended for its deliveries: handled, failed (retry it), or not recorded (store down). */
+export type BatchOutcome = 'ok' | 'failed' | 'store_failed';
+
+/** Why the runtime fired a handler's signal. */
+export type StopReason = 'interrupted' | 'lost' | 'expired';
+
+/**
+ * A delivery admitted: its claim refused, or claimed and being handled. `work` resolves with its own
+ * message's outcome once that was settled; `drained`, when given, once everything the delivery
+ * started has ended: the holder of a conversation goes on through the messages queued behind its own
+ * after `work` resolved, and that drain must be kept alive (`bot.idle()`, `waitUntil`). @internal
+ */
+export type Admission =
+  | { claim: 'in_flight' | 'done' }
+  | { claim: 'claimed'; work: Promise<BatchOutcome>; drained?: Promise<unknown> };
+
+/** Writes one line of the lanes' debug log (what a delivery waited for, ran, retried or dropped). @internal */
+export type DebugLog = (message: string, fields: Record<string, unknown>) => void;
+
+/** What the lanes need from the bot. @internal */
+export interface LaneOptions {
+  store: BotStore;
+  policy: 'queue' | 'interrupt' | 'debounce' | 'concurrent';
+  lockTtlMs: number;
+  maxHandlerMs: number;
+  debounceMs: number;
+  /** Runs every handler for the batch (the last item is the message; all are `ctx.messages`). */
+  run(items: readonly Delivery[], signal: AbortSignal): Promise<void>;
+  /** Reports a failure to onError handlers or the logger; never throws. */
+  report(error: unknown, event?: WebhookEvent, webhookId?: string): void;
+  /** The debug log, when it is on. */
+  debug: DebugLog | undefined;
+}
+
+const STOP_MESSAGES: Record<StopReason, string> = {
+  interrupted: 'A newer message in the conversation interrupted this handler.',
+  lost: "The conversation's lock was lost (the store did not renew it); another instance may take over.",
+  expired: 'The handler ran past maxHandlerMs; the conversation was given up to the next message.',
+};
+
+/** The `ctx.signal.reason` for a stop: an Error whose name says which (`InterruptedError`, ...). */
+export function stopError(reason: StopReason): Error {
+  const error = new Error(STOP_MESSAGES[reason]);
+  error.name =
+    reason === 'interrupted' ? 'InterruptedError' : reason === 'lost' ? 'LockLostError' : 'TimeoutError';
+  return error;
+}
+
+/** The store keys of a conversation's queue and lock. @internal */
+export const queueKey = (conversationId: string) => `queue:${conversationId}`;
+/** @internal */
+export const lockKey = (conversationId: string) => `conversation:${conversationId}`;
+
+/** A message's place in its conversation: the queue's score. */
+const sequenceOf = (item: Delivery | undefined) =>
+  (item?.event as MessageReceivedEvent | undefined)?.message.sequence ?? 0;
+
+/**
+ * A delivery as its conversation's queue keeps it: `{"webhookId":…,"event":…}` with the body text as
+ * it came, so every instance writes the same member for one delivery (a redelivery keeps one entry).
+ */
+const queueMember = (webhookId: string, text: string) =>
+  `{"webhookId":${JSON.stringify(webhookId)},"event":${text}}`;
+
+/** A member another holder (or process) queued, checked as the delivery was; `undefined` if it is not one. */
+function readMember(member: string): QueuedItem | undefined {
+  try {
+    const { webhookId, event } = JSON.parse(member) as { webhookId?: unknown; event?: unknown };
+    if (typeof webhookId !== 'string') return undefined;
+    const checked = parseWebhookEvent(event);
+    if (!checked.success || checked.data.type !== 'message.received') return undefined;
+    return { webhookId, event: checked.data as MessageReceivedEvent };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A conversation's lock while its holder works: renewed until it stops, or lost. */
+interface Hold {
+  readonly lock: StoreLock;
+  /** Set once the lock is no longer safely this holder's: a renewal failed, or a run outlived its bound. */
+  loss: 'lost' | 'expired' | undefined;
+  stopped: boolean;
+  renewal: Deadline | undefined;
+  running: Run | undefined;
+}
+
+/**
+ * One run of the handlers over a batch, and what the runtime knows of it while it runs: its signal,
+ * why it was stopped (the first reason wins), and the hold it runs under.
+ */
+interface Run {
+  readonly items: readonly Delivery[];
+  readonly controller: AbortController;
+  stop: StopReason | undefined;
+  readonly hold: Hold | undefined;
+}
+
+/** Fires a run's signal for `reason`, unless it was stopped already. */
+function stopRun(run: Run, reason: StopReason): void {
+  if (run.controller.signal.aborted) return;
+  run.stop = reason;
+  run.controller.abort(stopError(reason));
+}
+
+/** A lock no longer safely held: no more renewals, and its running handler is stopped. */
+function loseHold(hold: Hold, why: 'lost' | 'expired'): void {
+  if (hold.loss || hold.stopped) return;
+  hold.loss = why;
+  if (hold.running) stopRun(hold.running, why);
+}
+
+/** Past maxHandlerMs: the run's signal fires, and a holder lets its lock expire for the next one. */
+function expire(run: Run): void {
+  if (run.hold) loseHold(run.hold, 'expired');
+  else stopRun(run, 'expired');
+}
+
+/**
+ * The lanes of one bot: `admit` claims a delivery and starts its handling, whose `work` resolves once
+ * its message was settled. @internal
+ */
+export function createLanes(o: LaneOptions) {
+  const { store, policy, debug } = o;
+  // How long a conversation's queue is kept: a queued item outlives any wait for the lock (the longest
+  // handler plus a lock's expiry). Counted from the last enqueue, and from each holder's read that
+  // found members left, so a backlog worked through for longer is kept while its holder lives.
+  const queueTtlMs = o.maxHandlerMs + 2 * o.lockTtlMs + o.debounceMs;
+  const pollMs = Math.max(1, Math.floor(o.lockTtlMs / 3));
+  const holdClaims = createClaimHolds(store, o.lockTtlMs, (error) => o.report(error));
+  // Every run's lifetime and every lock's renewal under one timer each; neither keeps a Node process
+  // alive on its own.
+  const lifetimes = createDeadlines(o.maxHandlerMs, false);
+  const renewals = createDeadlines(pollMs, false);
+  // The deliveries of this process waiting on their outcome, by webhook id.
+  const waiting = new Map<string, (outcome: BatchOutcome) => void>();
+  // The members this process queued and still waits on: a holder here reads them back unparsed.
+  const local = new Map<string, QueuedItem>();
+  // The wake-ups of this process's waiters at the next release of a conversation's lock.
+  const releases = new Map<string, Set<() => void>>();
+
+  const notifyReleased = (conversationId: string) => {
+    const wakers = releases.get(conversationId);
+    releases.delete(conversationId);
+    for (const wake of wakers ?? []) wake();
+  };
+
+  /** Registers a wait for the conversation's next release, before the lock is tried (so none is missed). */
+  const nextRelease = (conversationId: string) => {
+    let wake!: () => void;
+    const released = new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    const wakers = releases.get(conversationId) ?? new Set<() => void>();
+    releases.set(conversationId, wakers);
+    wakers.add(wake);
+    const cancel = () => {
+      wakers.delete(wake);
+      if (wakers.size === 0 && releases.get(conversationId) === wakers) releases.delete(conversationId);
+    };
+    return { released, wake, cancel };
+  };
+
+  const renew = (hold: Hold) => {
+    hold.renewal = undefined;
+    if (hold.loss || hold.stopped) return;
+    // A store that is down cannot prove the lock is still ours.
+    store.renewLock(hold.lock, o.lockTtlMs).then(
+      (held) => {
+        if (!held) loseHold(hold, 'lost');
+      },
+      () => loseHold(hold, 'lost'),
+    );
+    hold.renewal = renewals.add(renew, hold);
+  };
+
+  /**
+   * Runs a batch's handlers and releases its claims when it failed, so the service's retry runs it.
+   * An interrupted run counts as done (the newer message answers it); one stopped for a lost lock or
+   * its lifetime counts as failed, since its reply was cut. Done marks are the caller's to write.
+   * Never rejects.
+   */
+  const execute = async (run: Run): Promise<BatchOutcome> => {
+    const { items } = run;
+    const last = items.at(-1);
+    // The runner answers for these claims while it runs them (their delivering processes may be gone).
+    const letGo = holdClaims(items.map((item) => item.webhookId));
+    const lifetime = lifetimes.add(expire, run);
+    debug?.('run started', { webhookId: last?.webhookId, messages: items.length });
+    let ok = true;
+    try {
+      await o.run(items, run.controller.signal);
+    } catch (error) {
+      ok = false;
+      if (run.stop !== 'interrupted') o.report(error, last?.event, last?.webhookId);
+    } finally {
+      lifetimes.remove(lifetime);
+    }
+    if (run.stop === 'interrupted') ok = true;
+    else if (run.stop !== undefined) {
+      if (ok) o.report(stopError(run.stop), last?.event, last?.webhookId);
+      ok = false;
+    }
+    debug?.('run ended', {
+      webhookId: last?.webhookId,
+      outcome: ok ? 'ok' : 'failed',
+      ...(run.stop ? { stopped: run.stop } : {}),
+    });
+    try {
+      if (!ok) {
+        for (const item of items) await releaseClaim(store, item.webhookId);
+        debug?.('claim released for the retry', { webhookId: last?.webhookId });
+      }
+    } catch (error) {
+      o.report(error, last?.event, last?.webhookId);
+      return 'store_failed';
+    } finally {
+      letGo();
+    }
+    return ok ? 'ok' : 'failed';
+  };
+
+  /** A delivery of no conversation lane ('concurrent', or not a message): run, then marked done. */
+  const runAlone = async (delivery: Delivery): Promise<BatchOutcome> => {
+    const run: Run = {
+      items: [delivery],
+      controller: new AbortController(),
+      stop: undefined,
+      hold: undefined,
+    };
+    const outcome = await execute(run);
+    if (outcome !== 'ok') return outcome;
+    try {
+      await writeMarks(store, [doneWrite(delivery.webhookId)]);
+      return outcome;
+    } catch (error) {
+      o.report(error, delivery.event, delivery.webhookId);
+      return 'store_failed';
+    }
+  };
+
+  /**
+   * The queued members to run now, parsed, without those already done: a holder that completed them
+   * died before removing them, or a retry queued one again after it was done, or this holder handled
+   * its id already (`ran`). `fresh` is the caller's own member when no other holder can have run it
+   * yet, which needs no look. Skipped members go to `settled`, to be removed by the next read.
+   */
+  const runnable = async (
+    members: string[],
+    fresh: string | undefined,
+    ran: ReadonlySet<string>,
+    settled: string[],
+  ) => {
+    const batch: { member: string; item: QueuedItem }[] = [];
+    for (const member of members) {
+      const item = local.get(member) ?? readMember(member);
+      if (!item) {
+        // Not a message this bot could have queued (a store shared with something else): dropped.
+        o.report(new TypeError(`a queued member is not a message.received delivery: ${member.slice(0, 80)}`));
+        settled.push(member);
+        continue;
+      }
+      const id = item.webhookId;
+      if (ran.has(id) || (member !== fresh && (await claimState(store, id)) === 'done')) {
+        debug?.('queued message already handled: dropped from the queue', { webhookId: id });
+        settled.push(member);
+        if (!ran.has(id)) waiting.get(id)?.('ok');
+      } else batch.push({ member, item });
+    }
+    return batch;
+  };
+
+  /**
+   * Holds the lock and handles the queue until a read finds it empty (`'drained'`, the lock released
+   * in that same step); `'busy'` when someone else holds the lock, `'stopped'` when the lock was lost
+   * or the store failed mid-way (what was not settled stays queued for the next holder). `admitted`:
+   * the lock and the read an `admit` already made.
+   */
+  const drain = async (
+    conversationId: string,
+    fresh: { member: string; until: number } | undefined,
+    admitted?: { lock: StoreLock; queued: string[] },
+  ): Promise<'drained' | 'busy' | 'stopped'> => {
+    const lock = admitted?.lock ?? (await store.acquireLock(lockKey(conversationId), o.lockTtlMs));
+    if (!lock) return 'busy';
+    debug?.('lock taken', { conversationId });
+    // No other holder that read the caller's delivery can have let its lock expire before now.
+    const freshMember = fresh && Date.now() < fresh.until ? fresh.member : undefined;
+    const ran = new Set<string>();
+    const hold: Hold = { lock, loss: undefined, stopped: false, renewal: undefined, running: undefined };
+    hold.renewal = renewals.add(renew, hold);
+    let unsubscribe: (() => Promise<void>) | undefined;
+    let result: 'drained' | 'stopped' = 'stopped';
+    // What the next settle records (done marks, members to remove) and the runs it answers for: a
+    // delivery hears its outcome only once that outcome is in the store.
+    let marks: DedupeWrite[] = [];
+    let settled: string[] = [];
+    let told: { items: readonly Delivery[]; outcome: BatchOutcome }[] = [];
+    const tell = (instead?: BatchOutcome) => {
+      for (const { items, outcome } of told) {
+        for (const item of items) waiting.get(item.webhookId)?.(instead ?? outcome);
+      }
+      told = [];
+    };
+    try {
+      if (policy === 'interrupt') {
+        unsubscribe = await store.subscribe(`interrupt:${conversationId}`, (message) => {
+          const { running } = hold;
+          if (running && Number(message) > sequenceOf(running.items.at(-1))) {
+            debug?.('run interrupted by a newer message', { conversationId, sequence: message });
+            stopRun(running, 'interrupted');
+          }
+        });
+      }
+      let members = admitted?.queued;
+      while (!hold.loss) {
+        if (policy === 'debounce') {
+          await sleep(o.debounceMs, undefined);
+          members = undefined;
+        }
+        if (members === undefined) {
+          const next = await settleWith(store, {
+            lock,
+            lockTtlMs: o.lockTtlMs,
+            queueTtlMs,
+            marks,
+            settled,
+            queue: queueKey(conversationId),
+            released: { channel: `released:${conversationId}`, message: '' },
+          });
+          marks = [];
+          settled = [];
+          tell();
+          if (next.outcome === 'released') {
+            result = 'drained';
+            break;
+          }
+          if (next.outcome === 'lost') break; // the new holder's queue and lock: not ours to touch
+          members = next.queued;
+        }
+        // 'queue' handles the first message alone, then reads again (a retry of an earlier message
+        // queued meanwhile comes next); the others hand everything queued to one run.
+        const batch = await runnable(
+          policy === 'queue' ? members.slice(0, 1) : members,
+          freshMember,
+          ran,
+          settled,
+        );
+        members = undefined;
+        if (batch.length === 0) continue;
+        const items = batch.map(({ item }) => item);
+        const run: Run = { items, controller: new AbortController(), stop: undefined, hold };
+        hold.running = run;
+        const outcome = await execute(run);
+        hold.running = undefined;
+        told.push({ items, outcome });
+        // A failed one may come back with its retry; one that succeeded is not run again by this holder.
+        if (outcome === 'ok') for (const item of items) ran.add(item.webhookId);
+        // A failed store leaves the message unsettled, a lost lock leaves it queued for the next holder.
+        if (outcome === 'store_failed') break;
+        if (outcome === 'ok') for (const item of items) marks.push(doneWrite(item.webhookId));
+        if (hold.loss) break;
+        settled.push(...batch.map(({ member }) => member));
+      }
+      // Stopped after a run that succeeded (its lock lost since): its done marks still count.
+      await writeMarks(store, marks);
+      tell();
+    } catch (error) {
+      tell('store_failed'); // whether the failed step recorded them is unknown: the retries decide
+      throw error;
+    } finally {
+      hold.stopped = true;
+      if (hold.renewal) renewals.remove(hold.renewal);
+      await unsubscribe?.().catch((error: unknown) => o.report(error));
+      // Released (and published) by the settle that found the queue empty; a holder that stopped
+      // mid-way lets its lock expire, so no one mistakes what it left queued for a fresh delivery.
+      if (result === 'drained') notifyReleased(conversationId);
+      debug?.(result === 'drained' ? 'queue empty: lock released' : 'holder stopped: lock left to expire', {
+        conversationId,
+        ...(hold.loss ? { why: hold.loss } : {}),
+      });
+    }
+    return result;
+  };
+
+  /**
+   * Sees an admitted delivery handled, here or by the instance that holds its conversation. `told`
+   * hears its outcome once its batch settled; a holder here goes on through the rest of the queue
+   * before this resolves.
+   */
+  const follow = async (
+    item: QueuedItem,
+    member: string,
+    fresh: { member: string; until: number },
+    admitted: { lock: StoreLock; queued: string[] } | undefined,
+    told: (outcome: BatchOutcome) => void,
+  ): Promise<BatchOutcome> => {
+    const conversationId = item.event.conversationId;
+    let outcome: BatchOutcome | undefined;
+    let settle: ((outcome: BatchOutcome) => void) | undefined;
+    let settled: Promise<BatchOutcome> | undefined;
+    waiting.set(item.webhookId, (value) => {
+      outcome = value;
+      told(value);
+      settle?.(value);
+    });
+    local.set(member, item);
+    let letGo: (() => void) | undefined;
+    let next: ReturnType<typeof nextRelease> | undefined;
+    let unsubscribe: (() => Promise<void>) | undefined;
+    try {
+      let interrupted = false;
+      let requeued = false;
+      // The first try of the lock was the admit's; when it won, nothing needs to wait (yet).
+      let held = admitted ? await drain(conversationId, fresh, admitted) : 'busy';
+      for (;;) {
+        if (outcome !== undefined) return outcome;
+        // We emptied the queue without meeting our item: a holder settled it and removed it. Its
+        // dedupe record tells how: done (200), or failed (500: the service's retry runs it again).
+        if (held === 'drained') {
+          const state = await claimState(store, item.webhookId);
+          if (state !== 'in_flight' || requeued) return state === 'done' ? 'ok' : 'failed';
+          // Still our claim, yet our member is gone: a holder's run of the same message failed and
+          // freed the claim, we took it (a retry waiting on that run, dedupe.ts), and its settle
+          // then removed the member we had queued again. Nobody runs it now: queue it once more.
+          debug?.('queued again: its member was settled by a failed run', { webhookId: item.webhookId });
+          requeued = true;
+          await store.enqueue(queueKey(conversationId), member, sequenceOf(item), queueTtlMs);
+          next?.cancel();
+          next = nextRelease(conversationId);
+          held = await drain(conversationId, undefined);
+          continue;
+        }
+        // This process answers for the claim while it waits: were it to die, the claim expires soon.
+        letGo ??= holdClaims([item.webhookId]);
+        if (!unsubscribe) {
+          debug?.('waiting: the conversation is held', { webhookId: item.webhookId, conversationId });
+          // Then try once more at once: the holder may have released before we listened.
+          unsubscribe = await store.subscribe(`released:${conversationId}`, () => next?.wake());
+        } else {
+          if (held === 'busy' && policy === 'interrupt' && !interrupted) {
+            interrupted = true;
+            await store.publish(`interrupt:${conversationId}`, String(sequenceOf(item)));
+          }
+          settled ??= new Promise<BatchOutcome>((resolve) => {
+            settle = resolve;
+          });
+          const poll = new AbortController();
+          await Promise.race([settled, next?.released, sleep(pollMs, poll.signal).catch(() => {})]);
+          poll.abort();
+          next?.cancel();
+          if (outcome !== undefined) return outcome;
+        }
+        // Listen before trying, so a release between the try and the wait is not missed.
+        next = nextRelease(conversationId);
+        held = await drain(conversationId, fresh);
+      }
+    } catch (error) {
+      o.report(error);
+      return outcome ?? 'store_failed';
+    } finally {
+      letGo?.();
+      waiting.delete(item.webhookId);
+      local.delete(member);
+      next?.cancel();
+      await unsubscribe?.().catch((error: unknown) => o.report(error));
+    }
+  };
+
+  /**
+   * The admission of a claimed delivery whose handling (`start`) may go on after its own outcome:
+   * `work` resolves at the first `told` (or with the handling's end), `drained` with its end. A
+   * delivery whose outcome was not recorded (the store failed) has its claim released where the store
+   * allows, so the retry runs it.
+   */
+  const claimed = (
+    webhookId: string,
+    start: (told: (outcome: BatchOutcome) => void) => Promise<BatchOutcome>,
+  ): Admission => {
+    let told!: (outcome: BatchOutcome) => void;
+    const outcome = new Promise<BatchOutcome>((resolve) => {
+      told = resolve;
+    });
+    const work = outcome.then((value) =>
+      value === 'store_failed'
+        ? releaseClaim(store, webhookId).then(
+            () => value,
+            () => value,
+          )
+        : value,
+    );
+    const drained = start(told)
+      .then(told, (error: unknown) => {
+        o.report(error);
+        told('store_failed');
+      })
+      .then(() => work);
+    return { claim: 'claimed', work, drained };
+  };
+
+  /**
+   * Admits a delivery in one store step: its claim and, for a conversation's message under a lock
+   * policy, its place in the queue, a try of the lock and, when won, the read. `text` is the verified
+   * body, queued as it came (no second serialization of the event). Rejects only when the store
+   * failed before anything was claimed.
+   */
+  const admit = async (delivery: Delivery, text: string): Promise<Admission> => {
+    const { webhookId, event } = delivery;
+    const claim = claimWrite(webhookId, o.lockTtlMs);
+    if (policy === 'concurrent' || event.type !== 'message.received') {
+      const taken = await claimOnce(store, claim);
+      if (!taken.claimed) {
+        debug?.('duplicate', { webhookId, claim: refusedClaim(taken.current) });
+        return { claim: refusedClaim(taken.current) };
+      }
+      debug?.('claimed', { webhookId, type: event.type });
+      return claimed(webhookId, () => runAlone(delivery));
+    }
+    const item = delivery as QueuedItem;
+    const conversationId = item.event.conversationId;
+    const member = queueMember(webhookId, text);
+    const admitted = await admitWith(store, {
+      claim,
+      queue: { key: queueKey(conversationId), member, score: sequenceOf(item), ttlMs: queueTtlMs },
+      lock: { key: lockKey(conversationId), ttlMs: o.lockTtlMs },
+    });
+    if (!admitted.claimed) {
+      debug?.('duplicate', { webhookId, claim: refusedClaim(admitted.current) });
+      return { claim: refusedClaim(admitted.current) };
+    }
+    debug?.('claimed and queued', { webhookId, conversationId, lock: admitted.lock ? 'taken' : 'held' });
+    const fresh = { member, until: Date.now() + o.lockTtlMs };
+    const held = admitted.lock ? admitted : undefined;
+    return claimed(webhookId, (told) => follow(item, member, fresh, held, told));
+  };
+
+  return { admit };
+}
