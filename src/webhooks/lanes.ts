@@ -17,22 +17,115 @@
 // The lock is renewed every third of its TTL while held, and a run is bounded by `maxHandlerMs`;
 // past it the run's signal fires and its holder stops renewing, so the lock expires and the next
 // holder runs what is queued. Every renewal and lifetime of the bot shares one timer each (timers.ts).
+//
+// Deliveries are deduplicated by webhook-id in the same store. The service retries a delivery with the
+// same id for 5 s + 5 min + 30 min + 2 h + 5 h + 10 h (PROTOCOL.md section 6), about 17.6 hours, so a
+// handled id is kept at least that long; any shorter and a late retry would run its handler again.
+//   claim   -> set if absent (id, 'in_flight', one lock TTL): the first step of `admit`
+//   renew   -> compareAndSet(id, 'in_flight', 'in_flight', one lock TTL) while someone alive needs it
+//   done    -> set(id, 'done', 18 h): written by the `settle` that removes the message from its queue
+//   release -> compareAndSet(id, 'in_flight', absent): the run failed, so the retry runs it
+// An in-flight claim is renewed every third of its TTL by whoever is alive and answerable for it: the
+// process that took the delivery, while it waits for its conversation or runs it, and the
+// conversation's holder while it runs it. A claim whose every holder died expires within one TTL, so
+// the service's next retry runs the message; the message itself stays queued, so a later holder of
+// its conversation may run it even before that retry.
 
 import { sleep } from '../core/retry.js';
 import { type MessageReceivedEvent, parseWebhookEvent, type WebhookEvent } from '../schemas/webhooks.js';
 import type { BotStore, StoreLock } from '../store/bot-store.js';
 import { admitWith, claimOnce, settleWith } from '../store/compound.js';
-import {
-  claimState,
-  claimWrite,
-  createClaimHolds,
-  type DedupeWrite,
-  doneWrite,
-  refusedClaim,
-  releaseClaim,
-  writeMarks,
-} from './dedupe.js';
-import { createDeadlines, type Deadline } from './timers.js';
+import { createDeadlines, type Deadline, type Deadlines } from './timers.js';
+
+/** The whole retry schedule of the service (17 h 35 min 5 s) and some slack for clock skew. */
+export const DEDUPE_RETENTION_MS = 18 * 60 * 60 * 1000;
+
+/** A dedupe step as a store write (a claim is set only if absent). */
+interface DedupeWrite {
+  key: string;
+  value: string;
+  ttlMs: number;
+}
+
+const dedupeKey = (id: string) => `dedupe:${id}`;
+
+/** The claim of `id`, alive `inFlightMs` unless renewed. */
+const claimWrite = (id: string, inFlightMs: number): DedupeWrite => ({
+  key: dedupeKey(id),
+  value: 'in_flight',
+  ttlMs: inFlightMs,
+});
+
+/** The done mark of `id`, kept for the whole retry schedule. */
+const doneWrite = (id: string): DedupeWrite => ({
+  key: dedupeKey(id),
+  value: 'done',
+  ttlMs: DEDUPE_RETENTION_MS,
+});
+
+/** What a refused claim's value means: done, or in flight (a value that vanished meanwhile too). */
+const refusedClaim = (current: string | undefined): 'in_flight' | 'done' =>
+  current === 'done' ? 'done' : 'in_flight';
+
+/** Forgets an in-flight claim so the retry runs it; a 'done' written by another holder stays done. */
+async function releaseClaim(store: BotStore, id: string): Promise<void> {
+  await store.compareAndSet(dedupeKey(id), 'in_flight', undefined);
+}
+
+/** Where another holder left the id: `'done'`, `'in_flight'`, or `undefined` (released, never claimed). */
+async function claimState(store: BotStore, id: string): Promise<'in_flight' | 'done' | undefined> {
+  const value = await store.get(dedupeKey(id));
+  return value === 'done' || value === 'in_flight' ? value : undefined;
+}
+
+/** Writes marks one by one (a run of no conversation, or a holder that lost its lock after a run). */
+async function writeMarks(store: BotStore, marks: readonly DedupeWrite[]): Promise<void> {
+  for (const mark of marks) await store.set(mark.key, mark.value, mark.ttlMs);
+}
+
+/**
+ * Keeps the in-flight claims of ids alive, renewed at each of `renewals` (a third of `inFlightMs`)
+ * until the function `hold` answers is called; holds from several callers add up. `report` hears a
+ * renewal that failed (the store is down: the claim may expire, the lock then guards).
+ */
+function createClaimHolds(
+  store: BotStore,
+  inFlightMs: number,
+  renewals: Deadlines,
+  report: (error: unknown) => void,
+) {
+  const holds = new Map<string, number>();
+  // One renewal for every claim of this process.
+  let armed = false;
+  const renewAll = () => {
+    armed = holds.size > 0;
+    if (!armed) return;
+    for (const id of holds.keys()) {
+      store.compareAndSet(dedupeKey(id), 'in_flight', 'in_flight', inFlightMs).catch(report);
+    }
+    renewals.add(renewAll, undefined);
+  };
+  const letGo = (id: string) => {
+    const count = (holds.get(id) ?? 1) - 1;
+    if (count > 0) holds.set(id, count);
+    else holds.delete(id);
+  };
+  return (ids: readonly string[]): (() => void) => {
+    for (const id of ids) holds.set(id, (holds.get(id) ?? 0) + 1);
+    // Left armed when the last hold goes: a bot that handles each delivery within one turn would
+    // otherwise add and remove a renewal per delivery.
+    if (!armed) {
+      armed = true;
+      renewals.add(renewAll, undefined);
+    }
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      for (const id of ids) letGo(id);
+    };
+  };
+}
 
 /** A verified delivery: its webhook id and event. @internal */
 export interface Delivery {
@@ -123,6 +216,9 @@ function readMember(member: string): QueuedItem | undefined {
   }
 }
 
+/** The queued messages a holder runs next, with the members they were read as. */
+type Batch = { member: string; item: QueuedItem }[];
+
 /** A conversation's lock while its holder works: renewed until it stops, or lost. */
 interface Hold {
   readonly lock: StoreLock;
@@ -175,11 +271,11 @@ export function createLanes(o: LaneOptions) {
   // found members left, so a backlog worked through for longer is kept while its holder lives.
   const queueTtlMs = o.maxHandlerMs + 2 * o.lockTtlMs + o.debounceMs;
   const pollMs = Math.max(1, Math.floor(o.lockTtlMs / 3));
-  const holdClaims = createClaimHolds(store, o.lockTtlMs, (error) => o.report(error));
-  // Every run's lifetime and every lock's renewal under one timer each; neither keeps a Node process
-  // alive on its own.
+  // Every run's lifetime under one timer, and every renewal of a lock or a claim under another;
+  // neither keeps a Node process alive on its own.
   const lifetimes = createDeadlines(o.maxHandlerMs, false);
   const renewals = createDeadlines(pollMs, false);
+  const holdClaims = createClaimHolds(store, o.lockTtlMs, renewals, (error) => o.report(error));
   // The deliveries of this process waiting on their outcome, by webhook id.
   const waiting = new Map<string, (outcome: BatchOutcome) => void>();
   // The members this process queued and still waits on: a holder here reads them back unparsed.
@@ -291,25 +387,46 @@ export function createLanes(o: LaneOptions) {
    * The queued members to run now, parsed, without those already done: a holder that completed them
    * died before removing them, or a retry queued one again after it was done, or this holder handled
    * its id already (`ran`). `fresh` is the caller's own member when no other holder can have run it
-   * yet, which needs no look. Skipped members go to `settled`, to be removed by the next read.
+   * yet, which needs no look; so does a member already run here. Skipped members go to `settled`, to
+   * be removed by the next read. Answered at once unless a member needed a look in the store.
    */
-  const runnable = async (
+  const runnable = (
     members: string[],
     fresh: string | undefined,
     ran: ReadonlySet<string>,
     settled: string[],
-  ) => {
-    const batch: { member: string; item: QueuedItem }[] = [];
-    for (const member of members) {
+  ): Batch | Promise<Batch> => {
+    const batch: Batch = [];
+    for (let i = 0; i < members.length; i += 1) {
+      const member = members[i]!;
       const item = local.get(member) ?? readMember(member);
       if (!item) {
         // Not a message this bot could have queued (a store shared with something else): dropped.
         o.report(new TypeError(`a queued member is not a message.received delivery: ${member.slice(0, 80)}`));
         settled.push(member);
+      } else if (ran.has(item.webhookId)) settled.push(member);
+      else if (member === fresh) batch.push({ member, item });
+      else return lookThenRun(batch, members.slice(i), ran, settled);
+    }
+    return batch;
+  };
+
+  /** {@link runnable} from the first member that needs a look at its claim. */
+  const lookThenRun = async (
+    batch: Batch,
+    members: string[],
+    ran: ReadonlySet<string>,
+    settled: string[],
+  ) => {
+    for (const member of members) {
+      const item = local.get(member) ?? readMember(member);
+      if (!item) {
+        o.report(new TypeError(`a queued member is not a message.received delivery: ${member.slice(0, 80)}`));
+        settled.push(member);
         continue;
       }
       const id = item.webhookId;
-      if (ran.has(id) || (member !== fresh && (await claimState(store, id)) === 'done')) {
+      if (ran.has(id) || (await claimState(store, id)) === 'done') {
         debug?.('queued message already handled: dropped from the queue', { webhookId: id });
         settled.push(member);
         if (!ran.has(id)) waiting.get(id)?.('ok');
@@ -419,7 +536,7 @@ export function createLanes(o: LaneOptions) {
     } finally {
       hold.stopped = true;
       if (hold.renewal) renewals.remove(hold.renewal);
-      await unsubscribe?.().catch((error: unknown) => o.report(error));
+      if (unsubscribe) await unsubscribe().catch((error: unknown) => o.report(error));
       // Released (and published) by the settle that found the queue empty; a holder that stopped
       // mid-way lets its lock expire, so no one mistakes what it left queued for a fresh delivery.
       if (result === 'drained') notifyReleased(conversationId);
@@ -511,7 +628,7 @@ export function createLanes(o: LaneOptions) {
       waiting.delete(item.webhookId);
       local.delete(member);
       next?.cancel();
-      await unsubscribe?.().catch((error: unknown) => o.report(error));
+      if (unsubscribe) await unsubscribe().catch((error: unknown) => o.report(error));
     }
   };
 

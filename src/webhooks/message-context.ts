@@ -1,17 +1,65 @@
-// The context of a `message.received` handler: the message, and replies that a redelivery cannot double.
+// The context a handler receives, and one run of the handlers over it. The context of a
+// `message.received` handler holds the message and replies that a redelivery cannot double; whether
+// it reached the bot in a group and names the bot comes from PROTOCOL.md section 14 (below). A run
+// builds the context from its batch (the newest delivery is the event, all of them are
+// `ctx.messages`), then dispatches to the router, then gives every run its cleanup (typing stopped).
+//
+// Whether a message is in a group: the webhook body has no conversation kind, but in an agent-kind
+// conversation `invoked_agents` always holds the agent, so a message that does not invoke it is in a
+// group. Only a message that does invoke it needs the kind, asked once per conversation and
+// remembered (the agent's read shape of a conversation has a counterpart user in a one-to-one
+// conversation, none in a group).
 
 import type { AgentClient } from '../client/agent-client.js';
 import { ValidationError } from '../core/errors.js';
 import { idempotencyKeyFor } from '../core/idempotency.js';
 import { conversationHistory } from '../llm/conversation-history.js';
 import type { Message } from '../schemas/messages.js';
-import type { MessageReceivedEvent } from '../schemas/webhooks.js';
+import type { MessageReceivedEvent, WebhookEvent } from '../schemas/webhooks.js';
 import type { BotStore } from '../store/bot-store.js';
-import type { MessageContext } from './bot-types.js';
+import type { EventContext, MessageContext } from './bot-types.js';
 import { createContextReply } from './context-reply.js';
-import type { Addressing } from './conversation-kind.js';
 import { sendFileReply } from './rich-replies.js';
 import { keepTyping, type StopTyping } from './typing.js';
+
+/** What the context says about where the message was sent. */
+export interface Addressing {
+  mentioned: boolean;
+  isGroup: boolean;
+  isDirect: boolean;
+}
+
+const MAX_REMEMBERED = 10_000;
+
+// The three answers there are, made once (the context copies their fields).
+const IN_GROUP: Addressing = Object.freeze({ mentioned: false, isGroup: true, isDirect: false });
+const NAMED_IN_GROUP: Addressing = Object.freeze({ mentioned: true, isGroup: true, isDirect: false });
+const NAMED_DIRECT: Addressing = Object.freeze({ mentioned: true, isGroup: false, isDirect: true });
+
+/**
+ * Answers the addressing of a message, asking the service at most once per conversation: at once
+ * when nothing needs asking (the usual case), a promise when the service is asked. @internal
+ */
+export function createKindCache(client: AgentClient) {
+  const kinds = new Map<string, string>();
+  const ask = async (conversationId: string): Promise<Addressing> => {
+    const { conversation } = await client.conversations.retrieve(conversationId);
+    // The agent's read shape has a counterpart user in a one-to-one conversation, none in a group.
+    // `kind` is not in SPEC's agent read shape: read it if a service sends it anyway.
+    const shown = (conversation as { kind?: unknown }).kind;
+    const kind = typeof shown === 'string' ? shown : conversation.counterpart_user ? 'agent' : 'group';
+    if (kinds.size >= MAX_REMEMBERED) kinds.delete(kinds.keys().next().value ?? '');
+    kinds.set(conversationId, kind);
+    return kind === 'group' ? NAMED_IN_GROUP : NAMED_DIRECT;
+  };
+  return (event: MessageReceivedEvent): Addressing | Promise<Addressing> => {
+    const mentioned = event.message.invoked_agents?.includes(event.agentId) === true;
+    if (!mentioned) return IN_GROUP;
+    const kind = kinds.get(event.conversationId);
+    if (kind === undefined) return ask(event.conversationId);
+    return kind === 'group' ? NAMED_IN_GROUP : NAMED_DIRECT;
+  };
+}
 
 /** What the bot passes in. @internal */
 export interface MessageContextDeps {
@@ -156,4 +204,56 @@ export function createMessageContext(deps: MessageContextDeps): {
   };
   // Nothing to wait for when the handler neither replied nor showed typing: no promise at all.
   return { ctx, finish: () => (typingStops || contextReply ? finish() : undefined) };
+}
+
+/** What a run needs from the bot. @internal */
+export interface RunDeps {
+  client: AgentClient;
+  store: BotStore;
+  typingRenewMs: number | undefined;
+  dispatch(ctx: EventContext): Promise<void>;
+  /** At once when known, a promise when the service must be asked. */
+  addressing(event: MessageReceivedEvent): Addressing | Promise<Addressing>;
+  warn(message: string, fields: Record<string, unknown>): void;
+  /** Wraps the dispatch of a message with per-conversation state (sessions); optional. */
+  around?(ctx: MessageContext, run: () => Promise<void>): Promise<void>;
+}
+
+/** Builds the `run` the lanes call for each batch. @internal */
+export function createRun(deps: RunDeps) {
+  const { client } = deps;
+  return async (items: readonly { webhookId: string; event: WebhookEvent }[], signal: AbortSignal) => {
+    const last = items.at(-1);
+    if (!last) return;
+    const { event, webhookId } = last;
+    if (event.type !== 'message.received') {
+      await deps.dispatch({ event, webhookId, client, signal });
+      return;
+    }
+    const received = event as MessageReceivedEvent;
+    const known = deps.addressing(received);
+    const made = createMessageContext({
+      event: received,
+      webhookId,
+      client,
+      store: deps.store,
+      signal,
+      batch:
+        items.length === 1
+          ? [received.message]
+          : items.map((item) => (item.event as MessageReceivedEvent).message),
+      addressing: known instanceof Promise ? await known : known,
+      typingRenewMs: deps.typingRenewMs,
+      // Sessions are the one `around` step: without it no state is loaded, and ctx.session says so.
+      sessions: deps.around !== undefined,
+      warn: deps.warn,
+    });
+    const ctx = made.ctx as EventContext;
+    try {
+      await (deps.around ? deps.around(made.ctx, () => deps.dispatch(ctx)) : deps.dispatch(ctx));
+    } finally {
+      const finishing = made.finish();
+      if (finishing) await finishing;
+    }
+  };
 }

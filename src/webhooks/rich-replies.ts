@@ -9,7 +9,7 @@ import { ValidationError } from '../core/errors.js';
 import type { UploadData } from '../resources/attachments.js';
 import type { SendBlock } from '../schemas/messages.js';
 import type { BotStore } from '../store/bot-store.js';
-import { DEDUPE_RETENTION_MS } from './dedupe.js';
+import { DEDUPE_RETENTION_MS } from './lanes.js';
 
 /** One quick reply: a button whose click posts `label` and delivers `{ actionId, value }` back. */
 export interface QuickReply {

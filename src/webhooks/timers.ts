@@ -43,6 +43,9 @@ export function createDeadlines(ms: number, keepAlive: boolean): Deadlines {
   // When the running timer was meant to fire: it is trusted to have reached that time even if the
   // clock disagrees (a timer fires up to a millisecond early; fake timers move no monotonic clock).
   let armedFor = 0;
+  // True while due deadlines fire: one that adds another (a renewal re-arming itself) must not arm a
+  // second timer beside the one `expire` arms for the new head when it is done.
+  let firing = false;
 
   const unlink = (deadline: Deadline) => {
     deadline.listed = false;
@@ -62,6 +65,7 @@ export function createDeadlines(ms: number, keepAlive: boolean): Deadlines {
 
   function expire() {
     timer = undefined;
+    firing = true;
     const now = Math.max(performance.now(), armedFor);
     try {
       while (head && head.at <= now) {
@@ -70,6 +74,7 @@ export function createDeadlines(ms: number, keepAlive: boolean): Deadlines {
         due.fire(due.arg);
       }
     } finally {
+      firing = false;
       if (head) arm(now, head.at - now);
     }
   }
@@ -89,7 +94,9 @@ export function createDeadlines(ms: number, keepAlive: boolean): Deadlines {
       if (tail) tail.next = deadline;
       else head = deadline;
       tail = deadline;
-      if (timer === undefined) arm(now, ms);
+      if (timer === undefined) {
+        if (!firing) arm(now, ms);
+      }
       // The timer left running for a removed deadline does not keep the process alive on its own.
       else if (keepAlive && wasEmpty) timer.ref?.();
       return deadline;
