@@ -2,8 +2,8 @@
 // the store one `admit` (claim the webhook id, queue the message, try the lock, read the queue) and
 // one `settle` (mark what was handled done, remove it from the queue, then read the rest or release
 // the lock), so a shared store answers it in two round trips instead of eight. A store that
-// implements them does each as one atomic step (one Lua script on Redis); `admitWith` and
-// `settleWith` compose the same steps from the primitives for a store that does not, in the order
+// implements them does each as one atomic step (one Lua script on Redis); `composeAdmit` and
+// `composeSettle` compose the same steps from the primitives for a store that does not, in the order
 // the runtime always used.
 //
 // Why one step each is safe (Chat SDK's two lost-message bugs): `admit` queues before it tries the
@@ -73,16 +73,6 @@ export type SettleResult =
   | { readonly outcome: 'lost' };
 
 /**
- * {@link BotStore.admit} when the store has it, else the same steps from its primitives (not atomic:
- * a claim that vanishes between `setIfAbsent` and `get` is tried once more, as the dedupe always did).
- * @internal
- */
-export function admitWith(store: BotStore, request: AdmitRequest): Promise<AdmitResult> {
-  // No async wrapper around the store's own step: one promise less per delivery.
-  return store.admit ? store.admit(request) : composeAdmit(store, request);
-}
-
-/**
  * Sets `claim` only when it is absent: claimed, or refused with the value it holds (`undefined` only
  * if it vanished twice). A claim that vanishes between `setIfAbsent` and `get` is tried once more.
  * @internal
@@ -99,7 +89,11 @@ export async function claimOnce(
   return { claimed: false, current };
 }
 
-async function composeAdmit(store: BotStore, request: AdmitRequest): Promise<AdmitResult> {
+/**
+ * {@link BotStore.admit} from the store's primitives, for a store without it (not atomic: a claim that
+ * vanishes between `setIfAbsent` and `get` is tried once more). @internal
+ */
+export async function composeAdmit(store: BotStore, request: AdmitRequest): Promise<AdmitResult> {
   const { claim, queue, lock } = request;
   if (claim) {
     const taken = await claimOnce(store, claim);
@@ -112,15 +106,10 @@ async function composeAdmit(store: BotStore, request: AdmitRequest): Promise<Adm
 }
 
 /**
- * {@link BotStore.settle} when the store has it, else the same steps from its primitives (not atomic:
- * the lock is checked by a renewal just before the read, so a lock lost in between goes unseen).
- * @internal
+ * {@link BotStore.settle} from the store's primitives, for a store without it (not atomic: the lock is
+ * checked by a renewal just before the read, so a lock lost in between goes unseen). @internal
  */
-export function settleWith(store: BotStore, request: SettleRequest): Promise<SettleResult> {
-  return store.settle ? store.settle(request) : composeSettle(store, request);
-}
-
-async function composeSettle(store: BotStore, request: SettleRequest): Promise<SettleResult> {
+export async function composeSettle(store: BotStore, request: SettleRequest): Promise<SettleResult> {
   for (const mark of request.marks) await store.set(mark.key, mark.value, mark.ttlMs);
   if (!(await store.renewLock(request.lock, request.lockTtlMs))) return { outcome: 'lost' };
   const queued = await store.readQueued(request.queue, request.settled);

@@ -34,7 +34,8 @@
 import { sleep } from '../core/retry.js';
 import { type MessageReceivedEvent, parseWebhookEvent, type WebhookEvent } from '../schemas/webhooks.js';
 import type { BotStore, StoreLock } from '../store/bot-store.js';
-import { admitWith, claimOnce, settleWith } from '../store/compound.js';
+import type { AdmitRequest, SettleRequest } from '../store/compound.js';
+import { claimOnce, composeAdmit, composeSettle } from '../store/compound.js';
 import { createDeadlines, type Deadline, type Deadlines } from './timers.js';
 
 /** The whole retry schedule of the service (17 h 35 min 5 s) and some slack for clock skew. */
@@ -484,7 +485,7 @@ export function createLanes(o: LaneOptions) {
           members = undefined;
         }
         if (members === undefined) {
-          const next = await settleWith(store, {
+          const request: SettleRequest = {
             lock,
             lockTtlMs: o.lockTtlMs,
             queueTtlMs,
@@ -492,7 +493,8 @@ export function createLanes(o: LaneOptions) {
             settled,
             queue: queueKey(conversationId),
             released: { channel: `released:${conversationId}`, message: '' },
-          });
+          };
+          const next = await (store.settle ? store.settle(request) : composeSettle(store, request));
           marks = [];
           settled = [];
           tell();
@@ -684,11 +686,14 @@ export function createLanes(o: LaneOptions) {
     const item = delivery as QueuedItem;
     const conversationId = item.event.conversationId;
     const member = queueMember(webhookId, text);
-    const admitted = await admitWith(store, {
+    const request: AdmitRequest = {
       claim,
       queue: { key: queueKey(conversationId), member, score: sequenceOf(item), ttlMs: queueTtlMs },
       lock: { key: lockKey(conversationId), ttlMs: o.lockTtlMs },
-    });
+    };
+    // The store's own step, one atomic call; a store without it has the same steps composed from its
+    // primitives (the BotStore contract, src/store/compound.ts).
+    const admitted = await (store.admit ? store.admit(request) : composeAdmit(store, request));
     if (!admitted.claimed) {
       debug?.('duplicate', { webhookId, claim: refusedClaim(admitted.current) });
       return { claim: refusedClaim(admitted.current) };

@@ -2,7 +2,7 @@
 // the fallback a store without them gets (the same steps composed from its primitives).
 
 import { type BotStore, createMemoryStore } from 'agent-messaging';
-import { admitWith, settleWith } from '../../src/store/compound.js';
+import { composeAdmit, composeSettle } from '../../src/store/compound.js';
 import { describeCompoundContract } from './compound-contract.js';
 import { type ContractTarget, describeBotStoreContract } from './contract.js';
 
@@ -36,7 +36,10 @@ describeCompoundContract(
   memoryTarget,
   (store) => {
     const plain = primitivesOnly(store);
-    return { admit: (request) => admitWith(plain, request), settle: (request) => settleWith(plain, request) };
+    return {
+      admit: (request) => composeAdmit(plain, request),
+      settle: (request) => composeSettle(plain, request),
+    };
   },
   false,
 );
