@@ -35,8 +35,6 @@ const ALLOWED: Record<string, Record<string, string>> = {
     StoreUnavailableError: 'an error class (a bot store that cannot reach its backend)',
     schemas: 'the wire shapes as zod schemas, by the names of their types (checked below)',
     storeLedger: 'the ledger of ReplyOptions.ledger for replies made outside a bot (docs/streaming.md)',
-    DEDUPE_RETENTION_MS: 'deprecated; issue 22 removes it with the dedupe option',
-    createMemoryDedupeStore: 'deprecated; issue 22 removes it with the dedupe option',
   },
   'agent-messaging/testing': {
     generateWebhookSecret:
