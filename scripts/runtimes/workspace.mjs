@@ -80,7 +80,9 @@ export function createWorkspace(tag, { packages = [], allowScripts = [] } = {}) 
   const work = mkdtempSync(join(tmpdir(), `agent-messaging-${tag.replace(/[^a-z0-9]+/gi, '-')}-`));
   try {
     step(tag, 'npm pack');
-    const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root));
+    // The prepack script's build prints to the same stdout: the JSON is the array at its end.
+    const output = run('npm', ['pack', '--json', '--pack-destination', work], root);
+    const [packed] = JSON.parse(output.slice(output.lastIndexOf('\n[') + 1));
     const tarball = join(work, packed.filename);
     const app = join(work, 'app');
     mkdirSync(app);
