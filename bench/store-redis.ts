@@ -1,6 +1,6 @@
 // Measurement: the bot store on Redis against the memory store, through bot.fetch with the 'queue'
 // policy. Deliveries per CPU-second of the bot's process (redis-server's own CPU not counted), the
-// store commands one delivery sends on the fast path (each awaited in turn: one round trip each), and
+// store commands one delivery sends to an idle conversation (each awaited in turn: one round trip each), and
 // the time a lock hand-off adds between two queued messages of one conversation (the second
 // delivery taken by a second instance on the same Redis, woken by the release).
 import { createClient } from 'redis';
@@ -55,7 +55,7 @@ function counting(client: RedisStoreClient) {
   return { wrapped, counter };
 }
 
-/** Deliveries per CPU-second through bot.fetch, one delivery at a time (the fast path: no contention). */
+/** Deliveries per CPU-second through bot.fetch, one delivery at a time (an idle conversation: no contention). */
 async function throughput(world: World, requests: Request[], store: BotStore, counter = { commands: 0 }) {
   const bot = createBot({
     apiKey: world.apiKey,
@@ -195,7 +195,7 @@ async function measure(): Promise<Outcome> {
           status: 'info',
         },
         {
-          measurement: 'Redis store: commands (round trips) per delivery, fast path',
+          measurement: 'Redis store: commands (round trips) per delivery, idle conversation',
           result: fmt(commandsPerDelivery, 1),
           goal: '<= 2',
           status: commandsPerDelivery <= 2 ? 'met' : 'NOT MET',

@@ -105,7 +105,7 @@ export function createBot(options: BotOptions): Bot {
   /** Claims a delivery and, once claimed, starts its handlers (in its conversation's order). */
   const admit = async (event: WebhookEvent, webhookId: string, text: string) => {
     const admission = await lanes.admit({ webhookId, event }, text);
-    if (admission.claim === 'claimed') track(admission.drained ?? admission.work);
+    if (admission.claim === 'claimed') track(admission.drained);
     return admission;
   };
 

@@ -148,13 +148,13 @@ export type StopReason = 'interrupted' | 'lost' | 'expired';
 
 /**
  * A delivery admitted: its claim refused, or claimed and being handled. `work` resolves with its own
- * message's outcome once that was settled; `drained`, when given, once everything the delivery
- * started has ended: the holder of a conversation goes on through the messages queued behind its own
- * after `work` resolved, and that drain must be kept alive (`bot.idle()`, `waitUntil`). @internal
+ * message's outcome once that was settled; `drained` once everything the delivery started has ended:
+ * the holder of a conversation goes on through the messages queued behind its own after `work`
+ * resolved, and that drain must be kept alive (`bot.idle()`, `waitUntil`). @internal
  */
 export type Admission =
   | { claim: 'in_flight' | 'done' }
-  | { claim: 'claimed'; work: Promise<BatchOutcome>; drained?: Promise<unknown> };
+  | { claim: 'claimed'; work: Promise<BatchOutcome>; drained: Promise<unknown> };
 
 /** Writes one line of the lanes' debug log (what a delivery waited for, ran, retried or dropped). @internal */
 export type DebugLog = (message: string, fields: Record<string, unknown>) => void;
