@@ -157,6 +157,9 @@ export type { ReplyWriter } from './streaming/reply-writer.js';
 export { storeLedger } from './streaming/store-ledger.js';
 // Webhooks and bots
 export {
+  type AnswerCheck,
+  type AnswerSchema,
+  type AskOptions,
   type Bot,
   type BotAction,
   type BotErrorInfo,
@@ -174,6 +177,9 @@ export {
   type Handler,
   type MessageContext,
   type Middleware,
+  type QuestionDefinition,
+  type QuestionState,
+  type QuestionTimeoutContext,
   type QuickReply,
   SessionConflictError,
   type SessionOptions,

@@ -27,6 +27,7 @@ const BOT_OPTION_KEYS = new Set([
   'waitUntil',
   'typingRenewMs',
   'now',
+  'clock',
 ]);
 
 /** The issues of the bot's own options. @internal */
@@ -84,6 +85,8 @@ export function checkOptions(options: BotOptions): FieldIssue[] {
   }
   if (now !== undefined && typeof now !== 'function')
     issues.push({ field: 'now', message: 'must be a function' });
+  if (options.clock !== undefined && typeof options.clock !== 'function')
+    issues.push({ field: 'clock', message: 'must be a function' });
   return issues;
 }
 

@@ -12,6 +12,7 @@ import type { BotStore } from '../store/bot-store.js';
 import type { ReplyOutcome } from '../streaming/options.js';
 import type { ReplySource } from '../streaming/pipe-reply.js';
 import type { DeliveryAnswer, DeliveryOptions, WaitUntil } from './delivery.js';
+import type { AskOptions, QuestionDefinition, QuestionState } from './questions.js';
 import type { FileReplyOptions, QuickReply } from './rich-replies.js';
 import type { Middleware } from './router.js';
 import type { BotSession, SessionOptions } from './session.js';
@@ -75,6 +76,13 @@ export interface BotOptions extends AgentClientOptions {
   typingRenewMs?: number;
   /** The clock used to check `webhook-timestamp`; `new Date()` by default. */
   now?: () => Date;
+  /**
+   * The clock of the bot's own deadlines (question timeouts); `new Date()` by default. A test gives
+   * the mock's clock, so that `mock.clock.advance()` moves the deadlines with it (the service's
+   * `webhook-timestamp` stays real time, checked by `now`).
+   * @example clock: () => mock.clock.now()
+   */
+  clock?: () => Date;
   /** Receives the bot's own lines (refused deliveries, failures) as well as the client's debug lines. */
   logger?: Logger;
 }
@@ -197,6 +205,19 @@ export interface MessageContext extends EventContext<MessageReceivedEvent> {
     data: Blob | ArrayBuffer | Uint8Array,
     options: FileReplyOptions,
   ): Promise<BotFileReplyResult>;
+  /**
+   * Asks the question declared as `name` (`bot.question`): sends `text` (with its quick replies) and
+   * keeps the question in the bot store, so the conversation's next answer reaches that question's
+   * `onAnswer`, with `state`, on whichever instance gets it. One question per conversation: asking
+   * again replaces the pending one. Resolves with the question's message once it is stored.
+   *
+   * @example
+   * await ctx.ask('refund-confirm', 'Refund $42 to your card?', {
+   *   state: { orderId: 'o_42' },
+   *   quickReplies: [{ actionId: 'yes', label: 'Yes' }, { actionId: 'no', label: 'No' }],
+   * });
+   */
+  ask(name: string, text: string, options?: AskOptions): Promise<BotReplyResult>;
   /** Shows the typing indicator until the handler ends or the returned function is called. */
   typing(): Promise<StopTyping>;
   /** Adds a reaction to the received message. */
@@ -287,6 +308,34 @@ export interface Bot {
   action(pattern: RegExp | string, handler: Handler<MessageContext>): Bot;
   /** Handles every event, after its typed handlers; the place for event types this SDK does not know. */
   onAny(handler: Handler<EventContext>): Bot;
+  /**
+   * Declares a question that handlers ask with `ctx.ask(name, ...)`. Its answer (a click on its quick
+   * replies, or the conversation's next text, checked against `choices` or `schema`) runs `onAnswer`
+   * instead of the routes; registered commands still reach theirs. With `timeoutMs`, `onTimeout`
+   * runs once when no answer came, with no message needed. Declare the same questions on every
+   * instance: the pending question lives in the bot store, by name.
+   *
+   * @example
+   * bot.question('refund-confirm', {
+   *   choices: ['yes', 'no'],
+   *   timeoutMs: 10 * 60_000,
+   *   onAnswer: (ctx, answer, state) => ctx.reply(answer === 'yes' ? `Refunded ${state.orderId}` : 'Kept.'),
+   *   onTimeout: (ctx) => ctx.reply('No answer, so nothing was refunded.'),
+   * });
+   */
+  question<A = string, S extends QuestionState = QuestionState>(
+    name: string,
+    definition: QuestionDefinition<A, S>,
+  ): Bot;
+  /**
+   * Fires every question past its deadline now, and answers how many fired. Each instance does this
+   * every second by itself; call it where there are no timers between requests (a Workers cron
+   * trigger, a scheduled function), or in a test after moving the clock.
+   *
+   * @example
+   * export default { fetch: bot.fetch, scheduled: (_event, _env, ctx) => ctx.waitUntil(bot.fireDueQuestions()) };
+   */
+  fireDueQuestions(): Promise<number>;
   /** Receives a handler's error (the delivery is then answered 500 so the service retries). */
   onError(handler: (error: unknown, info: BotErrorInfo) => unknown): Bot;
   /**

@@ -10,6 +10,7 @@ import { createEarlyRuns } from './dedupe.js';
 import { answerRequest, deliver } from './delivery.js';
 import { createLanes } from './lanes.js';
 import { createKindCache, createRun } from './message-context.js';
+import { createQuestions, type Questions } from './questions.js';
 import { createRouter } from './router.js';
 import { createSessions } from './session.js';
 import { createDeadlines } from './timers.js';
@@ -43,7 +44,9 @@ export function createBot(options: BotOptions): Bot {
   const client = createClient(options, issues);
   if (issues.length > 0) throw new ValidationError(issues, 'createBot');
 
-  const router = createRouter();
+  // The questions are made below, once the bot can report and count runs; the router asks them first.
+  let questions!: Questions;
+  const router = createRouter({ answer: (ctx, isCommand) => questions.take(ctx, isCommand) });
   const errorHandlers: ((error: unknown, info: BotErrorInfo) => unknown)[] = [];
   const { logger } = options;
   const store = options.store ?? createMemoryStore();
@@ -68,10 +71,23 @@ export function createBot(options: BotOptions): Bot {
     dispatch: (ctx) => router.dispatch(ctx),
     addressing: createKindCache(client),
     warn: (message, fields) => logAt(logger, 'warn', message, fields),
+    attach: (ctx) => questions.attach(ctx),
     // Only a bot that asked for sessions reads (and compare-and-sets) one per message.
     ...(options.session ? { around: createSessions(store, options.session) } : {}),
   });
 
+  // Made by every bot: what it costs before a question is declared is a map and a closure.
+  const { clock } = options;
+  questions = createQuestions({
+    store,
+    client,
+    nowMs: clock ? () => clock().getTime() : Date.now,
+    leaseMs: options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS,
+    typingRenewMs: options.typingRenewMs,
+    report: (error) => report(error, undefined, undefined),
+    warn: (message, fields) => logAt(logger, 'warn', message, fields),
+    track: (work) => track(work),
+  });
   const lanes = createLanes({
     store,
     policy: options.concurrency ?? 'queue',
@@ -157,6 +173,11 @@ export function createBot(options: BotOptions): Bot {
       router.action(pattern, handler);
       return bot;
     },
+    question(name, definition) {
+      questions.declare(name, definition);
+      return bot;
+    },
+    fireDueQuestions: () => questions.fireDue(),
     onError(handler) {
       if (typeof handler !== 'function')
         throw new ValidationError([{ field: 'handler', message: 'must be a function' }], 'bot.onError');

@@ -15,6 +15,14 @@ export type {
   MessageContext,
 } from './bot-types.js';
 export type { DeliveryAnswer, DeliveryOptions, WaitUntil } from './delivery.js';
+export type {
+  AnswerCheck,
+  AnswerSchema,
+  AskOptions,
+  QuestionDefinition,
+  QuestionState,
+  QuestionTimeoutContext,
+} from './questions.js';
 export type { FileReplyOptions, QuickReply } from './rich-replies.js';
 export type { Middleware } from './router.js';
 export {

@@ -217,6 +217,8 @@ export interface RunDeps {
   warn(message: string, fields: Record<string, unknown>): void;
   /** Wraps the dispatch of a message with per-conversation state (sessions); optional. */
   around?(ctx: MessageContext, run: () => Promise<void>): Promise<void>;
+  /** Gives the context its `ctx.ask` and `ctx.cancelQuestion` (questions.ts). */
+  attach(ctx: MessageContext): void;
 }
 
 /** Builds the `run` the lanes call for each batch. @internal */
@@ -248,6 +250,7 @@ export function createRun(deps: RunDeps) {
       sessions: deps.around !== undefined,
       warn: deps.warn,
     });
+    deps.attach(made.ctx);
     const ctx = made.ctx as EventContext;
     try {
       await (deps.around ? deps.around(made.ctx, () => deps.dispatch(ctx)) : deps.dispatch(ctx));

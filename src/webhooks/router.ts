@@ -54,19 +54,25 @@ const foldCommand = (name: string) => name.replace(/[A-Z]+/g, (upper) => upper.t
 const thenable = (result: unknown): result is PromiseLike<unknown> =>
   typeof (result as PromiseLike<unknown> | undefined)?.then === 'function';
 
+/** What the router takes from the bot. @internal */
+export interface RouterOptions {
+  /** The answer step of the questions: true (or a promise of it) when a question took the message. */
+  answer?(ctx: MessageContext, isCommand: boolean): false | Promise<boolean>;
+}
+
 /** The router of one bot. @internal */
-export function createRouter() {
+export function createRouter(options: RouterOptions = {}) {
   const middleware: Middleware[] = [];
   const routes: Record<'action' | 'command' | 'hears', Route[]> = { action: [], command: [], hears: [] };
   const mentions: Handler<MessageContext>[] = [];
   const typed = new Map<string, Handler<EventContext>[]>();
   const any: Handler<EventContext>[] = [];
 
-  const pick = (ctx: MessageContext): { route: Route; match: RegExpExecArray | true } | undefined => {
+  const pick = (ctx: MessageContext) => {
     for (const kind of ROUTE_ORDER) {
       for (const route of routes[kind]) {
         const match = route.match(ctx);
-        if (match) return { route, match };
+        if (match) return { route, match, kind };
       }
     }
     return undefined;
@@ -76,7 +82,11 @@ export function createRouter() {
     if (ctx.event.type === 'message.received') {
       const message = ctx as MessageContext;
       const picked = pick(message);
-      if (picked) {
+      // A pending question's answer goes to it (questions.ts), before the routes; commands never do.
+      const taken = options.answer?.(message, picked?.kind === 'command') ?? false;
+      if (taken !== false && (await taken)) {
+        // Answered: the question's onAnswer ran instead of the routes.
+      } else if (picked) {
         if (picked.match !== true) message.match = picked.match;
         await picked.route.handler(message);
       } else if (mentions.length > 0 && message.mentioned && message.isGroup) {

@@ -1,0 +1,422 @@
+// Questions to the user whose answer reaches the bot, whichever instance gets it and however long
+// after: declared by name on the bot (`bot.question`), asked from a handler (`ctx.ask`), kept in the
+// bot store (question-store.ts), timed out by every instance's timer (question-timeouts.ts).
+//
+// The answer step runs before the routes for every user message of a bot that declared a question.
+// It reads the conversation's current question (one store read) and takes the message as its answer
+// when it is a click on that question's quick replies, or any other message but a registered command
+// or a text the question lets through (`passThrough`). An answer is validated (a choice, a schema);
+// a bad one is re-asked, at most `retries` times, after which the question ends unanswered and the
+// message goes on to the routes. A good one claims the question's end (question-store.ts), and the
+// claim's winner runs `onAnswer`: two clicks, a click racing the timeout, two instances, one run.
+
+import type { AgentClient } from '../client/agent-client.js';
+import { ValidationError } from '../core/errors.js';
+import type { FieldIssue } from '../schemas/issues.js';
+import type { BotStore } from '../store/bot-store.js';
+import type { ReplySource } from '../streaming/pipe-reply.js';
+import type { BotReplyOptions, BotReplyResult, MessageContext } from './bot-types.js';
+import {
+  type Asked,
+  type Ending,
+  MAX_QUESTION_TIMEOUT_MS,
+  type QuestionState,
+  questionStore,
+} from './question-store.js';
+import { createTimeouts } from './question-timeouts.js';
+import type { QuickReply } from './rich-replies.js';
+
+export type { QuestionState } from './question-store.js';
+
+/** What a schema's check answers (Standard Schema's result: zod 4, valibot, arktype). */
+export type AnswerCheck<A> =
+  | { readonly value: A; readonly issues?: undefined }
+  | { readonly issues: readonly { readonly message: string }[] };
+
+/** A schema for a free-text answer: any Standard Schema, such as a zod 4 schema of the text. */
+export interface AnswerSchema<A> {
+  readonly '~standard': {
+    readonly validate: (value: unknown) => AnswerCheck<A> | Promise<AnswerCheck<A>>;
+  };
+}
+
+/**
+ * A question declared with `bot.question(name, definition)`: how its answer is checked, and what
+ * runs when it comes or when it does not.
+ *
+ * @example
+ * bot.question('refund-confirm', {
+ *   choices: ['yes', 'no'],
+ *   timeoutMs: 10 * 60_000,
+ *   onAnswer: (ctx, answer, state) => ctx.reply(answer === 'yes' ? `Refunded ${state.orderId}` : 'Kept.'),
+ *   onTimeout: (ctx) => ctx.reply('No answer, so nothing was refunded.'),
+ * });
+ */
+export interface QuestionDefinition<A = string, S extends QuestionState = QuestionState> {
+  /** The answers taken (compared without case): a click's value or action id, or the text typed. */
+  choices?: readonly string[];
+  /** A schema of the answer's text (zod, or any Standard Schema); its output is the answer. */
+  schema?: AnswerSchema<A>;
+  /** How long the question waits for an answer, in milliseconds (at most 30 days); no timeout without it. */
+  timeoutMs?: number;
+  /** How many times a bad answer is re-asked before the question ends unanswered; 2 by default. */
+  retries?: number;
+  /** Said before the question when an answer is re-asked; the schema's message or the choices by default. */
+  reask?: string;
+  /**
+   * Texts that are never an answer but go to the routes (a string is the whole trimmed text, any
+   * case). Registered commands (`bot.command`) always go to their handlers.
+   * @example passThrough: ['help', /^talk to a human/i]
+   */
+  passThrough?: readonly (string | RegExp)[];
+  /** Runs once for the answer, with the answering message's context and the state given to `ask`. */
+  onAnswer: (ctx: MessageContext, answer: A, state: S) => unknown;
+  /** Runs once when `timeoutMs` passed with no answer, on one instance, with no message needed. */
+  onTimeout?: (ctx: QuestionTimeoutContext, state: S) => unknown;
+}
+
+/** Options of `ctx.ask`. */
+export interface AskOptions {
+  /** What comes back with the answer or the timeout (any JSON object), such as `{ orderId }`. */
+  state?: QuestionState;
+  /** Buttons under the question; a click is an answer (its value, else its action id). */
+  quickReplies?: readonly QuickReply[];
+}
+
+/** What a question's `onTimeout` receives: the conversation, and replies keyed on the question. */
+export interface QuestionTimeoutContext {
+  /** The conversation the question was asked in. */
+  conversationId: string;
+  /** The question: its id (the id of the message that asked it) and name. */
+  question: { id: string; name: string };
+  /** A client authenticated as the agent. */
+  client: AgentClient;
+  /** Fires when another instance took the timeout over (this one's claim lapsed). */
+  signal: AbortSignal;
+  /**
+   * Replies to the question. The n-th reply's Idempotency-Key derives from the question's id, so a
+   * timeout run again (its instance died, or it threw) replays what was posted instead of posting twice.
+   */
+  reply(text: string | ReplySource, options?: BotReplyOptions): Promise<BotReplyResult>;
+  /** Asks another question, as `ctx.ask` does. */
+  ask(name: string, text: string, options?: AskOptions): Promise<BotReplyResult>;
+}
+
+/** Who asks: the conversation, the run (a webhook id, or a timeout), and how it replies. */
+interface Asker {
+  conversationId: string;
+  askedBy: string;
+  parent?: string | undefined;
+  reply(text: string, options?: BotReplyOptions): Promise<BotReplyResult>;
+}
+
+/** A verdict on an answer: what `onAnswer` gets, or why it was refused. */
+type Verdict = { ok: true; input: string; answer: unknown } | { ok: false; issue?: string | undefined };
+
+/** What the questions need from the bot. @internal */
+export interface QuestionDeps {
+  store: BotStore;
+  client: AgentClient;
+  nowMs: () => number;
+  leaseMs: number;
+  typingRenewMs: number | undefined;
+  report(error: unknown): void;
+  warn(message: string, fields: Record<string, unknown>): void;
+  track<T>(work: Promise<T>): Promise<T>;
+}
+
+const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+const GAVE_UP = 'gave-up';
+
+function checkDefinition(name: unknown, definition: unknown, taken: boolean): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const add = (field: string, message: string) => issues.push({ field, message });
+  if (typeof name !== 'string' || name.trim() === '') add('name', 'must be a non-empty string');
+  else if (taken) add('name', `a question named '${name}' is already declared`);
+  if (typeof definition !== 'object' || definition === null) {
+    add('definition', 'must be an object');
+    return issues;
+  }
+  const d = definition as Partial<QuestionDefinition<unknown>>;
+  if (typeof d.onAnswer !== 'function') add('onAnswer', 'must be a function');
+  if (d.onTimeout !== undefined && typeof d.onTimeout !== 'function') add('onTimeout', 'must be a function');
+  const { timeoutMs, retries, choices, schema, passThrough } = d;
+  if (
+    timeoutMs !== undefined &&
+    !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_QUESTION_TIMEOUT_MS)
+  ) {
+    add('timeoutMs', 'must be a positive integer of at most 30 days');
+  }
+  if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0))
+    add('retries', 'must be a non-negative integer');
+  if (choices !== undefined) {
+    if (
+      !Array.isArray(choices) ||
+      choices.length === 0 ||
+      choices.some((c) => typeof c !== 'string' || !c.trim())
+    )
+      add('choices', 'must be a non-empty array of non-empty strings');
+    if (schema !== undefined) add('schema', 'give choices or a schema, not both');
+  }
+  if (schema !== undefined && typeof schema?.['~standard']?.validate !== 'function')
+    add('schema', 'must be a Standard Schema (a zod 4 schema, for one)');
+  if (d.reask !== undefined && (typeof d.reask !== 'string' || !d.reask.trim()))
+    add('reask', 'must be a non-empty string');
+  if (
+    passThrough !== undefined &&
+    (!Array.isArray(passThrough) ||
+      passThrough.some((p) =>
+        p instanceof RegExp ? p.global || p.sticky : typeof p !== 'string' || p.trim() === '',
+      ))
+  ) {
+    add('passThrough', 'must be an array of non-empty strings and regexes without the g or y flag');
+  }
+  return issues;
+}
+
+/** The questions of one bot: declared, asked, answered, timed out. @internal */
+export function createQuestions(deps: QuestionDeps) {
+  const model = questionStore(deps.store);
+  const definitions = new Map<string, QuestionDefinition<unknown>>();
+  // The question a run is answering, so a question it asks in onAnswer knows its parent.
+  const answering = new WeakMap<MessageContext, string>();
+
+  const ask = async (from: Asker, name: unknown, text: unknown, options: AskOptions = {}) => {
+    const issues: FieldIssue[] = [];
+    const definition = typeof name === 'string' ? definitions.get(name) : undefined;
+    if (!definition)
+      issues.push({
+        field: 'name',
+        message: `no question named '${String(name)}': declare it with bot.question`,
+      });
+    if (typeof text !== 'string' || text.trim() === '')
+      issues.push({ field: 'text', message: 'must be a non-empty string' });
+    const state = options.state ?? {};
+    if (typeof state !== 'object' || state === null || Array.isArray(state))
+      issues.push({ field: 'state', message: 'must be a JSON object' });
+    if (issues.length > 0) throw new ValidationError(issues, 'ctx.ask');
+    const quickReplies = options.quickReplies ? [...options.quickReplies] : undefined;
+    const sent = await from.reply(text as string, quickReplies ? { quickReplies } : undefined);
+    // A retry of this run replays the question's message, so it finds the question asked already.
+    const found = await model.current(from.conversationId);
+    if (found?.asked.id === sent.message_id) return sent;
+    const nowMs = deps.nowMs();
+    const timeoutMs = definition?.timeoutMs;
+    const asked: Asked = {
+      id: sent.message_id,
+      name: name as string,
+      state: JSON.parse(JSON.stringify(state)) as QuestionState,
+      conversationId: from.conversationId,
+      text: text as string,
+      ...(quickReplies ? { quickReplies } : {}),
+      ...(timeoutMs === undefined ? {} : { deadline: nowMs + timeoutMs }),
+      messageIds: [sent.message_id],
+      tries: 0,
+      askedBy: from.askedBy,
+      ...(from.parent === undefined ? {} : { parent: from.parent }),
+    };
+    await model.put(asked, nowMs);
+    return sent;
+  };
+
+  const timeouts = createTimeouts({
+    model,
+    store: deps.store,
+    client: deps.client,
+    definitions,
+    nowMs: deps.nowMs,
+    leaseMs: deps.leaseMs,
+    typingRenewMs: deps.typingRenewMs,
+    ask: (from, name, text, options) => ask(from, name, text, options),
+    report: deps.report,
+    warn: deps.warn,
+    track: deps.track,
+  });
+
+  /** Whether an answer is good: a choice (by value, action id, label or text), a schema's output, any text. */
+  const judge = async (
+    definition: QuestionDefinition<unknown>,
+    asked: Asked,
+    ctx: MessageContext,
+  ): Promise<Verdict> => {
+    const typed = ctx.text;
+    const candidates = ctx.action
+      ? [ctx.action.value, ctx.action.actionId]
+      : [
+          typed,
+          ...(asked.quickReplies ?? []).filter((q) => same(q.label, typed)).map((q) => q.value ?? q.actionId),
+        ];
+    if (definition.choices) {
+      for (const candidate of candidates) {
+        const choice = definition.choices.find((c) => same(c, candidate));
+        if (choice !== undefined) return { ok: true, input: choice, answer: choice };
+      }
+      return { ok: false };
+    }
+    const input = candidates[0] ?? '';
+    if (!definition.schema) return { ok: true, input, answer: input };
+    const checked = await definition.schema['~standard'].validate(input);
+    return checked.issues
+      ? { ok: false, issue: checked.issues[0]?.message }
+      : { ok: true, input, answer: checked.value };
+  };
+
+  /** The answer `onAnswer` gets from what the end claim kept: a retry decodes it again. */
+  const decode = async (definition: QuestionDefinition<unknown>, input: string): Promise<unknown> => {
+    if (!definition.schema) return input;
+    const checked = await definition.schema['~standard'].validate(input);
+    if (checked.issues)
+      throw new ValidationError(
+        [{ field: 'answer', message: checked.issues[0]?.message ?? 'refused' }],
+        'onAnswer',
+      );
+    return checked.value;
+  };
+
+  /** Runs `onAnswer` for the claim this message holds, then marks the question ended. */
+  const runAnswer = async (ctx: MessageContext, ending: Ending) => {
+    const definition = definitions.get(ending.name);
+    if (!definition) {
+      deps.warn('an answered question has no declaration in this bot', { name: ending.name });
+      return;
+    }
+    const answer = await decode(definition, ending.input ?? '');
+    answering.set(ctx, ending.questionId);
+    await definition.onAnswer(ctx, answer, ending.state);
+    await model.markEnded(ending.conversationId, ending.questionId, ending.by);
+  };
+
+  /** A bad answer: asked again with its quick replies, or, past `retries`, the question given up. */
+  const reask = async (
+    ctx: MessageContext,
+    definition: QuestionDefinition<unknown>,
+    raw: string,
+    asked: Asked,
+    issue: string | undefined,
+  ): Promise<boolean> => {
+    if (asked.tries >= (definition.retries ?? 2)) {
+      // Claimed like an answer, so its timeout never fires; the message goes on to the routes.
+      const ending: Ending = {
+        by: GAVE_UP,
+        name: asked.name,
+        state: asked.state,
+        conversationId: asked.conversationId,
+        questionId: asked.id,
+        done: true,
+      };
+      if (await model.claim(ending)) await model.replace(raw, { ...asked, ended: GAVE_UP });
+      return false;
+    }
+    const choices = definition.choices;
+    const why =
+      definition.reask ??
+      issue ??
+      (choices
+        ? `Please answer ${choices.length === 2 ? choices.join(' or ') : `one of: ${choices.join(', ')}`}.`
+        : 'Please answer again.');
+    const sent = await ctx.reply(
+      `${why}\n${asked.text}`,
+      asked.quickReplies ? { quickReplies: asked.quickReplies } : undefined,
+    );
+    await model.replace(raw, {
+      ...asked,
+      tries: asked.tries + 1,
+      messageIds: [...asked.messageIds, sent.message_id],
+    });
+    return true;
+  };
+
+  const passes = (definition: QuestionDefinition<unknown>, text: string) =>
+    (definition.passThrough ?? []).some((p) => (typeof p === 'string' ? same(p, text) : p.test(text)));
+
+  /** The answer step: true when the message was the current question's answer (or a stale click on it). */
+  const answerStep = async (ctx: MessageContext, isCommand: boolean): Promise<boolean> => {
+    const found = await model.current(ctx.conversationId);
+    if (!found) return false;
+    const { raw, asked } = found;
+    const { webhookId } = ctx;
+    if (asked.askedBy === webhookId) {
+      // A retry of the run that asked it. When that run was answering the question before (and
+      // asked this one from onAnswer), it answers that one again; otherwise it goes to the routes.
+      if (asked.parent === undefined) return false;
+      const earlier = await model.ending(asked.parent);
+      if (earlier?.ending.by !== webhookId) return false;
+      await runAnswer(ctx, earlier.ending);
+      return true;
+    }
+    const clicked = ctx.action !== undefined && asked.messageIds.includes(ctx.action.messageId);
+    // An ended question takes only its own answer again (a redelivery) and clicks on its buttons.
+    if (asked.ended !== undefined) return asked.ended === webhookId || clicked;
+    const definition = definitions.get(asked.name);
+    if (!definition) {
+      deps.warn('a pending question has no declaration in this bot', { name: asked.name });
+      return false;
+    }
+    if (ctx.action ? !clicked : isCommand || passes(definition, ctx.text)) return false;
+    let ours = false;
+    if (asked.deadline !== undefined && asked.deadline <= deps.nowMs()) {
+      // Past its deadline: the timeout wins, unless an answer (this message's, on a retry) did first.
+      await timeouts.fire(asked.conversationId, asked.id);
+      const ended = await model.ending(asked.id);
+      if (ended && ended.ending.by !== webhookId) return clicked;
+      ours = ended !== undefined;
+    }
+    const verdict = await judge(definition, asked, ctx);
+    if (!verdict.ok) return reask(ctx, definition, raw, asked, verdict.issue);
+    const ending: Ending = {
+      by: webhookId,
+      input: verdict.input,
+      name: asked.name,
+      state: asked.state,
+      conversationId: asked.conversationId,
+      questionId: asked.id,
+    };
+    if (!ours && (await model.claim(ending)) === undefined) {
+      // Decided already: by this message's earlier run (a retry runs it again), or by another.
+      const ended = await model.ending(asked.id);
+      if (ended?.ending.by !== webhookId) return clicked;
+    }
+    await runAnswer(ctx, ending);
+    return true;
+  };
+
+  return {
+    /** `bot.question`: declares a question by name; a bad definition is refused at once. */
+    declare(name: unknown, definition: unknown) {
+      const issues = checkDefinition(name, definition, definitions.has(name as string));
+      if (issues.length > 0) throw new ValidationError(issues, 'bot.question');
+      const declared = definition as QuestionDefinition<unknown>;
+      definitions.set(name as string, declared);
+      if (declared.timeoutMs !== undefined) timeouts.start();
+    },
+    /** Gives a message's context its `ask`. */
+    attach(ctx: MessageContext) {
+      ctx.ask = (name, text, options) =>
+        ask(
+          {
+            conversationId: ctx.conversationId,
+            askedBy: ctx.webhookId,
+            parent: answering.get(ctx),
+            reply: ctx.reply,
+          },
+          name,
+          text,
+          options,
+        );
+    },
+    /**
+     * The answer step, before the routes: true when a question took the message. A bot that declared
+     * no question answers false at once, with no store read.
+     */
+    take(ctx: MessageContext, isCommand: boolean): false | Promise<boolean> {
+      return definitions.size === 0 ? false : answerStep(ctx, isCommand);
+    },
+    /** `bot.fireDueQuestions`: fires every question past its deadline; answers how many fired. */
+    fireDue: timeouts.fireDue,
+    /** Stops the timer (the bot is closing). */
+    stop: timeouts.stop,
+  };
+}
+
+/** The questions of one bot. @internal */
+export type Questions = ReturnType<typeof createQuestions>;
