@@ -218,6 +218,15 @@ export interface MessageContext extends EventContext<MessageReceivedEvent> {
    * });
    */
   ask(name: string, text: string, options?: AskOptions): Promise<BotReplyResult>;
+  /**
+   * Ends the conversation's pending question without an answer: neither its `onAnswer` nor its
+   * `onTimeout` runs, and clicks on its buttons are dropped. True when there was one to end (also
+   * on a redelivery of the run that ended it).
+   *
+   * @example
+   * bot.command('/cancel', async (ctx) => ctx.reply((await ctx.cancelQuestion()) ? 'Cancelled.' : 'Nothing to cancel.'));
+   */
+  cancelQuestion(): Promise<boolean>;
   /** Shows the typing indicator until the handler ends or the returned function is called. */
   typing(): Promise<StopTyping>;
   /** Adds a reaction to the received message. */

@@ -286,6 +286,24 @@ export function createQuestions(deps: QuestionDeps) {
     await model.markEnded(ending.conversationId, ending.questionId, ending.by);
   };
 
+  /**
+   * Ends a question with no answer (given up, cancelled): claimed like an answer, so neither an
+   * answer nor its timeout runs after it. True when this call (or an earlier run of `by`) ended it.
+   */
+  const endUnanswered = async (raw: string, asked: Asked, by: string): Promise<boolean> => {
+    const ending: Ending = {
+      by,
+      name: asked.name,
+      state: asked.state,
+      conversationId: asked.conversationId,
+      questionId: asked.id,
+      done: true,
+    };
+    if ((await model.claim(ending)) === undefined) return (await model.ending(asked.id))?.ending.by === by;
+    await model.replace(raw, { ...asked, ended: by });
+    return true;
+  };
+
   /** A bad answer: asked again with its quick replies, or, past `retries`, the question given up. */
   const reask = async (
     ctx: MessageContext,
@@ -295,16 +313,8 @@ export function createQuestions(deps: QuestionDeps) {
     issue: string | undefined,
   ): Promise<boolean> => {
     if (asked.tries >= (definition.retries ?? 2)) {
-      // Claimed like an answer, so its timeout never fires; the message goes on to the routes.
-      const ending: Ending = {
-        by: GAVE_UP,
-        name: asked.name,
-        state: asked.state,
-        conversationId: asked.conversationId,
-        questionId: asked.id,
-        done: true,
-      };
-      if (await model.claim(ending)) await model.replace(raw, { ...asked, ended: GAVE_UP });
+      // Ended unanswered; the message goes on to the routes.
+      await endUnanswered(raw, asked, GAVE_UP);
       return false;
     }
     const choices = definition.choices;
@@ -389,8 +399,14 @@ export function createQuestions(deps: QuestionDeps) {
       definitions.set(name as string, declared);
       if (declared.timeoutMs !== undefined) timeouts.start();
     },
-    /** Gives a message's context its `ask`. */
+    /** Gives a message's context its `ask` and `cancelQuestion`. */
     attach(ctx: MessageContext) {
+      ctx.cancelQuestion = async () => {
+        const by = `cancelled:${ctx.webhookId}`;
+        const found = await model.current(ctx.conversationId);
+        if (!found || found.asked.ended !== undefined) return found?.asked.ended === by;
+        return endUnanswered(found.raw, found.asked, by);
+      };
       ctx.ask = (name, text, options) =>
         ask(
           {

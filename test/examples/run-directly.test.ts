@@ -75,6 +75,7 @@ describe('running each example directly against the mock', () => {
     ['ai-sdk-bot', 'Bot: I checked: sunny and 21 °C in Lisbon.'],
     ['anthropic-bot', 'Bot: I checked: sunny and 21 °C in Kyoto.'],
     ['chat-sdk-bot', 'Bot: You said "@helper hi". I can see 0 earlier messages of our chat.'],
+    ['refund-dialog', 'Bot: Refund $42 for order o_42 to your card?'],
   ])(
     '%s registers a throwaway agent, verifies its webhook and answers the first message',
     async (name, answer) => {

@@ -71,6 +71,10 @@ async function questionWorld(makeStore: StoreMaker, count: number) {
       log.push('cancel');
       await ctx.reply('Nothing to cancel here.');
     });
+    bot.command('/stop', async (ctx) => {
+      const ended = await ctx.cancelQuestion();
+      log.push(`stop:${ended}`);
+    });
     bot.question('refund', {
       choices: ['yes', 'no'],
       timeoutMs: TEN_MINUTES,
@@ -334,6 +338,20 @@ describe.each([
     await w.say('why', 0);
     await w.say('the screen cracked', 1);
     expect(w.log.at(-1)).toBe('reason:the screen cracked');
+  });
+
+  it('ctx.cancelQuestion ends the pending question: no answer, no timeout, its buttons dropped', async () => {
+    const w = await questionWorld(makeStore, 2);
+    await w.chat([
+      ['refund', 0],
+      ['/stop', 1],
+      ['/stop', 0],
+    ]);
+    await w.click(w.asked[0] ?? '', 'yes', 1);
+    await w.mock.clock.advance(TEN_MINUTES / 1000 + 1);
+    expect(await Promise.all(w.bots.map((bot) => bot.fireDueQuestions()))).toEqual([0, 0]);
+    await w.say('yes', 0);
+    expect(w.log).toEqual(['stop:true', 'stop:false', 'plain:yes']);
   });
 
   it('a re-asked question takes a click on the re-ask', async () => {
