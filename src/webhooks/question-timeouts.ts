@@ -200,11 +200,21 @@ export function createTimeouts(deps: TimeoutDeps) {
   let timer: ReturnType<typeof setInterval> | undefined;
   let ticking = false;
   let stopped = false;
+  // A store that is down fails every tick: its first failure is reported, then none until a walk works.
+  let failing = false;
   const tick = () => {
     if (ticking) return;
     ticking = true;
     fireDue()
-      .catch((error: unknown) => deps.report(error))
+      .then(
+        () => {
+          failing = false;
+        },
+        (error: unknown) => {
+          if (!failing) deps.report(error);
+          failing = true;
+        },
+      )
       .finally(() => {
         ticking = false;
       });
