@@ -124,6 +124,17 @@ export function questionStore(store: BotStore) {
     return store.compareAndSet(recordKey(next.conversationId), raw, JSON.stringify(next), ttl);
   };
 
+  /** Adds a question with a deadline to the due index (again, on a retry of its ask: the same member). */
+  const index = async (asked: Asked, nowMs: number): Promise<void> => {
+    if (asked.deadline === undefined) return;
+    const minute = minuteOf(asked.deadline);
+    const member: DueMember = [asked.deadline, asked.conversationId, asked.id];
+    // Every member of a minute gets the same absolute expiry, whoever enqueues last.
+    const keep = (minute + 1) * MINUTE_MS - nowMs + DUE_RETENTION_MS;
+    await store.enqueue(dueKey(minute), JSON.stringify(member), asked.deadline, Math.max(keep, 1));
+    await cursorAtMost(minute);
+  };
+
   return {
     current,
     replace,
@@ -134,14 +145,9 @@ export function questionStore(store: BotStore) {
           ? MAX_QUESTION_TIMEOUT_MS
           : Math.max(asked.deadline - nowMs, 0) + DUE_RETENTION_MS;
       await store.set(recordKey(asked.conversationId), JSON.stringify(asked), ttl);
-      if (asked.deadline === undefined) return;
-      const minute = minuteOf(asked.deadline);
-      const member: DueMember = [asked.deadline, asked.conversationId, asked.id];
-      // Every member of a minute gets the same absolute expiry, whoever enqueues last.
-      const keep = (minute + 1) * MINUTE_MS - nowMs + DUE_RETENTION_MS;
-      await store.enqueue(dueKey(minute), JSON.stringify(member), asked.deadline, Math.max(keep, 1));
-      await cursorAtMost(minute);
+      await index(asked, nowMs);
     },
+    index,
     /** Marks the conversation's question ended, when it is still question `questionId`. */
     async markEnded(conversationId: string, questionId: string, by: string): Promise<void> {
       const found = await current(conversationId);

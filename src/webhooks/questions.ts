@@ -197,10 +197,14 @@ export function createQuestions(deps: QuestionDeps) {
     if (issues.length > 0) throw new ValidationError(issues, 'ctx.ask');
     const quickReplies = options.quickReplies ? [...options.quickReplies] : undefined;
     const sent = await from.reply(text as string, quickReplies ? { quickReplies } : undefined);
-    // A retry of this run replays the question's message, so it finds the question asked already.
+    // A retry of this run replays the question's message, so it finds the question asked already;
+    // its due-index entry is written again, in case the run stopped between the two writes.
     const found = await model.current(from.conversationId);
-    if (found?.asked.id === sent.message_id) return sent;
     const nowMs = deps.nowMs();
+    if (found?.asked.id === sent.message_id) {
+      if (found.asked.ended === undefined) await model.index(found.asked, nowMs);
+      return sent;
+    }
     const timeoutMs = definition?.timeoutMs;
     const asked: Asked = {
       id: sent.message_id,

@@ -38,7 +38,11 @@ const onRedis: StoreMaker = async () => {
 const TEN_MINUTES = 10 * 60_000;
 
 /** A world of `count` instances of the refund bot on one store; deliveries go to `world.to`. */
-async function questionWorld(makeStore: StoreMaker, count: number) {
+async function questionWorld(
+  makeStore: StoreMaker,
+  count: number,
+  wrap: (store: BotStore) => BotStore = (store) => store,
+) {
   const stores = await makeStore();
   const bots: Bot[] = [];
   const world = { to: 0 };
@@ -61,7 +65,7 @@ async function questionWorld(makeStore: StoreMaker, count: number) {
       apiKey: seed.apiKey,
       webhookSecret: seed.webhookSecret,
       ...connection,
-      store: await stores.fresh(),
+      store: wrap(await stores.fresh()),
       clock: () => mock.clock.now(),
     });
     bot.onError((error) => {
@@ -221,6 +225,30 @@ describe.each([
       'No answer, so o_42 was not refunded.',
       'You said: yes',
     ]);
+  });
+
+  it('an ask whose run stopped before its deadline was indexed still times out, after the retry of that run', async () => {
+    let failures = 1;
+    const w = await questionWorld(makeStore, 2, (store) => ({
+      ...store,
+      // The first write to the due index fails, as if the process had died between the two writes.
+      enqueue: async (key, member, score, ttlMs) => {
+        if (key.startsWith('questions-due:') && failures-- > 0) throw new Error('store gone');
+        return store.enqueue(key, member, score, ttlMs);
+      },
+    }));
+    const ask = await w.say('refund', 0);
+    const webhookId = w.deliveredFor.get(ask.id)?.headers.get('webhook-id');
+    const attempts = () => w.mock.deliveries.filter((d) => d.event_id === webhookId).map((d) => d.status);
+    expect(attempts()).toEqual([500]);
+    await w.mock.clock.advance(5); // the service's retry: the question's message replays, the index is written
+    w.world.to = 1;
+    await w.settle();
+    expect(attempts()).toEqual([500, 200]);
+    expect(await w.replies()).toEqual(['Refund $42 to your card?']); // asked once, replayed by the retry
+    await w.mock.clock.advance(TEN_MINUTES / 1000);
+    expect(await Promise.all(w.bots.map((bot) => bot.fireDueQuestions()))).toEqual([1, 0]);
+    expect(w.log).toEqual(['timeout:o_42']);
   });
 
   it("the instances' own timers fire a timeout, once, with no call and no message", async () => {
