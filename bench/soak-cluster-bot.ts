@@ -1,7 +1,8 @@
 // One bot process of `npm run soak:cluster`: createBot with the Redis store, served by toNodeHandler
 // on a loopback port it prints as `ready PORT`. Each handler streams a reply of known text (see
 // replyText) and logs its start and end to a Redis list, so the parent can prove that no two handlers
-// of one conversation ever ran at once, across processes. The parent SIGKILLs it at random.
+// of one conversation ever ran at once, across processes. It also asks and times out the questions of
+// the soak's questions part. The parent SIGKILLs it at random.
 import { createServer } from 'node:http';
 import { createClient } from 'redis';
 import { createBot } from '../src/index.js';
@@ -69,6 +70,26 @@ async function main() {
       await log('end', run, ctx.conversationId, ctx.text);
     }
   });
+
+  // The questions part (soak-cluster/questions.ts): 'ask qN' asks, a click answers, the timer times out.
+  bot.question('soak-confirm', {
+    choices: ['yes'],
+    timeoutMs: Number(process.env.SOAK_QUESTION_TIMEOUT_MS ?? 4000),
+    onAnswer: async (ctx, _answer, state) => {
+      await log('answered', ++runs, ctx.conversationId, String(state.q));
+      await ctx.reply(`answered ${state.q}`);
+    },
+    onTimeout: async (ctx, state) => {
+      await log('timed out', ++runs, ctx.conversationId, String(state.q));
+      await ctx.reply(`timed out ${state.q}`);
+    },
+  });
+  bot.hears(/^ask (q\d+)$/, (ctx) =>
+    ctx.ask('soak-confirm', `question ${ctx.match?.[1]}`, {
+      state: { q: ctx.match?.[1] },
+      quickReplies: [{ actionId: 'yes', label: 'Yes' }],
+    }),
+  );
 
   const server = createServer(toNodeHandler(bot));
   server.listen(0, '127.0.0.1', () => {

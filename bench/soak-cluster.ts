@@ -2,9 +2,12 @@
 // behind a round-robin loopback proxy, the loopback mock delivering to the proxy through a faulty
 // network (answers lost, deliveries doubled, connections failed: the mock redelivers), while a chaos
 // loop SIGKILLs a random bot every few seconds and starts a new one. Each handler streams a reply of
-// known text. Counts every reply in the history and every handler run logged in Redis; writes the
+// known text. Then the questions part (soak-cluster/questions.ts): questions asked, half answered,
+// half timing out, on the same bots under more kills. Counts every reply in the history and every
+// handler run logged in Redis; writes the
 // `soak-cluster` section of BENCHMARKS.md (full run only); exits 1 unless every message has exactly
-// one complete reply, in order, nothing doubled or interleaved, no conversation handled twice at once.
+// one complete reply, in order, nothing doubled or interleaved, no conversation handled twice at once,
+// and every question ended exactly once.
 import { join } from 'node:path';
 import { createClient } from 'redis';
 import { startRedis } from '../test/store/redis-server.js';
@@ -15,12 +18,14 @@ import { startWorld } from './lib/world.js';
 import { startBots } from './soak-cluster/bots.js';
 import { checkCluster } from './soak-cluster/check.js';
 import { startProxy } from './soak-cluster/proxy.js';
+import { soakQuestions } from './soak-cluster/questions.js';
 
 const ci = process.argv.includes('--ci');
 const seed = Number(process.env.SOAK_SEED ?? 11);
 const size = ci
-  ? { bots: 3, messages: 100, conversations: 10, kills: 3, waveMs: 700, killEveryMs: 2000 }
-  : { bots: 3, messages: 1000, conversations: 50, kills: 8, waveMs: 1000, killEveryMs: 2500 };
+  ? { bots: 3, messages: 100, conversations: 10, kills: 3, waveMs: 700, killEveryMs: 2000, questions: 40 }
+  : { bots: 3, messages: 1000, conversations: 50, kills: 8, waveMs: 1000, killEveryMs: 2500, questions: 200 };
+const QUESTION_TIMEOUT_MS = 4000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const random = seededRandom(seed);
 
@@ -73,6 +78,7 @@ const bots = startBots({
   SOAK_API_KEY: world.apiKey,
   SOAK_WEBHOOK_SECRET: world.webhookSecret,
   SOAK_BASE_URL: world.baseUrl,
+  SOAK_QUESTION_TIMEOUT_MS: String(QUESTION_TIMEOUT_MS),
 });
 const reader = createClient({ url: redis.url });
 reader.on('error', () => {});
@@ -96,14 +102,18 @@ try {
   })();
 
   // Chaos: SIGKILL a random bot every few seconds (the proxy stops sending to it), start a new one.
+  const killOne = async () => {
+    const victim = bots.pickVictim(random);
+    if (!victim) return false;
+    proxy.remove(victim.port);
+    bots.kill(victim);
+    proxy.add((await bots.start()).port);
+    return true;
+  };
   const chaos = (async () => {
     while (bots.kills.length < size.kills) {
       await sleep(size.killEveryMs);
-      const victim = bots.pickVictim(random);
-      if (!victim) continue;
-      proxy.remove(victim.port);
-      bots.kill(victim);
-      proxy.add((await bots.start()).port);
+      await killOne();
     }
   })();
 
@@ -133,12 +143,28 @@ try {
     last = key;
     if (still >= 2) await world.mock.clock.advance(300); // stuck on a later retry: move the clock on
   }
+  const messagesSeconds = (performance.now() - started) / 1000;
+  const result = await checkCluster({ world, reader, prefix, kills: bots.kills, size, fates, eventOf });
+
+  // Then questions, on the same bots, network and chaos (a few more kills).
+  progress(`soak:cluster: ${size.questions} questions, half answered, half timing out`);
+  const asked = await soakQuestions({
+    world,
+    random,
+    questions: size.questions,
+    kills: ci ? 1 : 3,
+    killEveryMs: size.killEveryMs,
+    timeoutMs: QUESTION_TIMEOUT_MS,
+    killOne,
+    reader,
+    prefix,
+  });
   pumping = false;
   await pump;
   const seconds = (performance.now() - started) / 1000;
-  const result = await checkCluster({ world, reader, prefix, kills: bots.kills, size, fates, eventOf });
-  ok = result.ok;
-  const rows: Row[] = result.rows(seconds);
+  ok = result.ok && asked.ok;
+  const rows: Row[] = [...result.rows(messagesSeconds), ...asked.rows];
+  result.details.push(...asked.details);
   console.log(`\n${machine}\n\n${plainTable(rows)}\n\n${result.details.join('\n')}\n`);
   console.log(
     `${ok ? 'Every message answered exactly once, in order' : 'FAILED'}${ok && result.undelivered ? ` (except ${result.undelivered} conversation(s) where a message no bot had received came back with its retry after newer ones)` : ''} (${fmt(seconds, 1)} s, seed ${seed}).`,

@@ -1,0 +1,154 @@
+// The questions part of the cluster soak: each of N new users is asked one question (the bots'
+// `soak-confirm`, `ctx.ask` with a quick reply, timing out after SOAK_QUESTION_TIMEOUT_MS) while a
+// random bot is SIGKILLed now and then. Half the users click the answer at a random time before the
+// deadline; the others never answer, so their question must time out, by the bots' own timers. Each
+// question must end exactly once, seen from the user: one `answered qN` or one `timed out qN` reply,
+// never both, never two; an unanswered one must time out.
+import type { Row } from '../lib/report.js';
+import { fmt } from '../lib/stats.js';
+import { textOf, type World } from '../lib/world.js';
+
+/** What the part needs from the soak. */
+export interface QuestionSoakInput {
+  world: World;
+  random: () => number;
+  questions: number;
+  kills: number;
+  killEveryMs: number;
+  /** The bots' question timeout (their SOAK_QUESTION_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** SIGKILLs a random bot and starts another in its place; false when none was running. */
+  killOne(): Promise<boolean>;
+  /** Reads the bots' store, to say where a lost question stopped. */
+  reader: { get(key: string): Promise<string | null> };
+  prefix: string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs the questions part; answers its rows and details. */
+export async function soakQuestions(input: QuestionSoakInput) {
+  const { world, random, questions } = input;
+  const users: { userId: string; conversationId: string }[] = [];
+  for (let i = 0; i < questions; i++) {
+    const { user } = world.mock.createUser({ display_name: `Asked ${i}` });
+    const { conversation_id } = world.mock.installAgent({ user_id: user.id, agent_id: world.agentId });
+    users.push({ userId: user.id, conversationId: conversation_id });
+  }
+  const answering = new Set(users.map((_, i) => i).filter((i) => i % 2 === 0));
+
+  // What the user sees: the question messages and the end replies, as the mock creates them.
+  const asked = new Map<number, string>();
+  const ends = new Map<number, string[]>();
+  const clicks: Promise<void>[] = [];
+  const stop = world.mock.events.subscribe((event) => {
+    if (event.type !== 'message.created') return;
+    const message = (
+      event as { message: { id: string; sender: { id: string }; parts?: { type: string; text?: string }[] } }
+    ).message;
+    if (message.sender.id !== world.agentId) return;
+    const text = textOf(message) ?? '';
+    const match = /^(question|answered|timed out) q(\d+)$/.exec(text);
+    if (!match) return;
+    const q = Number(match[2]);
+    if (match[1] !== 'question') {
+      ends.set(q, [...(ends.get(q) ?? []), match[1] as string]);
+      return;
+    }
+    if (asked.has(q)) return;
+    asked.set(q, message.id);
+    if (!answering.has(q)) return;
+    // Clicked a random time after the question appeared, at least a second and a half before its deadline.
+    const after = 300 + random() * Math.max(input.timeoutMs - 1800, 0);
+    clicks.push(
+      sleep(after).then(() => {
+        const user = users[q];
+        if (!user) return;
+        world.mock.clickAction({
+          conversation_id: user.conversationId,
+          user_id: user.userId,
+          message_id: message.id,
+          action_id: 'yes',
+        });
+      }),
+    );
+  });
+
+  const started = performance.now();
+  let kills = 0;
+  const chaos = (async () => {
+    while (kills < input.kills) {
+      await sleep(input.killEveryMs);
+      if (await input.killOne()) kills++;
+    }
+  })();
+  for (let i = 0; i < questions; i++) {
+    const user = users[i];
+    if (!user) continue;
+    world.mock.postUserMessage(user.conversationId, { user_id: user.userId, text: `ask q${i}` });
+    if (i % 20 === 19) await sleep(100);
+  }
+  await chaos;
+  // Settled once every question ended; a question whose ask no bot ran yet waits for its retry.
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline && [...Array(questions).keys()].some((q) => !ends.has(q))) await sleep(500);
+  await Promise.all(clicks);
+  await sleep(input.timeoutMs); // a late second end would show by now
+  stop();
+  const seconds = (performance.now() - started) / 1000;
+
+  let answered = 0;
+  let timedOut = 0;
+  let lost = 0;
+  let doubled = 0;
+  let unansweredButAnswered = 0;
+  let answeredButTimedOut = 0;
+  for (let q = 0; q < questions; q++) {
+    const seen = ends.get(q) ?? [];
+    if (seen.length === 0) lost++;
+    if (seen.length > 1) doubled++;
+    if (seen.length !== 1) continue;
+    if (seen[0] === 'answered') answered++;
+    else timedOut++;
+    if (!answering.has(q) && seen[0] === 'answered') unansweredButAnswered++;
+    if (answering.has(q) && seen[0] === 'timed out') answeredButTimedOut++;
+  }
+  const ok = lost === 0 && doubled === 0 && unansweredButAnswered === 0;
+  const problems: string[] = [];
+  for (let q = 0; q < questions; q++) {
+    const seen = ends.get(q) ?? [];
+    if (seen.length === 1) continue;
+    const user = users[q];
+    const question = await input.reader.get(`${input.prefix}k:question:${user?.conversationId}`);
+    const id = asked.get(q);
+    const end = id ? await input.reader.get(`${input.prefix}k:question-end:${id}`) : null;
+    problems.push(
+      `- q${q}: ${seen.length} ends (${seen.join(', ')}), ${id ? 'asked' : 'never asked'}, ` +
+        `${answering.has(q) ? 'clicked' : 'not clicked'}; stored question ${question ?? 'none'}, end ${end ?? 'none'}`,
+    );
+  }
+  const rows: Row[] = [
+    {
+      measurement: `cluster: questions that ended exactly once, answered or timed out (${kills} kills)`,
+      result: `${fmt(answered + timedOut)}/${fmt(questions)} (${lost} lost, ${doubled} doubled)`,
+      goal: `${fmt(questions)}/${fmt(questions)}`,
+      status: lost === 0 && doubled === 0 ? 'met' : 'NOT MET',
+    },
+    {
+      measurement: 'cluster: questions answered / timed out (half clicked before the deadline, half never)',
+      result: `${answered} / ${timedOut} (${answeredButTimedOut} clicked but timed out; ${unansweredButAnswered} never clicked but answered)`,
+      goal: `0 never clicked but answered`,
+      status: unansweredButAnswered === 0 ? 'met' : 'NOT MET',
+    },
+  ];
+  const details = [
+    `${fmt(questions)} questions, one per new user, each asked by \`ctx.ask\` with a quick reply and a ` +
+      `${fmt(input.timeoutMs / 1000, 1)} s timeout, on the same 3 bot processes and faulty network; ` +
+      `${kills} more SIGKILLs during this part. ${answering.size} users click the answer at a random time ` +
+      `at least 1.5 s before the deadline (a click whose delivery reached no live bot in time may lose to ` +
+      `the timeout: counted above); the others never answer. Ends counted from the replies the user ` +
+      `sees (${fmt(seconds, 1)} s).`,
+    ...problems.slice(0, 20),
+  ];
+  return { ok, rows, details };
+}
