@@ -127,6 +127,7 @@ export interface QuestionDeps {
 
 const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 const GAVE_UP = 'gave-up';
+const REPLACED = 'replaced';
 
 function checkDefinition(name: unknown, definition: unknown, taken: boolean): FieldIssue[] {
   const issues: FieldIssue[] = [];
@@ -205,6 +206,11 @@ export function createQuestions(deps: QuestionDeps) {
       if (found.asked.ended === undefined) await model.index(found.asked, nowMs);
       return sent;
     }
+    // Ended already (answered, timed out, replaced by a newer question): a late retry of the run
+    // that asked it does not bring it back over the conversation's current question.
+    if (await model.ending(sent.message_id)) return sent;
+    // The question this one replaces ends, so a retry of the run that asked it cannot bring it back.
+    if (found && found.asked.ended === undefined) await endUnanswered(found.raw, found.asked, REPLACED);
     const timeoutMs = definition?.timeoutMs;
     const asked: Asked = {
       id: sent.message_id,

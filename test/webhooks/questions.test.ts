@@ -3,7 +3,7 @@
 // the mock's clock (the bots' `now`) jumps past deadlines. Each instance on Redis has a connection of
 // its own. "Dropped" instances are simply no longer routed to, and new ones are made on the store.
 
-import { type Bot, type BotStore, createBot, createMemoryStore } from 'agent-messaging';
+import { type Bot, type BotStore, createBot, createMemoryStore, type MessageContext } from 'agent-messaging';
 import { createRedisStore } from 'agent-messaging/redis';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -59,6 +59,7 @@ async function questionWorld(
   const asked: string[] = [];
   const failures: unknown[] = [];
   let failAnswers = 0;
+  let failAsks = 0;
 
   const instance = async () => {
     const bot = createBot({
@@ -104,7 +105,7 @@ async function questionWorld(
         await ctx.reply('Thanks, noted.');
       },
     });
-    bot.hears('refund', async (ctx) => {
+    const askRefund = async (ctx: MessageContext) => {
       const sent = await ctx.ask('refund', 'Refund $42 to your card?', {
         state: { orderId: 'o_42' },
         quickReplies: [
@@ -113,8 +114,15 @@ async function questionWorld(
         ],
       });
       asked.push(sent.message_id);
-    });
-    bot.hears('why', (ctx) => ctx.ask('reason', 'What went wrong?'));
+      if (failAsks > 0) {
+        failAsks -= 1;
+        throw new Error('the handler failed after asking');
+      }
+    };
+    bot.hears('refund', askRefund);
+    bot.command('/refund', askRefund); // a command: its retry is never taken as an answer
+    // A command: it reaches its handler even while another question waits.
+    bot.command('/why', (ctx) => ctx.ask('reason', 'What went wrong?'));
     bot.on('message.received', async (ctx) => {
       log.push(`plain:${ctx.text}`);
       await ctx.reply(`You said: ${ctx.text}`);
@@ -142,6 +150,9 @@ async function questionWorld(
     settle,
     failNextAnswers(n: number) {
       failAnswers = n;
+    },
+    failNextAsks(n: number) {
+      failAsks = n;
     },
     /** The user says `text` to instance `to`; resolves once every instance settled. */
     async say(text: string, to = world.to) {
@@ -251,6 +262,21 @@ describe.each([
     expect(w.log).toEqual(['timeout:o_42']);
   });
 
+  it('a late retry of a run that asked does not bring its question back over a newer one', async () => {
+    const w = await questionWorld(makeStore, 2);
+    w.failNextAsks(1);
+    await w.chat([
+      ['/refund', 0], // asks, then fails: answered 500, retried in 5 s
+      ['/why', 1], // a newer question replaces it meanwhile (a command: not an answer to the first)
+    ]);
+    await w.mock.clock.advance(5);
+    await w.settle(); // the retry replays the refund question's message, and leaves the newer question
+    await w.say('the screen cracked', 0);
+    await w.mock.clock.advance(TEN_MINUTES / 1000 + 1);
+    expect(await Promise.all(w.bots.map((bot) => bot.fireDueQuestions()))).toEqual([0, 0]);
+    expect(w.log).toEqual(['reason:the screen cracked']);
+  });
+
   it("the instances' own timers fire a timeout, once, with no call and no message", async () => {
     const w = await questionWorld(makeStore, 3);
     await w.say('refund', 0);
@@ -351,7 +377,7 @@ describe.each([
     ]);
     // A free-text question with a schema: its message; one retry, then the routes.
     await w.chat([
-      ['why', 0],
+      ['/why', 0],
       ['bad', 1],
       ['nope', 0],
       ['it broke on day one', 1],
@@ -363,7 +389,7 @@ describe.each([
       'You said: nope',
       'You said: it broke on day one',
     ]);
-    await w.say('why', 0);
+    await w.say('/why', 0);
     await w.say('the screen cracked', 1);
     expect(w.log.at(-1)).toBe('reason:the screen cracked');
   });
