@@ -220,8 +220,9 @@ describe.each([
     await w.say('refund', 0);
     expect(await Promise.all(w.bots.map((bot) => bot.fireDueQuestions()))).toEqual([0, 0, 0]);
     await w.mock.clock.advance(TEN_MINUTES / 1000 + 1);
+    // Each instance's own timer may get there first: whoever fires it, it fires once.
     const fired = await Promise.all(w.bots.map((bot) => bot.fireDueQuestions()));
-    expect(fired.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(fired.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1);
     expect(await Promise.all(w.bots.map((bot) => bot.fireDueQuestions()))).toEqual([0, 0, 0]);
     expect(w.log).toEqual(['timeout:o_42']);
     const history = await w.bots[0]!.client.conversations.listMessages(w.conversationId);
@@ -258,7 +259,7 @@ describe.each([
     expect(attempts()).toEqual([500, 200]);
     expect(await w.replies()).toEqual(['Refund $42 to your card?']); // asked once, replayed by the retry
     await w.mock.clock.advance(TEN_MINUTES / 1000);
-    expect(await Promise.all(w.bots.map((bot) => bot.fireDueQuestions()))).toEqual([1, 0]);
+    await Promise.all(w.bots.map((bot) => bot.fireDueQuestions())); // (or their own timers)
     expect(w.log).toEqual(['timeout:o_42']);
   });
 
