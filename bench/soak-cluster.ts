@@ -145,6 +145,7 @@ try {
   }
   const messagesSeconds = (performance.now() - started) / 1000;
   const result = await checkCluster({ world, reader, prefix, kills: bots.kills, size, fates, eventOf });
+  const messageRows = result.rows(messagesSeconds); // before the questions part adds its kills
 
   // Then questions, on the same bots, network and chaos (a few more kills).
   progress(`soak:cluster: ${size.questions} questions, half answered, half timing out`);
@@ -163,7 +164,7 @@ try {
   await pump;
   const seconds = (performance.now() - started) / 1000;
   ok = result.ok && asked.ok;
-  const rows: Row[] = [...result.rows(messagesSeconds), ...asked.rows];
+  const rows: Row[] = [...messageRows, ...asked.rows];
   result.details.push(...asked.details);
   console.log(`\n${machine}\n\n${plainTable(rows)}\n\n${result.details.join('\n')}\n`);
   console.log(
