@@ -74,5 +74,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const bot = createRefundBot(agent);
   const server = await serveBot(bot, Number(process.env.PORT ?? 3000));
   console.log(`Refund bot listening: POST ${webhookUrl(server)}`);
-  await chatOnMock(bot, agent, webhookUrl(server), 'I want a refund');
+  await chatOnMock(bot.client, agent, webhookUrl(server), 'I want a refund');
 }
