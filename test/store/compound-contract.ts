@@ -1,4 +1,4 @@
-// The contract of the two compound steps, `admit` and `settle` (a delivery's fast path), for every
+// The contract of the two compound steps, `admit` and `settle` (a delivery's two store steps), for every
 // store that has them: the memory store, the Redis store, and the primitives-composed fallback a custom
 // store gets. Each case is a single-step guarantee the runtime builds on; the race cases need the
 // step to be atomic, so they run only against stores that implement it natively.

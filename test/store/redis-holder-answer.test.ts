@@ -1,4 +1,4 @@
-// The holder's own delivery on the Redis store (the composed path, lock renewals and dedupe holds
+// The holder's own delivery on the Redis store (lock renewals and dedupe holds
 // through Redis): answered 200 once its message was handled while the queue behind it still runs,
 // the drain that goes on counted by bot.idle() and handed to `waitUntil` (test/webhooks/holder-answer.ts).
 import { createRedisStore } from 'agent-messaging/redis';

@@ -1,9 +1,7 @@
-// 'concurrent' on the memory store claims each delivery and marks it done in the turn it runs (the
-// store answers at once: no store promise on either side). The dedupe must keep its rules there: a
-// redelivery of a handled message is a 200 duplicate, one of a message still running is not a 2xx,
-// a failed run frees its claim so the retry runs the handler again, and a handled id stays done for
-// the service's whole retry window. A copy of the store (another object) takes the composed path, and
-// must answer the same.
+// 'concurrent' on the memory store claims each delivery, runs it and marks it done, without the lock.
+// The dedupe keeps its rules there: a redelivery of a handled message is a 200 duplicate, one of a
+// message still running is not a 2xx, a failed run frees its claim so the retry runs the handler
+// again, and a handled id stays done for the service's whole retry window.
 import { type BotStore, createBot, createMemoryStore, type MessageContext } from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
 import { messageReceivedBody, now, sign } from './fixtures.js';
@@ -49,45 +47,38 @@ function concurrentBot(store: BotStore) {
 }
 
 describe("'concurrent' dedupe on the memory store", () => {
-  const stores: [string, (clock: () => number) => BotStore][] = [
-    ['the store itself (claimed in the run turn)', (clock) => createMemoryStore({ now: clock })],
-    ['a copy of it (the composed path)', (clock) => ({ ...createMemoryStore({ now: clock }) })],
-  ];
-  it.each(stores)(
-    'answers duplicates, runs in flight and failed runs as the dedupe rules say: %s',
-    async (_, make) => {
-      let later = 0;
-      const store = make(() => Date.now() + later);
-      const { bot, runs, deliver, openGate } = concurrentBot(store);
+  it('answers duplicates, runs in flight and failed runs as the dedupe rules say', async () => {
+    let later = 0;
+    const store = createMemoryStore({ now: () => Date.now() + later });
+    const { bot, runs, deliver, openGate } = concurrentBot(store);
 
-      expect(await deliver('evt_1', 'hi')).toEqual({ status: 200, body: { received: true } });
-      expect(await deliver('evt_1', 'hi')).toEqual({
-        status: 200,
-        body: { received: true, duplicate: true },
-      });
-      expect(runs).toEqual(['hi']);
+    expect(await deliver('evt_1', 'hi')).toEqual({ status: 200, body: { received: true } });
+    expect(await deliver('evt_1', 'hi')).toEqual({
+      status: 200,
+      body: { received: true, duplicate: true },
+    });
+    expect(runs).toEqual(['hi']);
 
-      // Still running past ackTimeoutMs: 409, and so is its redelivery; then it is done.
-      const slow = deliver('evt_2', 'slow');
-      expect((await slow).status).toBe(409);
-      expect((await deliver('evt_2', 'slow')).status).toBe(409);
-      openGate();
-      await bot.idle();
-      expect(await deliver('evt_2', 'slow')).toEqual({
-        status: 200,
-        body: { received: true, duplicate: true },
-      });
+    // Still running past ackTimeoutMs: 409, and so is its redelivery; then it is done.
+    const slow = deliver('evt_2', 'slow');
+    expect((await slow).status).toBe(409);
+    expect((await deliver('evt_2', 'slow')).status).toBe(409);
+    openGate();
+    await bot.idle();
+    expect(await deliver('evt_2', 'slow')).toEqual({
+      status: 200,
+      body: { received: true, duplicate: true },
+    });
 
-      // A failed run frees its claim: the retry runs the handler again.
-      expect((await deliver('evt_3', 'boom')).status).toBe(500);
-      expect(await deliver('evt_3', 'boom')).toEqual({ status: 200, body: { received: true } });
-      expect(runs).toEqual(['hi', 'slow', 'boom', 'boom']);
+    // A failed run frees its claim: the retry runs the handler again.
+    expect((await deliver('evt_3', 'boom')).status).toBe(500);
+    expect(await deliver('evt_3', 'boom')).toEqual({ status: 200, body: { received: true } });
+    expect(runs).toEqual(['hi', 'slow', 'boom', 'boom']);
 
-      // The marks are in the bot's store, still done at the end of the service's retry window.
-      later = RETRY_WINDOW_MS;
-      expect([await store.get('dedupe:evt_1'), await store.get('dedupe:evt_3')]).toEqual(['done', 'done']);
-      expect((await deliver('evt_1', 'hi')).body).toEqual({ received: true, duplicate: true });
-      expect(runs).toHaveLength(4);
-    },
-  );
+    // The marks are in the bot's store, still done at the end of the service's retry window.
+    later = RETRY_WINDOW_MS;
+    expect([await store.get('dedupe:evt_1'), await store.get('dedupe:evt_3')]).toEqual(['done', 'done']);
+    expect((await deliver('evt_1', 'hi')).body).toEqual({ received: true, duplicate: true });
+    expect(runs).toHaveLength(4);
+  });
 });
