@@ -165,7 +165,7 @@ try {
   const seconds = (performance.now() - started) / 1000;
   ok = result.ok && asked.ok;
   const rows: Row[] = [...messageRows, ...asked.rows];
-  result.details.push(...asked.details);
+  result.details.push('', ...asked.details); // a paragraph of its own
   console.log(`\n${machine}\n\n${plainTable(rows)}\n\n${result.details.join('\n')}\n`);
   console.log(
     `${ok ? 'Every message answered exactly once, in order' : 'FAILED'}${ok && result.undelivered ? ` (except ${result.undelivered} conversation(s) where a message no bot had received came back with its retry after newer ones)` : ''} (${fmt(seconds, 1)} s, seed ${seed}).`,
