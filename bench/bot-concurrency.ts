@@ -21,13 +21,13 @@ const IN_FLIGHT = 16;
 const POLICIES = ['concurrent', 'queue'] as const;
 type Policy = (typeof POLICIES)[number];
 
-interface Signed {
+export interface Signed {
   body: string;
   headers: Record<string, string>;
 }
 
 /** `count` signed deliveries with fresh ids, conversations round-robin, sequences rising in each. */
-async function signDeliveries(secret: string, round: string, count: number): Promise<Signed[]> {
+export async function signDeliveries(secret: string, round: string, count: number): Promise<Signed[]> {
   const signed: Signed[] = [];
   for (let i = 0; i < count; i++) {
     const conversationId = `cnv_bench${i % CONVERSATIONS}`;

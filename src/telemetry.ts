@@ -135,6 +135,39 @@ export function endSpan(traced: Traced | undefined, error?: unknown): void {
   traced.span.end();
 }
 
+// The handler span of each running context, so the router can name the route it took.
+const handlerSpans = new WeakMap<object, Traced>();
+
+/** Remembers `traced` as the span of `key` (a handler's context). @internal */
+export function bindSpan(key: object, traced: Traced | undefined): void {
+  if (traced) handlerSpans.set(key, traced);
+}
+
+/** Sets attributes on the span bound to `key`, if any (the route a context took). @internal */
+export function annotateBound(key: object, attributes: SpanAttributes): void {
+  if (api) annotate(handlerSpans.get(key), attributes);
+}
+
+// Recoveries recorded on each span (a reply's), for its `reply.recoveries` attribute.
+const recoveries = new WeakMap<OtelApi.Span, number>();
+
+/** Records a recovery (an event) on the active span: a reply's writer read back and went on. @internal */
+export function recordRecovery(attributes: SpanAttributes): void {
+  const span = api?.trace.getActiveSpan();
+  if (!span) return;
+  span.addEvent('recovery', named(attributes));
+  recoveries.set(span, (recoveries.get(span) ?? 0) + 1);
+}
+
+/** How many recoveries were recorded on `traced`. @internal */
+export const recoveriesOf = (traced: Traced | undefined): number =>
+  traced ? (recoveries.get(traced.span) ?? 0) : 0;
+
+/** Sets attributes on the active span (a reply's transport, known to its writer). @internal */
+export function annotateActive(attributes: SpanAttributes): void {
+  api?.trace.getActiveSpan()?.setAttributes(named(attributes));
+}
+
 /** Runs `fn` with `traced` as the active span, so spans made inside it (the author's too) nest under it. @internal */
 export function inSpan<T>(traced: Traced | undefined, fn: () => T): T {
   return traced && api ? api.context.with(traced.context, fn) : fn();

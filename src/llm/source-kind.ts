@@ -1,5 +1,6 @@
 // Which kind of model stream a source is, told by its first event that says so.
 import { ValidationError } from '../core/errors.js';
+import { annotateActive } from '../telemetry.js';
 import { aiSdkDecoder, isAiSdkPart } from './ai-sdk-parts.js';
 import { anthropicDecoder, isAnthropicEvent } from './anthropic-events.js';
 import { failureDetail, type ModelSourceKind, ModelStreamError } from './model-stream-error.js';
@@ -10,6 +11,25 @@ import { EXPECTED_SOURCES } from './text-source.js';
 
 /** A decoder for the kind an event shows, or undefined for an event every kind may send (a ping). @internal */
 export function decoderFor(
+  event: unknown,
+  index: number,
+): { kind: ModelSourceKind; decode: Decoder } | undefined {
+  const chosen = chooseDecoder(event, index);
+  // The reply's span learns which model system answers (GenAI semantic conventions, where known).
+  if (chosen) annotateActive({ 'gen_ai.provider.name': PROVIDERS[chosen.kind], 'reply.source': chosen.kind });
+  return chosen;
+}
+
+/** The GenAI provider of each kind; an AI SDK stream does not say which provider is behind it. */
+const PROVIDERS: Record<ModelSourceKind, string | undefined> = {
+  'openai-chat': 'openai',
+  'openai-responses': 'openai',
+  anthropic: 'anthropic',
+  'ai-sdk': undefined,
+  text: undefined,
+};
+
+function chooseDecoder(
   event: unknown,
   index: number,
 ): { kind: ModelSourceKind; decode: Decoder } | undefined {

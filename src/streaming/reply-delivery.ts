@@ -2,8 +2,10 @@
 // and recovered from history when a step fails (PROTOCOL.md section 8). Invariant: `handed` is every
 // batch given to a sink in order, and `revision` what the message's revision is once all of them
 // are applied; a read-back is compared against both before anything is sent again.
+
 import type { RequestOptions } from '../core/options.js';
 import { sleep } from '../core/retry.js';
+import { recordRecovery } from '../telemetry.js';
 import { missingText, recoveryDelayMs } from './reconcile.js';
 import { ReplyMismatchError } from './reply-mismatch-error.js';
 import {
@@ -152,6 +154,7 @@ export class ReplyDelivery {
       const delayMs = recoveryDelayMs(error, attempt);
       if (delayMs === undefined) throw error;
       this.#recovered = true;
+      recordRecovery({ attempt, 'error.type': error instanceof Error ? error.name : 'Error' });
       const inDoubt = await this.#useAppend(error);
       if (delayMs > 0) await sleep(delayMs, this.#init.request.signal);
       try {

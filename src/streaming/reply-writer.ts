@@ -1,10 +1,12 @@
 // ReplyWriter, the reply `messages.startReply()` hands back: buffered writes into a streaming
 // message, how the reply ends (complete, interrupted and marked, replayed) and the key's lease; the
 // text's delivery and its recovery from history are reply-delivery.ts.
+
 import { ConflictError } from '../core/api-error.js';
 import { AgentMessagingError, ValidationError } from '../core/errors.js';
 import { abortedError } from '../core/retry.js';
 import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
+import { annotateActive } from '../telemetry.js';
 import type { ReplyOutcome, ReplyResult, ReplyTransport } from './options.js';
 import { type DeliveryInit, ReplyDelivery } from './reply-delivery.js';
 import type { HeldReply } from './reply-lease.js';
@@ -196,6 +198,7 @@ export class ReplyWriter {
       const fallback = fallbackText ?? (this.#init.fallbackText || this.text);
       const completion = await this.#delivery.complete(fallback);
       this.#delivery.close();
+      annotateActive({ 'reply.transport': this.transport });
       await this.#delivery.check(this.text, completion);
       await completed?.();
       return {

@@ -7,7 +7,7 @@ import { debugLog, logAt } from './bot-log.js';
 import { checkOptions, createClient } from './bot-options.js';
 import type { Bot, BotErrorInfo, BotOptions } from './bot-types.js';
 import { createEarlyRuns } from './dedupe.js';
-import { answerRequest, deliver } from './delivery.js';
+import { answerRequest, type DeliveryTrace, deliver } from './delivery.js';
 import { createLanes } from './lanes.js';
 import { createKindCache, createRun } from './message-context.js';
 import { createQuestions, type Questions } from './questions.js';
@@ -119,8 +119,8 @@ export function createBot(options: BotOptions): Bot {
   };
 
   /** Claims a delivery and, once claimed, starts its handlers (in its conversation's order). */
-  const admit = async (event: WebhookEvent, webhookId: string, text: string) => {
-    const admission = await lanes.admit({ webhookId, event }, text);
+  const admit = async (event: WebhookEvent, webhookId: string, text: string, trace?: DeliveryTrace) => {
+    const admission = await lanes.admit(trace ? { webhookId, event, trace } : { webhookId, event }, text);
     if (admission.claim === 'claimed') track(admission.drained);
     return admission;
   };

@@ -16,6 +16,7 @@ import type { BotStore } from '../store/bot-store.js';
 import type { ReplyOutcome } from '../streaming/options.js';
 import { type ReplySource, replySource } from '../streaming/pipe-reply.js';
 import { type ReplyLedger, storeLedger } from '../streaming/store-ledger.js';
+import { annotateActive } from '../telemetry.js';
 import type { BotReplyOptions } from './bot-types.js';
 import { quickRepliesBlock } from './rich-replies.js';
 import { keepTyping, type StopTypingAfter } from './typing.js';
@@ -195,7 +196,13 @@ async function* typingUntilFirst(
   stop: () => void,
   taken: () => void,
 ): AsyncGenerator<string> {
+  const started = performance.now();
+  let first = true;
   for await (const chunk of source) {
+    if (chunk !== '' && first) {
+      first = false;
+      annotateActive({ 'reply.time_to_first_token_ms': Math.round(performance.now() - started) });
+    }
     if (chunk !== '') stop();
     yield chunk;
     taken();

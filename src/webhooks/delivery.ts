@@ -5,18 +5,53 @@
 // `toNodeHandler` (node:http) only read the body and write the answer around it.
 
 import type { WebhookEvent } from '../schemas/webhooks.js';
+import {
+  annotate,
+  endSpan,
+  inSpan,
+  metric,
+  remoteContext,
+  startSpan,
+  type Traced,
+  telemetryLoading,
+} from '../telemetry.js';
 import { MAX_DELIVERY_BYTES, readLimitedBody } from './capped-body.js';
 import { admitOnceSettled, type EarlyRuns, pollInterval } from './dedupe.js';
 import type { Admission } from './lanes.js';
 import { createDeadlines, type Deadlines } from './timers.js';
 import {
   bodyBytes,
+  readHeader,
   type VerifiedDelivery,
   type WebhookBody,
   type WebhookHeaders,
   WebhookVerificationError,
   type WebhookVerificationErrorCode,
 } from './verify.js';
+
+/**
+ * A delivery's spans, when OpenTelemetry is on: the delivery's own, and its wait for the conversation's
+ * turn, which the run ends when it starts (or the delivery, when it never runs here). @internal
+ */
+export interface DeliveryTrace {
+  readonly delivery: Traced;
+  turn: Traced | undefined;
+  /** When the turn began (ms, performance.now()). */
+  readonly since: number;
+}
+
+/** Ends a delivery's turn span (once): its wait in ms, and `outcome` when it ended without a run here. */
+export function endTurn(
+  trace: DeliveryTrace | undefined,
+  attributes: Record<string, string | number> = {},
+): void {
+  if (!trace?.turn) return;
+  const waitMs = performance.now() - trace.since;
+  annotate(trace.turn, { 'turn.wait_ms': Math.round(waitMs), ...attributes });
+  metric.turnWait(waitMs);
+  endSpan(trace.turn);
+  trace.turn = undefined;
+}
 
 /** Hands a promise to the runtime so it may finish after the response (Workers' `ctx.waitUntil`). */
 export type WaitUntil = (promise: Promise<unknown>) => void;
@@ -39,7 +74,7 @@ export interface DeliveryDeps {
    * its claim (released when the outcome could not be recorded); rejects only when the claim could not
    * be made (the work never rejects).
    */
-  admit(event: WebhookEvent, webhookId: string, text: string): Promise<Admission>;
+  admit(event: WebhookEvent, webhookId: string, text: string, trace?: DeliveryTrace): Promise<Admission>;
   /** Reports a failure to onError handlers or the logger; never throws. */
   report(error: unknown, event: WebhookEvent | undefined, webhookId: string | undefined): void;
   /** Logs a refused delivery; never throws. */
@@ -166,49 +201,100 @@ export async function deliver(
   deps: DeliveryDeps,
   waitUntil: WaitUntil | undefined,
 ): Promise<DeliveryAnswer> {
+  const loading = telemetryLoading();
+  if (loading) await loading;
+  // One span per delivery, from receipt to answer, continuing the trace of a `traceparent` it carries.
+  const span = startSpan(
+    'agent-messaging.delivery',
+    {},
+    remoteContext((name) => readHeader(headers, name)),
+    'server',
+  );
+  const answered = await inSpan(span, () => answerDelivery(body, headers, deps, waitUntil, span));
+  const { answer, outcome, type } = answered;
+  annotate(span, { outcome, 'http.response.status_code': answer.status });
+  metric.delivery(outcome, type);
+  endSpan(span, answer.status >= 500 ? new Error(`the delivery was answered ${answer.status}`) : undefined);
+  return answer;
+}
+
+/** What a delivery decided, for its span and metrics: ran, duplicate, in_flight, refused or failed. */
+type DeliveryOutcome = 'ran' | 'duplicate' | 'in_flight' | 'refused' | 'failed';
+
+async function answerDelivery(
+  body: WebhookBody,
+  headers: WebhookHeaders,
+  deps: DeliveryDeps,
+  waitUntil: WaitUntil | undefined,
+  span: Traced | undefined,
+): Promise<{ answer: DeliveryAnswer; outcome: DeliveryOutcome; type?: string }> {
   let verified: VerifiedDelivery;
+  const verifying = startSpan('agent-messaging.verify', {}, span);
   try {
     const bytes = bodyBytes(body);
     if (bytes.byteLength > MAX_DELIVERY_BYTES) {
       deps.warn('webhook refused', { code: 'payload_too_large', reason: 'body over the limit' });
-      return TOO_LARGE;
+      endSpan(verifying, new Error('the body is over the limit'));
+      return { answer: TOO_LARGE, outcome: 'refused' };
     }
     // Awaited even when verified at once (node:crypto): the measured intake was cheaper with the
     // rest of the delivery one microtask later than the body's end, 'queue' the most (bench 10).
     verified = await deps.verify(bytes, headers);
+    endSpan(verifying);
   } catch (error) {
-    if (!WebhookVerificationError.is(error)) return UNREADABLE;
+    endSpan(verifying, error);
+    if (!WebhookVerificationError.is(error)) return { answer: UNREADABLE, outcome: 'refused' };
     deps.warn('webhook refused', { code: error.code, reason: error.message });
-    return failure(UNAUTHENTICATED.has(error.code) ? 401 : 400, error.code, error.message);
+    const status = UNAUTHENTICATED.has(error.code) ? 401 : 400;
+    return { answer: failure(status, error.code, error.message), outcome: 'refused' };
   }
   const { event, webhookId } = verified;
+  const type = event.type;
+  const conversationId = (event as { conversationId?: unknown }).conversationId;
+  annotate(span, {
+    'webhook.id': webhookId,
+    'event.type': type,
+    'conversation.id': typeof conversationId === 'string' ? conversationId : undefined,
+  });
+  // The wait for the conversation's turn: ended by the run when it starts, else when the work ends.
+  const trace: DeliveryTrace | undefined = span
+    ? { delivery: span, turn: startSpan('agent-messaging.turn', {}, span), since: performance.now() }
+    : undefined;
 
   let admission: Admission;
   let waitMs = deps.ackTimeoutMs;
   try {
-    admission = await deps.admit(event, webhookId, verified.text);
+    admission = await deps.admit(event, webhookId, verified.text, trace);
     if (admission.claim === 'in_flight' && deps.ack !== 'immediately') {
       // Most likely the retry of a run answered 409: wait for that run's end (dedupe.ts), all
       // within one ackTimeoutMs, a run started again included.
       const deadline = Date.now() + waitMs;
-      const again = () => deps.admit(event, webhookId, verified.text);
+      const again = () => deps.admit(event, webhookId, verified.text, trace);
       admission = await admitOnceSettled(webhookId, again, deps.early, deadline, pollInterval(waitMs));
       waitMs = Math.max(0, deadline - Date.now());
     }
   } catch (error) {
+    endTurn(trace, { outcome: 'failed' });
     deps.report(error, event, webhookId);
-    return DEDUPE_DOWN;
+    return { answer: DEDUPE_DOWN, outcome: 'failed', type };
   }
-  if (admission.claim !== 'claimed') return admission.claim === 'done' ? DUPLICATE : IN_PROGRESS;
+  if (admission.claim !== 'claimed') {
+    endTurn(trace, { outcome: admission.claim });
+    return admission.claim === 'done'
+      ? { answer: DUPLICATE, outcome: 'duplicate', type }
+      : { answer: IN_PROGRESS, outcome: 'in_flight', type };
+  }
 
   const { work } = admission;
+  // A run elsewhere (another instance held the conversation) or none at all: the wait ends with it.
+  if (trace) void work.then(() => endTurn(trace));
   // What must outlive the answer: the work, and the drain of the messages queued behind it when this
   // delivery's process holds its conversation (answered once its own message settled).
   const { drained } = admission;
   if (deps.ack === 'immediately') {
     // The user's choice: a 2xx at once, so a run that fails later is not retried by the service.
     waitUntil?.(drained ? Promise.all([work, drained]) : work);
-    return ACCEPTED;
+    return { answer: ACCEPTED, outcome: 'ran', type };
   }
   // The bot's shared deadlines, unless a retry already spent part of its wait on the earlier run.
   const outcome = await within(
@@ -220,11 +306,10 @@ export async function deliver(
     // (or runs the message again if this run fails or its process dies). The run goes on.
     deps.early.add(webhookId, work);
     waitUntil?.(drained ? Promise.all([work, drained]) : work);
-    return IN_PROGRESS;
+    return { answer: IN_PROGRESS, outcome: 'in_flight', type };
   }
   // A holder goes on through its conversation's queue after its own message's answer.
   if (drained) waitUntil?.(drained);
-  if (outcome === 'ok') return RECEIVED;
-  if (outcome === 'store_failed') return STORE_DOWN;
-  return HANDLER_FAILED;
+  if (outcome === 'ok') return { answer: RECEIVED, outcome: 'ran', type };
+  return { answer: outcome === 'store_failed' ? STORE_DOWN : HANDLER_FAILED, outcome: 'failed', type };
 }

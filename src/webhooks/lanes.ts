@@ -36,6 +36,7 @@ import { type MessageReceivedEvent, parseWebhookEvent, type WebhookEvent } from 
 import type { BotStore, StoreLock } from '../store/bot-store.js';
 import type { AdmitRequest, SettleRequest } from '../store/compound.js';
 import { claimOnce, composeAdmit, composeSettle } from '../store/compound.js';
+import type { DeliveryTrace } from './delivery.js';
 import { createDeadlines, type Deadline, type Deadlines } from './timers.js';
 
 /** The whole retry schedule of the service (17 h 35 min 5 s) and some slack for clock skew. */
@@ -132,12 +133,15 @@ function createClaimHolds(
 export interface Delivery {
   webhookId: string;
   event: WebhookEvent;
+  /** Its spans, when OpenTelemetry is on and it was delivered to this process. */
+  trace?: DeliveryTrace;
 }
 
 /** A delivery waiting for its conversation, as it is kept in the store's queue. @internal */
 export interface QueuedItem {
   webhookId: string;
   event: MessageReceivedEvent;
+  trace?: DeliveryTrace;
 }
 
 /** How a run ended for its deliveries: handled, failed (retry it), or not recorded (store down). */

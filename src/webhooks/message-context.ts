@@ -17,8 +17,19 @@ import { conversationHistory } from '../llm/conversation-history.js';
 import type { Message } from '../schemas/messages.js';
 import type { MessageReceivedEvent, WebhookEvent } from '../schemas/webhooks.js';
 import type { BotStore } from '../store/bot-store.js';
+import {
+  annotate,
+  bindSpan,
+  endSpan,
+  inSpan,
+  metric,
+  recoveriesOf,
+  startSpan,
+  type Traced,
+} from '../telemetry.js';
 import type { EventContext, MessageContext } from './bot-types.js';
 import { createContextReply } from './context-reply.js';
+import { type DeliveryTrace, endTurn } from './delivery.js';
 import { sendFileReply } from './rich-replies.js';
 import { keepTyping, type StopTyping } from './typing.js';
 
@@ -171,14 +182,17 @@ export function createMessageContext(deps: MessageContextDeps): {
   if (deps.sessions) ctx.session = {};
   ctx.text = messageText(event);
   ctx.conversationId = conversationId;
-  ctx.reply = (input, options) => replier().reply(input, options);
+  ctx.reply = (input, options) =>
+    inReplySpan(typeof input === 'string' ? 'send' : 'stream', () => replier().reply(input, options));
   ctx.replyWithFile = (data, options) => {
     // Numbered with the text replies, so a redelivery that replies in the same order replays each.
     const idempotencyKey = nextReplyKey();
-    return sendFileReply(
-      { client, store, conversationId, idempotencyKey, replyToMessageId: message.id, signal },
-      data,
-      options,
+    return inReplySpan('file', () =>
+      sendFileReply(
+        { client, store, conversationId, idempotencyKey, replyToMessageId: message.id, signal },
+        data,
+        options,
+      ),
     );
   };
   ctx.typing = async () => {
@@ -224,12 +238,18 @@ export interface RunDeps {
 /** Builds the `run` the lanes call for each batch. @internal */
 export function createRun(deps: RunDeps) {
   const { client } = deps;
-  return async (items: readonly { webhookId: string; event: WebhookEvent }[], signal: AbortSignal) => {
+  const runHandlers = async (
+    items: readonly { webhookId: string; event: WebhookEvent }[],
+    signal: AbortSignal,
+    span: Traced | undefined,
+  ) => {
     const last = items.at(-1);
     if (!last) return;
     const { event, webhookId } = last;
     if (event.type !== 'message.received') {
-      await deps.dispatch({ event, webhookId, client, signal });
+      const ctx = { event, webhookId, client, signal };
+      bindSpan(ctx, span);
+      await deps.dispatch(ctx);
       return;
     }
     const received = event as MessageReceivedEvent;
@@ -252,6 +272,7 @@ export function createRun(deps: RunDeps) {
     });
     deps.attach(made.ctx);
     const ctx = made.ctx as EventContext;
+    bindSpan(ctx, span);
     try {
       await (deps.around ? deps.around(made.ctx, () => deps.dispatch(ctx)) : deps.dispatch(ctx));
     } finally {
@@ -259,4 +280,90 @@ export function createRun(deps: RunDeps) {
       if (finishing) await finishing;
     }
   };
+  // The run's span, under its newest delivery's span (else under whatever is active): the author's
+  // own spans, a model SDK's among them, nest under it.
+  return async (
+    items: readonly { webhookId: string; event: WebhookEvent; trace?: DeliveryTrace }[],
+    signal: AbortSignal,
+  ) => {
+    const last = items.at(-1);
+    if (!last) return;
+    for (const item of items) endTurn(item.trace);
+    const span = startSpan(
+      'agent-messaging.handler',
+      {
+        'webhook.id': last.webhookId,
+        'event.type': last.event.type,
+        'conversation.id': (last.event as { conversationId?: string }).conversationId,
+        messages: items.length,
+      },
+      last.trace?.delivery,
+    );
+    return traced(span, signal, () => runHandlers(items, signal, span));
+  };
+}
+
+/**
+ * Runs `fn` inside `span` and ends the span with the run: with an error status when it threw, or when
+ * the run's signal fired (interrupted, lock lost, past maxHandlerMs), which ends it at once even if
+ * the handler goes on ignoring the signal, so no span is left open.
+ */
+async function traced(span: Traced | undefined, signal: AbortSignal, fn: () => Promise<void>): Promise<void> {
+  if (!span) return fn();
+  const started = performance.now();
+  let ended = false;
+  const end = (error?: unknown) => {
+    if (ended) return;
+    ended = true;
+    const outcome = error === undefined ? 'ok' : signal.aborted ? (signal.reason as Error).name : 'failed';
+    annotate(span, { outcome });
+    metric.handler(performance.now() - started, outcome);
+    endSpan(span, error);
+  };
+  const onAbort = () => end(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await inSpan(span, fn);
+    end(signal.aborted ? signal.reason : undefined);
+  } catch (error) {
+    end(error);
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Runs one reply inside its span ('agent-messaging.reply', under the active one): how it went out
+ * (`send`, `stream`, or `append` once the writer fell back), its characters, its outcome and the
+ * recoveries its writer made. An interrupted or failed reply ends the span with an error status.
+ */
+async function inReplySpan<T extends object>(
+  transport: 'send' | 'stream' | 'file',
+  send: () => Promise<T>,
+): Promise<T> {
+  const span = startSpan('agent-messaging.reply', { 'reply.transport': transport });
+  if (!span) return send();
+  const started = performance.now();
+  try {
+    const result = await inSpan(span, send);
+    const { text, outcome = 'complete' } = result as { text?: string; outcome?: string };
+    annotate(span, {
+      'reply.outcome': outcome,
+      'reply.chars': text?.length,
+      'reply.recoveries': recoveriesOf(span),
+      'reply.duration_ms': Math.round(performance.now() - started),
+    });
+    metric.reply(outcome, transport);
+    endSpan(
+      span,
+      outcome === 'interrupted' ? new Error('the reply was cut short and marked interrupted') : undefined,
+    );
+    return result;
+  } catch (error) {
+    annotate(span, { 'reply.outcome': 'failed', 'reply.recoveries': recoveriesOf(span) });
+    metric.reply('failed', transport);
+    endSpan(span, error);
+    throw error;
+  }
 }

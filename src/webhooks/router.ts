@@ -4,12 +4,15 @@
 // `onAny` handlers run after, for every event.
 
 import { ValidationError } from '../core/errors.js';
+import { annotateBound } from '../telemetry.js';
 import type { EventContext, Handler, MessageContext } from './bot-types.js';
 
 /** A `(ctx, next)` step around the handlers, as in Bolt and grammY. */
 export type Middleware<C = EventContext> = (ctx: C, next: () => Promise<void>) => unknown;
 
 interface Route {
+  /** How the handler span names it: `command /help`, `hears /weather/i`, `action yes`. */
+  name: string;
   /** What the route is matched on; `undefined` when it does not match this message. */
   match(ctx: MessageContext): RegExpExecArray | true | undefined;
   handler: Handler<MessageContext>;
@@ -87,17 +90,21 @@ export function createRouter(options: RouterOptions = {}) {
       if (taken !== false && (await taken)) {
         // Answered: the question's onAnswer ran instead of the routes.
       } else if (picked) {
+        annotateBound(ctx, { route: picked.route.name });
         if (picked.match !== true) message.match = picked.match;
         await picked.route.handler(message);
       } else if (mentions.length > 0 && message.mentioned && message.isGroup) {
+        annotateBound(ctx, { route: 'mention' });
         for (const handler of mentions) await handler(message);
       } else {
+        annotateBound(ctx, { route: 'message.received' });
         for (const handler of typed.get('message.received') ?? NONE) {
           const result = handler(ctx);
           if (thenable(result)) await result;
         }
       }
     } else {
+      annotateBound(ctx, { route: ctx.event.type });
       for (const handler of typed.get(ctx.event.type) ?? NONE) {
         const result = handler(ctx);
         if (thenable(result)) await result;
@@ -153,6 +160,7 @@ export function createRouter(options: RouterOptions = {}) {
       checkHandler(handler, 'bot.command');
       const wanted = foldCommand(name as string);
       routes.command.push({
+        name: `command ${wanted}`,
         match: (ctx) => {
           const [first = '', ...rest] = ctx.text.trim().split(/\s+/);
           // '/help@echo_bot' names the bot it is meant for, as in group chats elsewhere.
@@ -167,6 +175,7 @@ export function createRouter(options: RouterOptions = {}) {
       const checked = checkPattern(pattern, 'bot.hears', 'a non-empty string (the whole text)');
       checkHandler(handler, 'bot.hears');
       routes.hears.push({
+        name: `hears ${String(checked)}`,
         match: (ctx) =>
           typeof checked === 'string'
             ? ctx.text.trim() === checked || undefined
@@ -178,6 +187,7 @@ export function createRouter(options: RouterOptions = {}) {
       const checked = checkPattern(pattern, 'bot.action', 'a non-empty action id or value');
       checkHandler(handler, 'bot.action');
       routes.action.push({
+        name: `action ${String(checked)}`,
         match: (ctx) => {
           const { action } = ctx;
           if (!action) return undefined;

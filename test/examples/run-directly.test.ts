@@ -92,6 +92,22 @@ describe('running each example directly against the mock', () => {
     },
   );
 
+  it('traced-bot prints the trace of a delivery as a tree, from the delivery to its reply and calls', async () => {
+    const { baseUrl } = await startMock();
+
+    const output = await start('traced-bot', baseUrl).waitFor(/Say more/);
+
+    expect(output).toContain('Bot: You asked about "opentelemetry". Every step of this answer is a span.');
+    const trees = output.split('Trace of one delivery:\n').slice(1);
+    const answered = trees.find((tree) => tree.includes('route=message.received')) ?? '';
+    expect(answered).toMatch(/^agent-messaging\.delivery [\d.]+ ms outcome=ran\n {2}agent-messaging\.verify/);
+    expect(answered).toMatch(/\n {4}look up the topic /);
+    expect(answered).toMatch(
+      /\n {4}agent-messaging\.reply [\d.]+ ms reply\.transport=stream reply\.outcome=complete/,
+    );
+    expect(answered).toMatch(/\n {6}POST \/v1\/conversations\/\{conversation_id\}\/messages /);
+  });
+
   it('group-invites proposes a group, both users accept, and the bot hears invite.completed', async () => {
     const { mock, baseUrl } = await startMock();
     const run = start('group-invites', baseUrl);

@@ -20,7 +20,17 @@ import {
 /** Registers the SDK for this test file; `spans()` lists the ended spans, `reset()` forgets them. */
 export function registerOtel() {
   const exporter = new InMemorySpanExporter();
-  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  // Every span started and not yet ended, so a test can show that none is left open.
+  const open = new Set<ReadableSpan>();
+  const tracker = {
+    onStart: (span: ReadableSpan) => open.add(span),
+    onEnd: (span: ReadableSpan) => open.delete(span),
+    forceFlush: async () => {},
+    shutdown: async () => {},
+  };
+  const provider = new TracerProvider({
+    spanProcessors: [tracker as never, new SimpleSpanProcessor({ exporter })],
+  });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
@@ -38,7 +48,10 @@ export function registerOtel() {
       await provider.forceFlush();
       return exporter.getFinishedSpans();
     },
+    /** The names of the spans started and not ended. */
+    open: () => [...open].map((span) => span.name),
     reset: () => {
+      open.clear();
       exporter.reset();
       metricExporter.reset();
     },
