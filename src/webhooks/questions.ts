@@ -175,6 +175,18 @@ function checkDefinition(name: unknown, definition: unknown, taken: boolean): Fi
   return issues;
 }
 
+/** The issue of `ctx.ask` with a name no `bot.question` declared. */
+const unknownName = (name: unknown): FieldIssue => ({
+  field: 'name',
+  message: `no question named '${String(name)}': declare it with bot.question`,
+});
+
+/** `ctx.ask` of a bot that declared no question: every name is unknown. */
+const refuseAsk = async (name: string): Promise<never> => {
+  throw new ValidationError([unknownName(name)], 'ctx.ask');
+};
+const nothingToCancel = async () => false;
+
 /** The questions of one bot: declared, asked, answered, timed out. @internal */
 export function createQuestions(deps: QuestionDeps) {
   const model = questionStore(deps.store);
@@ -185,11 +197,7 @@ export function createQuestions(deps: QuestionDeps) {
   const ask = async (from: Asker, name: unknown, text: unknown, options: AskOptions = {}) => {
     const issues: FieldIssue[] = [];
     const definition = typeof name === 'string' ? definitions.get(name) : undefined;
-    if (!definition)
-      issues.push({
-        field: 'name',
-        message: `no question named '${String(name)}': declare it with bot.question`,
-      });
+    if (!definition) issues.push(unknownName(name));
     if (typeof text !== 'string' || text.trim() === '')
       issues.push({ field: 'text', message: 'must be a non-empty string' });
     const state = options.state ?? {};
@@ -411,6 +419,13 @@ export function createQuestions(deps: QuestionDeps) {
     },
     /** Gives a message's context its `ask` and `cancelQuestion`. */
     attach(ctx: MessageContext) {
+      // A bot with no question declared makes nothing per message: ask refuses any name, and there
+      // is never a question to cancel.
+      if (definitions.size === 0) {
+        ctx.ask = refuseAsk;
+        ctx.cancelQuestion = nothingToCancel;
+        return;
+      }
       ctx.cancelQuestion = async () => {
         const by = `cancelled:${ctx.webhookId}`;
         const found = await model.current(ctx.conversationId);

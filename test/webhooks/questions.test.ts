@@ -436,3 +436,67 @@ describe.each([
     ]);
   });
 });
+
+describe('declaring and asking questions', () => {
+  it('refuses a bad declaration when it is made, naming each field', () => {
+    const bot = createBot({
+      apiKey: 'ak_test',
+      webhookSecret: `whsec_${btoa('k'.repeat(32))}`,
+      baseUrl: 'http://ams.test',
+    });
+    const issues = (definition: unknown, name: unknown = 'q') => {
+      try {
+        bot.question(name as string, definition as never);
+        return [];
+      } catch (error) {
+        return (error as { issues: { field: string }[] }).issues.map((issue) => issue.field);
+      }
+    };
+    expect(issues({ onAnswer: () => undefined })).toEqual([]);
+    expect(issues({ onAnswer: () => undefined })).toEqual(['name']); // 'q' is taken now
+    expect(issues({ onAnswer: () => undefined }, '')).toEqual(['name']);
+    expect(
+      issues(
+        {
+          onAnswer: 'no',
+          onTimeout: 1,
+          timeoutMs: 0,
+          retries: -1,
+          choices: [],
+          schema: {},
+          reask: '',
+          passThrough: [/x/g],
+        },
+        'bad',
+      ),
+    ).toEqual([
+      'onAnswer',
+      'onTimeout',
+      'timeoutMs',
+      'retries',
+      'choices',
+      'schema',
+      'schema',
+      'reask',
+      'passThrough',
+    ]);
+  });
+
+  it('ctx.ask of an undeclared name is a ValidationError naming name; with none pending, cancelQuestion answers false', async () => {
+    let bot: Bot | undefined;
+    const { mock, seed, connection } = await routedWorld((request) => bot!.fetch(request));
+    bot = createBot({ apiKey: seed.apiKey, webhookSecret: seed.webhookSecret, ...connection });
+    const seen: unknown[] = [];
+    bot.on('message.received', async (ctx) => {
+      seen.push(await ctx.ask('nope', 'Really?').catch((error: { issues: unknown }) => error.issues));
+      seen.push(await ctx.cancelQuestion());
+    });
+    mock.postUserMessage(seed.conversationId, { user_id: seed.user.id, text: 'hi' });
+    await mock.idle();
+    await bot.idle();
+    expect(seen).toEqual([
+      [{ field: 'name', message: "no question named 'nope': declare it with bot.question" }],
+      false,
+    ]);
+  });
+});
