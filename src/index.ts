@@ -176,6 +176,7 @@ export {
   type FileReplyOptions,
   type Handler,
   type MessageContext,
+  MessageGivenUpError,
   type Middleware,
   type QuestionDefinition,
   type QuestionState,

@@ -23,6 +23,7 @@ const BOT_OPTION_KEYS = new Set([
   'debounceMs',
   'lockTtlMs',
   'maxHandlerMs',
+  'maxAttempts',
   'toleranceSec',
   'waitUntil',
   'typingRenewMs',
@@ -57,6 +58,10 @@ export function checkOptions(options: BotOptions): FieldIssue[] {
     if (value !== undefined && !(nonNegative(value) && value > 0)) {
       issues.push({ field, message: 'must be a positive number of milliseconds' });
     }
+  }
+  const { maxAttempts } = options;
+  if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && maxAttempts >= 1)) {
+    issues.push({ field: 'maxAttempts', message: 'must be an integer >= 1' });
   }
   if (toleranceSec !== undefined && !nonNegative(toleranceSec)) {
     issues.push({ field: 'toleranceSec', message: 'must be a number of seconds >= 0' });

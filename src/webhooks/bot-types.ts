@@ -59,9 +59,18 @@ export interface BotOptions extends AgentClientOptions {
   lockTtlMs?: number;
   /**
    * The longest one handler run may take, in milliseconds (10 minutes by default): past it
-   * `ctx.signal` fires, the lock is no longer renewed, and the run counts as failed.
+   * `ctx.signal` fires, its replies are refused, and the run counts as a failed attempt. Its
+   * conversation's lock is kept one `lockTtlMs` more for the run to end; a run still going then is
+   * given up at once (never run again) and the conversation moves on.
    */
   maxHandlerMs?: number;
+  /**
+   * How many failed runs of one message (a handler that threw, or ran past `maxHandlerMs`) are
+   * tried before it is given up, counted in the bot store across instances; 3 by default. A message
+   * given up is answered 2xx and marked handled, so the service stops retrying it, and `onError`
+   * gets a `MessageGivenUpError` naming it, its attempts and the last failure as `cause`.
+   */
+  maxAttempts?: number;
   /**
    * Turns on `ctx.session` (`{}` for the defaults): how long a conversation's state lives (`ttlMs`)
    * and what it starts as (`initial`). Without it no session is read or saved, and `ctx.session`

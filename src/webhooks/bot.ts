@@ -23,6 +23,8 @@ export const DEFAULT_ACK_TIMEOUT_MS = 8000;
 export const DEFAULT_LOCK_TTL_MS = 30_000;
 /** The longest a handler may run before its signal fires and its conversation moves on. */
 export const DEFAULT_MAX_HANDLER_MS = 10 * 60 * 1000;
+/** How many failed runs of one message are tried before it is given up. */
+export const DEFAULT_MAX_ATTEMPTS = 3;
 /** How long 'debounce' gathers messages before one handler answers them together. */
 export const DEFAULT_DEBOUNCE_MS = 1000;
 
@@ -95,6 +97,7 @@ export function createBot(options: BotOptions): Bot {
     lockTtlMs: options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS,
     maxHandlerMs: options.maxHandlerMs ?? DEFAULT_MAX_HANDLER_MS,
     debounceMs: options.debounceMs ?? DEFAULT_DEBOUNCE_MS,
+    maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
     run,
     report,
     debug: debugLog(logger),

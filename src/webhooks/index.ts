@@ -15,6 +15,7 @@ export type {
   MessageContext,
 } from './bot-types.js';
 export type { DeliveryAnswer, DeliveryOptions, WaitUntil } from './delivery.js';
+export { MessageGivenUpError } from './given-up-error.js';
 export type {
   AnswerCheck,
   AnswerSchema,

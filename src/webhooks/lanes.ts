@@ -14,9 +14,14 @@
 // message queued between the holder's last read and its release is never stranded (Chat SDK's second
 // bug), whatever instance queued it. A delivery hears its outcome only once its settle recorded it.
 //
-// The lock is renewed every third of its TTL while held, and a run is bounded by `maxHandlerMs`;
-// past it the run's signal fires and its holder stops renewing, so the lock expires and the next
-// holder runs what is queued. Every renewal and lifetime of the bot shares one timer each (timers.ts).
+// The lock is renewed every third of its TTL while held, and a run is bounded by `maxHandlerMs`:
+// past it the run's signal fires and the holder, still renewing, waits one lock TTL more for the run
+// to end, so no other holder can run the batch while it may still be running. A run that ended counts
+// as a failed attempt; one that did not is given up at once (marked done, never run again) and the
+// holder moves on, the stuck run's replies being refused by its fired signal (message-context.ts). A
+// message whose runs failed `maxAttempts` times is given up too (attempts counted in the store, below),
+// so no message is retried forever. Every renewal, lifetime and grace of the bot shares one timer each
+// (timers.ts).
 //
 // Deliveries are deduplicated by webhook-id in the same store. The service retries a delivery with the
 // same id for 5 s + 5 min + 30 min + 2 h + 5 h + 10 h (PROTOCOL.md section 6), about 17.6 hours, so a
@@ -25,6 +30,8 @@
 //   renew   -> compareAndSet(id, 'in_flight', 'in_flight', one lock TTL) while someone alive needs it
 //   done    -> set(id, 'done', 18 h): written by the `settle` that removes the message from its queue
 //   release -> compareAndSet(id, 'in_flight', absent): the run failed, so the retry runs it
+//   attempt -> increment(attempts:id, 18 h): each failed run, counted where every instance sees it;
+//              the run that makes it `maxAttempts` gives the message up (marked done) instead
 // An in-flight claim is renewed every third of its TTL by whoever is alive and answerable for it: the
 // process that took the delivery, while it waits for its conversation or runs it, and the
 // conversation's holder while it runs it. A claim whose every holder died expires within one TTL, so
@@ -37,6 +44,7 @@ import type { BotStore, StoreLock } from '../store/bot-store.js';
 import type { AdmitRequest, SettleRequest } from '../store/compound.js';
 import { claimOnce, composeAdmit, composeSettle } from '../store/compound.js';
 import type { DeliveryTrace } from './delivery.js';
+import { MessageGivenUpError } from './given-up-error.js';
 import { createDeadlines, type Deadline, type Deadlines } from './timers.js';
 
 /** The whole retry schedule of the service (17 h 35 min 5 s) and some slack for clock skew. */
@@ -72,6 +80,11 @@ const refusedClaim = (current: string | undefined): 'in_flight' | 'done' =>
 /** Forgets an in-flight claim so the retry runs it; a 'done' written by another holder stays done. */
 async function releaseClaim(store: BotStore, id: string): Promise<void> {
   await store.compareAndSet(dedupeKey(id), 'in_flight', undefined);
+}
+
+/** Counts one more failed run of `id` and answers how many failed so far, kept as long as the retries last. */
+function countAttempt(store: BotStore, id: string): Promise<number> {
+  return store.increment(`attempts:${id}`, DEDUPE_RETENTION_MS);
 }
 
 /** Where another holder left the id: `'done'`, `'in_flight'`, or `undefined` (released, never claimed). */
@@ -170,6 +183,8 @@ export interface LaneOptions {
   lockTtlMs: number;
   maxHandlerMs: number;
   debounceMs: number;
+  /** How many failed runs of a message are tried before it is given up. */
+  maxAttempts: number;
   /** Runs every handler for the batch (the last item is the message; all are `ctx.messages`). */
   run(items: readonly Delivery[], signal: AbortSignal): Promise<void>;
   /** Reports a failure to onError handlers or the logger; never throws. */
@@ -181,7 +196,7 @@ export interface LaneOptions {
 const STOP_MESSAGES: Record<StopReason, string> = {
   interrupted: 'A newer message in the conversation interrupted this handler.',
   lost: "The conversation's lock was lost (the store did not renew it); another instance may take over.",
-  expired: 'The handler ran past maxHandlerMs; the conversation was given up to the next message.',
+  expired: 'The handler ran past maxHandlerMs; the conversation moves on to the next message.',
 };
 
 /** The `ctx.signal.reason` for a stop: an Error whose name says which (`InterruptedError`, ...). */
@@ -227,8 +242,8 @@ type Batch = { member: string; item: QueuedItem }[];
 /** A conversation's lock while its holder works: renewed until it stops, or lost. */
 interface Hold {
   readonly lock: StoreLock;
-  /** Set once the lock is no longer safely this holder's: a renewal failed, or a run outlived its bound. */
-  loss: 'lost' | 'expired' | undefined;
+  /** Set once the lock is no longer safely this holder's: a renewal failed. */
+  loss: 'lost' | undefined;
   stopped: boolean;
   renewal: Deadline | undefined;
   running: Run | undefined;
@@ -243,6 +258,12 @@ interface Run {
   readonly controller: AbortController;
   stop: StopReason | undefined;
   readonly hold: Hold | undefined;
+  /** Called once the run outlived maxHandlerMs and its grace: it is not waited on any longer. */
+  overdue?: () => void;
+  /** The grace it was given past maxHandlerMs, while it runs on. */
+  grace?: Deadline;
+  /** The ids of the batch given up (to be marked done whatever the run's outcome), set by `execute`. */
+  givenUp?: ReadonlySet<string>;
 }
 
 /** Fires a run's signal for `reason`, unless it was stopped already. */
@@ -253,17 +274,14 @@ function stopRun(run: Run, reason: StopReason): void {
 }
 
 /** A lock no longer safely held: no more renewals, and its running handler is stopped. */
-function loseHold(hold: Hold, why: 'lost' | 'expired'): void {
+function loseHold(hold: Hold): void {
   if (hold.loss || hold.stopped) return;
-  hold.loss = why;
-  if (hold.running) stopRun(hold.running, why);
+  hold.loss = 'lost';
+  if (hold.running) stopRun(hold.running, 'lost');
 }
 
-/** Past maxHandlerMs: the run's signal fires, and a holder lets its lock expire for the next one. */
-function expire(run: Run): void {
-  if (run.hold) loseHold(run.hold, 'expired');
-  else stopRun(run, 'expired');
-}
+/** The message id of a delivery, when its event carries one. */
+const messageIdOf = (item: Delivery) => (item.event as Partial<MessageReceivedEvent>).message?.id;
 
 /**
  * The lanes of one bot: `admit` claims a delivery and starts its handling, whose `work` resolves once
@@ -279,6 +297,8 @@ export function createLanes(o: LaneOptions) {
   // Every run's lifetime under one timer, and every renewal of a lock or a claim under another;
   // neither keeps a Node process alive on its own.
   const lifetimes = createDeadlines(o.maxHandlerMs, false);
+  // A run past maxHandlerMs gets one lock TTL more to end, its lock renewed all along.
+  const graces = createDeadlines(o.lockTtlMs, false);
   const renewals = createDeadlines(pollMs, false);
   const holdClaims = createClaimHolds(store, o.lockTtlMs, renewals, (error) => o.report(error));
   // The deliveries of this process waiting on their outcome, by webhook id.
@@ -316,17 +336,48 @@ export function createLanes(o: LaneOptions) {
     // A store that is down cannot prove the lock is still ours.
     store.renewLock(hold.lock, o.lockTtlMs).then(
       (held) => {
-        if (!held) loseHold(hold, 'lost');
+        if (!held) loseHold(hold);
       },
-      () => loseHold(hold, 'lost'),
+      () => loseHold(hold),
     );
     hold.renewal = renewals.add(renew, hold);
+  };
+
+  /** Past maxHandlerMs: the run's signal fires, and its grace starts (its holder keeps renewing). */
+  const expire = (run: Run) => {
+    stopRun(run, 'expired');
+    run.grace = graces.add((late: Run) => late.overdue?.(), run);
+  };
+
+  /**
+   * Counts a failed run of each of the batch's messages and answers the ids given up, each reported:
+   * all of them for a run that would not stop (`unresponsive`: it may still be running, so it must
+   * never run again), else those whose runs failed `maxAttempts` times.
+   */
+  const giveUp = async (items: readonly Delivery[], cause: unknown, unresponsive: boolean) => {
+    const given = new Set<string>();
+    for (const item of items) {
+      const attempts = await countAttempt(store, item.webhookId);
+      if (!unresponsive && attempts < o.maxAttempts) continue;
+      given.add(item.webhookId);
+      const reason = unresponsive ? 'unresponsive' : 'attempts';
+      const { webhookId } = item;
+      debug?.('message given up', { webhookId, attempts, reason });
+      o.report(
+        new MessageGivenUpError({ webhookId, messageId: messageIdOf(item), attempts, reason, cause }),
+        item.event,
+        webhookId,
+      );
+    }
+    return given;
   };
 
   /**
    * Runs a batch's handlers and releases its claims when it failed, so the service's retry runs it.
    * An interrupted run counts as done (the newer message answers it); one stopped for a lost lock or
-   * its lifetime counts as failed, since its reply was cut. Done marks are the caller's to write.
+   * its lifetime counts as failed, since its reply was cut. A failed run counts an attempt of each
+   * message: one tried `maxAttempts` times, or every one of a run still going at the end of its grace,
+   * is given up (`run.givenUp`; 'ok' when the whole batch is). Done marks are the caller's to write.
    * Never rejects.
    */
   const execute = async (run: Run): Promise<BatchOutcome> => {
@@ -336,31 +387,54 @@ export function createLanes(o: LaneOptions) {
     const letGo = holdClaims(items.map((item) => item.webhookId));
     const lifetime = lifetimes.add(expire, run);
     debug?.('run started', { webhookId: last?.webhookId, messages: items.length });
+    const overdue = new Promise<'overdue'>((resolve) => {
+      run.overdue = () => resolve('overdue');
+    });
+    const ended = await Promise.race([
+      o.run(items, run.controller.signal).then(
+        () => ({ error: undefined, threw: false }),
+        (error: unknown) => ({ error, threw: true }),
+      ),
+      overdue,
+    ]);
+    lifetimes.remove(lifetime);
+    if (run.grace) graces.remove(run.grace);
     let ok = true;
-    try {
-      await o.run(items, run.controller.signal);
-    } catch (error) {
+    let failure: unknown;
+    if (ended === 'overdue') {
+      // Still running past its signal and grace: its replies are refused, its outcome not awaited.
       ok = false;
-      if (run.stop !== 'interrupted') o.report(error, last?.event, last?.webhookId);
-    } finally {
-      lifetimes.remove(lifetime);
+      failure = stopError(run.stop ?? 'expired');
+    } else if (ended.threw) {
+      ok = false;
+      failure = ended.error;
+      if (run.stop !== 'interrupted') o.report(failure, last?.event, last?.webhookId);
     }
     if (run.stop === 'interrupted') ok = true;
     else if (run.stop !== undefined) {
-      if (ok) o.report(stopError(run.stop), last?.event, last?.webhookId);
+      if (ok) {
+        failure = stopError(run.stop);
+        o.report(failure, last?.event, last?.webhookId);
+      }
       ok = false;
     }
     debug?.('run ended', {
       webhookId: last?.webhookId,
       outcome: ok ? 'ok' : 'failed',
       ...(run.stop ? { stopped: run.stop } : {}),
+      ...(ended === 'overdue' ? { overdue: true } : {}),
     });
     try {
       if (!ok) {
-        for (const item of items) await releaseClaim(store, item.webhookId);
-        debug?.('claim released for the retry', { webhookId: last?.webhookId });
+        const given = await giveUp(items, failure, ended === 'overdue');
+        for (const item of items) if (!given.has(item.webhookId)) await releaseClaim(store, item.webhookId);
+        if (given.size < items.length)
+          debug?.('claim released for the retry', { webhookId: last?.webhookId });
+        run.givenUp = given;
+        ok = given.size === items.length;
       }
     } catch (error) {
+      run.givenUp = undefined;
       o.report(error, last?.event, last?.webhookId);
       return 'store_failed';
     } finally {
@@ -524,12 +598,15 @@ export function createLanes(o: LaneOptions) {
         hold.running = run;
         const outcome = await execute(run);
         hold.running = undefined;
-        told.push({ items, outcome });
-        // A failed one may come back with its retry; one that succeeded is not run again by this holder.
-        if (outcome === 'ok') for (const item of items) ran.add(item.webhookId);
+        // Handled, or given up: settled as done, whatever became of the rest of the batch.
+        const done = outcome === 'ok' ? items : items.filter((item) => run.givenUp?.has(item.webhookId));
+        const rest = outcome === 'ok' ? [] : items.filter((item) => !done.includes(item));
+        told.push({ items: done, outcome: 'ok' }, { items: rest, outcome });
+        // A failed one may come back with its retry; a done one is not run again by this holder.
+        for (const item of done) ran.add(item.webhookId);
         // A failed store leaves the message unsettled, a lost lock leaves it queued for the next holder.
         if (outcome === 'store_failed') break;
-        if (outcome === 'ok') for (const item of items) marks.push(doneWrite(item.webhookId));
+        for (const item of done) marks.push(doneWrite(item.webhookId));
         if (hold.loss) break;
         settled.push(...batch.map(({ member }) => member));
       }

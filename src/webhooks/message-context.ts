@@ -11,7 +11,7 @@
 // conversation, none in a group).
 
 import type { AgentClient } from '../client/agent-client.js';
-import { ValidationError } from '../core/errors.js';
+import { RequestAbortedError, ValidationError } from '../core/errors.js';
 import { idempotencyKeyFor } from '../core/idempotency.js';
 import { conversationHistory } from '../llm/conversation-history.js';
 import type { Message } from '../schemas/messages.js';
@@ -41,6 +41,19 @@ export interface Addressing {
 }
 
 const MAX_REMEMBERED = 10_000;
+
+/**
+ * The refusal of a reply once the run's signal fired (interrupted, its lock lost, past maxHandlerMs):
+ * a newer run answers the conversation now, so nothing of this one's may be sent. `undefined` while
+ * the run may still reply.
+ */
+function refusedAfterStop(signal: AbortSignal, what: string): Promise<never> | undefined {
+  if (!signal.aborted) return undefined;
+  const why = signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
+  return Promise.reject(
+    new RequestAbortedError(`${what} was refused: this run was stopped. ${why}`, { cause: signal.reason }),
+  );
+}
 
 // The three answers there are, made once (the context copies their fields).
 const IN_GROUP: Addressing = Object.freeze({ mentioned: false, isGroup: true, isDirect: false });
@@ -183,8 +196,11 @@ export function createMessageContext(deps: MessageContextDeps): {
   ctx.text = messageText(event);
   ctx.conversationId = conversationId;
   ctx.reply = (input, options) =>
+    refusedAfterStop(signal, 'ctx.reply') ??
     inReplySpan(typeof input === 'string' ? 'send' : 'stream', () => replier().reply(input, options));
   ctx.replyWithFile = (data, options) => {
+    const refused = refusedAfterStop(signal, 'ctx.replyWithFile');
+    if (refused) return refused;
     // Numbered with the text replies, so a redelivery that replies in the same order replays each.
     const idempotencyKey = nextReplyKey();
     return inReplySpan('file', () =>

@@ -32,6 +32,8 @@ const ALLOWED: Record<string, Record<string, string>> = {
     ModelStreamError: 'an error class (a model stream that failed, from toTextStream and ctx.reply)',
     ReplyMismatchError: 'an error class (a reply key already used for other text)',
     SessionConflictError: 'an error class (a session save that lost its compare-and-set)',
+    MessageGivenUpError:
+      'an error class (a message given up after maxAttempts failed runs, passed to onError)',
     StoreUnavailableError: 'an error class (a bot store that cannot reach its backend)',
     schemas: 'the wire shapes as zod schemas, by the names of their types (checked below)',
     storeLedger: 'the ledger of ReplyOptions.ledger for replies made outside a bot (docs/streaming.md)',
