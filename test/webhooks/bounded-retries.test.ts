@@ -124,8 +124,9 @@ describe('bounded retries', () => {
 
   it('never runs again a message whose run ignores its signal: given up after its grace, its late reply refused', async () => {
     const store = createMemoryStore();
-    // maxHandlerMs and the grace (one lockTtlMs) are 1 s each; the holder keeps its lock throughout.
-    const loop = await createLoop({ store, maxHandlerMs: 1000, lockTtlMs: 1000 });
+    // maxHandlerMs is 1 s and the grace (one lockTtlMs) 1.5 s; the holder keeps its lock throughout,
+    // renewed every 500 ms, through a 1 s stall of a loaded machine.
+    const loop = await createLoop({ store, maxHandlerMs: 1000, lockTtlMs: 1500 });
     const ids = new Map<string, string>();
     const ran: string[] = [];
     const aborted = gate();

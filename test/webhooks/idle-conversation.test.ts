@@ -92,8 +92,9 @@ describe("'queue' on an idle conversation of the memory store", () => {
 
   it('fails a run stopped at maxHandlerMs, leaves nothing queued and the lock free; the retry runs it', async () => {
     const store = createMemoryStore();
-    // The first run waits for its stop; the retry's reply must fit in maxHandlerMs on a loaded machine.
-    const loop = await createLoop({ store, maxHandlerMs: 1000, lockTtlMs: 1000 });
+    // The first run waits for its stop; the retry's reply must fit in maxHandlerMs on a loaded machine,
+    // its lock renewed every 500 ms through a 1 s stall.
+    const loop = await createLoop({ store, maxHandlerMs: 1000, lockTtlMs: 1500 });
     const reasons: string[] = [];
     let runs = 0;
     loop.bot.on('message.received', async (ctx: MessageContext) => {
