@@ -7,13 +7,14 @@ import { describeMachine, plainTable, type Row, summaryTable, writeSection } fro
 import { soakReplies } from './soak/replies.js';
 import { soakModelFailures, soakTwoWriters } from './soak/reply-outcomes.js';
 import { soakSends } from './soak/sends.js';
+import { soakPausedWriter, soakPoison } from './soak/stuck-runs.js';
 import { soakWebhooks } from './soak/webhooks.js';
 
 const ci = process.argv.includes('--ci');
 const seed = Number(process.env.SOAK_SEED ?? 7);
 const sizes = ci
-  ? { sends: 200, sendLanes: 10, replies: 30, webhooks: 50 }
-  : { sends: 1000, sendLanes: 20, replies: 100, webhooks: 200 };
+  ? { sends: 200, sendLanes: 10, replies: 30, webhooks: 50, poison: 40, paused: 10 }
+  : { sends: 1000, sendLanes: 20, replies: 100, webhooks: 200, poison: 200, paused: 30 };
 
 const machine = describeMachine();
 const started = performance.now();
@@ -34,6 +35,14 @@ const parts = [
   {
     title: 'Webhook redeliveries',
     run: () => soakWebhooks({ deliveries: sizes.webhooks, conversations: 10, seed }),
+  },
+  {
+    title: 'Poison messages',
+    run: () => soakPoison({ messages: sizes.poison, conversations: ci ? 4 : 10, seed }),
+  },
+  {
+    title: 'A paused writer',
+    run: () => soakPausedWriter({ messages: sizes.paused, conversations: ci ? 2 : 5, seed }),
   },
   ...(ci
     ? []
