@@ -34,6 +34,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const agent = await credentialsFromEnv('echo');
   const bot = createEchoBot(agent);
   const server = await serveBot(bot, Number(process.env.PORT ?? 3000));
+  // A deploy's SIGTERM: no new connections, the running reply finishes, the rest goes to the retries.
+  process.once('SIGTERM', async () => {
+    server.close();
+    await bot.close({ deadline: 20_000 });
+    process.exit(0);
+  });
   console.log(`Echo bot listening: POST ${webhookUrl(server)}`);
   await chatOnMock(bot.client, agent, webhookUrl(server), 'Hello, bot!');
 }

@@ -162,6 +162,7 @@ export {
   type AskOptions,
   type Bot,
   type BotAction,
+  type BotCloseOptions,
   type BotErrorInfo,
   type BotFileReplyResult,
   type BotOptions,

@@ -286,6 +286,12 @@ export interface BotErrorInfo {
   webhookId?: string;
 }
 
+/** Options of {@link Bot.close}. */
+export interface BotCloseOptions {
+  /** How long running handlers may go on, in milliseconds, before their signal fires; 25000 by default. */
+  deadline?: number;
+}
+
 /** A bot: register handlers, then serve `bot.fetch`, `toNodeHandler(bot)` or `bot.handleDelivery`. */
 export interface Bot {
   /**
@@ -389,6 +395,25 @@ export interface Bot {
    * await bot.idle();    // and every handler it started has finished
    */
   idle(): Promise<void>;
+  /**
+   * Shuts the bot down gracefully, for a deploy or a SIGTERM. From now on every delivery is answered
+   * 503 `shutting_down` (the service retries it, on another instance or on this one restarted); each
+   * conversation this process holds is let go after the message it is running, with the rest of its
+   * queue left, in order, for the next holder; deliveries waiting for their turn here are answered 503
+   * and left queued. Handlers still running get until `deadline` (ms, 25000 by default, inside
+   * Kubernetes' 30 s grace period); then their `ctx.signal` fires (`ShutdownError`), a streaming reply
+   * ends marked ` … [interrupted]`, and their deliveries are answered 503 so the service's retry runs
+   * them again. Resolves once every run ended (or 2 s after the deadline, for a handler that ignores
+   * its signal); the question timer is stopped. Calling it again answers the same promise.
+   *
+   * @example
+   * process.on('SIGTERM', async () => {
+   *   server.close();                          // no new connections
+   *   await bot.close({ deadline: 20_000 });   // finish what runs, hand the rest to the other instances
+   *   process.exit(0);
+   * });
+   */
+  close(options?: BotCloseOptions): Promise<void>;
   /** The client the handlers receive. */
   client: AgentClient;
 }

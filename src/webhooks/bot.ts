@@ -1,6 +1,7 @@
 // createBot: typed handlers over verified deliveries, served by a Web-standard `fetch`.
 
 import { ValidationError } from '../core/errors.js';
+import { sleep } from '../core/retry.js';
 import type { WebhookEvent } from '../schemas/webhooks.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import { debugLog, logAt } from './bot-log.js';
@@ -25,6 +26,11 @@ export const DEFAULT_LOCK_TTL_MS = 30_000;
 export const DEFAULT_MAX_HANDLER_MS = 10 * 60 * 1000;
 /** How many failed runs of one message are tried before it is given up. */
 export const DEFAULT_MAX_ATTEMPTS = 3;
+/** How long `bot.close()` lets running handlers go on, inside Kubernetes' default 30 s grace period. */
+const DEFAULT_CLOSE_DEADLINE_MS = 25_000;
+/** How long `bot.close()` still waits, after the deadline fired their signals, for handlers to end. */
+const CLOSE_GRACE_MS = 2000;
+
 /** How long 'debounce' gathers messages before one handler answers them together. */
 export const DEFAULT_DEBOUNCE_MS = 1000;
 
@@ -135,7 +141,10 @@ export function createBot(options: BotOptions): Bot {
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   const ackTimeoutMs = options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS;
+  // Set by bot.close(): the deliveries, the lanes and the question timer wind down.
+  let closed: Promise<void> | undefined;
   const deps = {
+    closing: () => closed !== undefined,
     verify: (bytes: Uint8Array, headers: WebhookHeaders) => verifyPrepared(bytes, headers, verification),
     ack: options.ack ?? 'after-handler',
     ackTimeoutMs,
@@ -144,6 +153,28 @@ export function createBot(options: BotOptions): Bot {
     admit,
     report,
     warn: (message: string, fields: Record<string, string>) => logAt(logger, 'warn', message, fields),
+  };
+
+  /** Winds down: nothing new starts, runs get until the deadline, then their signals fire. */
+  const closeBot = async (deadline: number) => {
+    lanes.close();
+    questions.stop();
+    const ended = bot.idle();
+    const timer = new AbortController();
+    const past = (ms: number) =>
+      sleep(ms, timer.signal).then(
+        () => 'past' as const,
+        () => 'past' as const,
+      );
+    try {
+      if ((await Promise.race([ended.then(() => 'ended' as const), past(deadline)])) === 'ended') return;
+      logAt(logger, 'warn', 'bot.close: handlers still running at the deadline were stopped', { deadline });
+      lanes.stopAll();
+      // A handler that ignores its signal is not waited for past a short grace.
+      await Promise.race([ended, past(CLOSE_GRACE_MS)]);
+    } finally {
+      timer.abort();
+    }
   };
 
   // The one entry: bot.fetch and toNodeHandler read a delivery's body and hand it here.
@@ -189,6 +220,17 @@ export function createBot(options: BotOptions): Bot {
     },
     async idle() {
       while (running > 0) await new Promise<void>((wake) => idleWaiters.push(wake));
+    },
+    close(closeOptions = {}) {
+      const deadline = closeOptions.deadline ?? DEFAULT_CLOSE_DEADLINE_MS;
+      if (!Number.isInteger(deadline) || deadline < 0) {
+        throw new ValidationError(
+          [{ field: 'deadline', message: 'must be a non-negative integer (milliseconds)' }],
+          'bot.close',
+        );
+      }
+      closed ??= closeBot(deadline);
+      return closed;
     },
     handleDelivery,
     fetch: (request, _env, executionCtx) => {

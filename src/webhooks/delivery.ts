@@ -58,6 +58,8 @@ export type WaitUntil = (promise: Promise<unknown>) => void;
 
 /** What a delivery needs from the bot. @internal */
 export interface DeliveryDeps {
+  /** True once `bot.close()` was called: every delivery is answered 503 `shutting_down`. */
+  closing(): boolean;
   /**
    * Verifies the bytes and headers (options checked and keys prepared once); throws the typed error.
    * Synchronous where the runtime signs synchronously (node:crypto).
@@ -132,6 +134,10 @@ const IN_PROGRESS = failure(409, 'delivery_in_progress', 'this webhook-id is bei
   'retry-after': '5',
 });
 const STORE_DOWN = failure(503, 'store_unavailable', 'the bot store failed; retry later', {
+  'retry-after': '5',
+});
+// The bot is closing (bot.close): another instance, or this one restarted, takes the retry.
+const SHUTTING_DOWN = failure(503, 'shutting_down', 'the bot is shutting down; retry later', {
   'retry-after': '5',
 });
 const HANDLER_FAILED = failure(500, 'handler_failed', 'the webhook handler failed; retry the delivery');
@@ -228,6 +234,8 @@ async function answerDelivery(
   waitUntil: WaitUntil | undefined,
   span: Traced | undefined,
 ): Promise<{ answer: DeliveryAnswer; outcome: DeliveryOutcome; type?: string }> {
+  // A closing bot starts nothing: the service retries, and another instance (or the next) answers.
+  if (deps.closing()) return { answer: SHUTTING_DOWN, outcome: 'refused' };
   let verified: VerifiedDelivery;
   const verifying = startSpan('agent-messaging.verify', {}, span);
   try {
@@ -311,5 +319,6 @@ async function answerDelivery(
   // A holder goes on through its conversation's queue after its own message's answer.
   if (drained) waitUntil?.(drained);
   if (outcome === 'ok') return { answer: RECEIVED, outcome: 'ran', type };
+  if (outcome === 'closed') return { answer: SHUTTING_DOWN, outcome: 'refused', type };
   return { answer: outcome === 'store_failed' ? STORE_DOWN : HANDLER_FAILED, outcome: 'failed', type };
 }

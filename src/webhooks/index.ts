@@ -4,6 +4,7 @@ export { createBot, DEFAULT_ACK_TIMEOUT_MS } from './bot.js';
 export type {
   Bot,
   BotAction,
+  BotCloseOptions,
   BotErrorInfo,
   BotFileReplyResult,
   BotOptions,

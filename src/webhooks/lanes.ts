@@ -157,11 +157,14 @@ export interface QueuedItem {
   trace?: DeliveryTrace;
 }
 
-/** How a run ended for its deliveries: handled, failed (retry it), or not recorded (store down). */
-export type BatchOutcome = 'ok' | 'failed' | 'store_failed';
+/**
+ * How a run ended for its deliveries: handled, failed (retry it), not recorded (store down), or left
+ * to another instance because this bot is closing (its claim released, its message still queued).
+ */
+export type BatchOutcome = 'ok' | 'failed' | 'store_failed' | 'closed';
 
 /** Why the runtime fired a handler's signal. */
-export type StopReason = 'interrupted' | 'lost' | 'expired';
+export type StopReason = 'interrupted' | 'lost' | 'expired' | 'closed';
 
 /**
  * A delivery admitted: its claim refused, or claimed and being handled. `work` resolves with its own
@@ -197,13 +200,21 @@ const STOP_MESSAGES: Record<StopReason, string> = {
   interrupted: 'A newer message in the conversation interrupted this handler.',
   lost: "The conversation's lock was lost (the store did not renew it); another instance may take over.",
   expired: 'The handler ran past maxHandlerMs; the conversation moves on to the next message.',
+  closed:
+    "The bot is closing (bot.close) and this handler ran past its deadline; the service's retry runs it again.",
+};
+
+const STOP_NAMES: Record<StopReason, string> = {
+  interrupted: 'InterruptedError',
+  lost: 'LockLostError',
+  expired: 'TimeoutError',
+  closed: 'ShutdownError',
 };
 
 /** The `ctx.signal.reason` for a stop: an Error whose name says which (`InterruptedError`, ...). */
 export function stopError(reason: StopReason): Error {
   const error = new Error(STOP_MESSAGES[reason]);
-  error.name =
-    reason === 'interrupted' ? 'InterruptedError' : reason === 'lost' ? 'LockLostError' : 'TimeoutError';
+  error.name = STOP_NAMES[reason];
   return error;
 }
 
@@ -307,6 +318,10 @@ export function createLanes(o: LaneOptions) {
   const local = new Map<string, QueuedItem>();
   // The wake-ups of this process's waiters at the next release of a conversation's lock.
   const releases = new Map<string, Set<() => void>>();
+  // Every run going on in this process, so a bot that closes can stop them at its deadline.
+  const active = new Set<Run>();
+  // Set by `close()`: holders let their conversation go after the run they are in, waiters leave.
+  let closing = false;
 
   const notifyReleased = (conversationId: string) => {
     const wakers = releases.get(conversationId);
@@ -386,6 +401,7 @@ export function createLanes(o: LaneOptions) {
     // The runner answers for these claims while it runs them (their delivering processes may be gone).
     const letGo = holdClaims(items.map((item) => item.webhookId));
     const lifetime = lifetimes.add(expire, run);
+    active.add(run);
     debug?.('run started', { webhookId: last?.webhookId, messages: items.length });
     const overdue = new Promise<'overdue'>((resolve) => {
       run.overdue = () => resolve('overdue');
@@ -398,6 +414,7 @@ export function createLanes(o: LaneOptions) {
       overdue,
     ]);
     lifetimes.remove(lifetime);
+    active.delete(run);
     if (run.grace) graces.remove(run.grace);
     let ok = true;
     let failure: unknown;
@@ -426,7 +443,9 @@ export function createLanes(o: LaneOptions) {
     });
     try {
       if (!ok) {
-        const given = await giveUp(items, failure, ended === 'overdue');
+        // A shutdown is not the message's failure: it is left for the retry, never given up.
+        const given =
+          run.stop === 'closed' ? new Set<string>() : await giveUp(items, failure, ended === 'overdue');
         for (const item of items) if (!given.has(item.webhookId)) await releaseClaim(store, item.webhookId);
         if (given.size < items.length)
           debug?.('claim released for the retry', { webhookId: last?.webhookId });
@@ -440,7 +459,7 @@ export function createLanes(o: LaneOptions) {
     } finally {
       letGo();
     }
-    return ok ? 'ok' : 'failed';
+    return ok ? 'ok' : run.stop === 'closed' ? 'closed' : 'failed';
   };
 
   /** A delivery of no conversation lane ('concurrent', or not a message): run, then marked done. */
@@ -524,7 +543,7 @@ export function createLanes(o: LaneOptions) {
     conversationId: string,
     fresh: { member: string; until: number } | undefined,
     admitted?: { lock: StoreLock; queued: string[] },
-  ): Promise<'drained' | 'busy' | 'stopped'> => {
+  ): Promise<'drained' | 'busy' | 'stopped' | 'closed'> => {
     const lock = admitted?.lock ?? (await store.acquireLock(lockKey(conversationId), o.lockTtlMs));
     if (!lock) return 'busy';
     debug?.('lock taken', { conversationId });
@@ -534,7 +553,7 @@ export function createLanes(o: LaneOptions) {
     const hold: Hold = { lock, loss: undefined, stopped: false, renewal: undefined, running: undefined };
     hold.renewal = renewals.add(renew, hold);
     let unsubscribe: (() => Promise<void>) | undefined;
-    let result: 'drained' | 'stopped' = 'stopped';
+    let result: 'drained' | 'stopped' | 'closed' = 'stopped';
     // What the next settle records (done marks, members to remove) and the runs it answers for: a
     // delivery hears its outcome only once that outcome is in the store.
     let marks: DedupeWrite[] = [];
@@ -583,6 +602,14 @@ export function createLanes(o: LaneOptions) {
           if (next.outcome === 'lost') break; // the new holder's queue and lock: not ours to touch
           members = next.queued;
         }
+        if (closing) {
+          // The bot is closing: the conversation goes to the next holder after the run it was in,
+          // with what is left in its queue, in order.
+          await store.releaseLock(lock);
+          await store.publish(`released:${conversationId}`, '');
+          result = 'closed';
+          break;
+        }
         // 'queue' handles the first message alone, then reads again (a retry of an earlier message
         // queued meanwhile comes next); the others hand everything queued to one run.
         const batch = await runnable(
@@ -608,7 +635,8 @@ export function createLanes(o: LaneOptions) {
         if (outcome === 'store_failed') break;
         for (const item of done) marks.push(doneWrite(item.webhookId));
         if (hold.loss) break;
-        settled.push(...batch.map(({ member }) => member));
+        // A run stopped by the bot's close stays at the head of the queue for the next holder.
+        if (outcome !== 'closed') settled.push(...batch.map(({ member }) => member));
       }
       // Stopped after a run that succeeded (its lock lost since): its done marks still count.
       await writeMarks(store, marks);
@@ -622,7 +650,7 @@ export function createLanes(o: LaneOptions) {
       if (unsubscribe) await unsubscribe().catch((error: unknown) => o.report(error));
       // Released (and published) by the settle that found the queue empty; a holder that stopped
       // mid-way lets its lock expire, so no one mistakes what it left queued for a fresh delivery.
-      if (result === 'drained') notifyReleased(conversationId);
+      if (result !== 'stopped') notifyReleased(conversationId);
       debug?.(result === 'drained' ? 'queue empty: lock released' : 'holder stopped: lock left to expire', {
         conversationId,
         ...(hold.loss ? { why: hold.loss } : {}),
@@ -663,6 +691,12 @@ export function createLanes(o: LaneOptions) {
       let held = admitted ? await drain(conversationId, fresh, admitted) : 'busy';
       for (;;) {
         if (outcome !== undefined) return outcome;
+        if (closing && !runningHere(item.webhookId)) {
+          // Left queued for the next holder; the claim is freed so the service's retry takes it in.
+          await releaseClaim(store, item.webhookId);
+          debug?.('left for another instance: the bot is closing', { webhookId: item.webhookId });
+          return 'closed';
+        }
         // We emptied the queue without meeting our item: a holder settled it and removed it. Its
         // dedupe record tells how: done (200), or failed (500: the service's retry runs it again).
         if (held === 'drained') {
@@ -785,5 +819,20 @@ export function createLanes(o: LaneOptions) {
     return claimed(webhookId, (told) => follow(item, member, fresh, held, told));
   };
 
-  return { admit };
+  /** True while a run of this process holds the delivery. */
+  const runningHere = (webhookId: string) =>
+    [...active].some((run) => run.items.some((item) => item.webhookId === webhookId));
+
+  /** No more runs start here: holders let their conversation go after their run, waiters leave. */
+  const close = () => {
+    closing = true;
+    for (const conversationId of [...releases.keys()]) notifyReleased(conversationId);
+  };
+
+  /** Fires the signal of every run still going (the close's deadline passed): their replies end marked. */
+  const stopAll = () => {
+    for (const run of active) stopRun(run, 'closed');
+  };
+
+  return { admit, close, stopAll };
 }
