@@ -4,6 +4,7 @@
 // still be running (issue 23, items 1 and 3). On the memory store; redis-bounded-retries.test.ts runs
 // the same on Redis across two instances.
 import {
+  createBot,
   createMemoryStore,
   type MessageContext,
   MessageGivenUpError,
@@ -65,19 +66,30 @@ describe('bounded retries', () => {
     expect(await store.readQueued(`queue:${loop.conversationId}`)).toEqual([]);
   });
 
-  it('honours maxAttempts: 1 gives up at the first failure', async () => {
-    const loop = await createLoop({ maxAttempts: 1 });
-    const errors: unknown[] = [];
-    loop.bot.onError((error) => {
-      errors.push(error);
-    });
-    loop.bot.on('message.received', () => {
-      throw new Error('always');
-    });
-    await loop.post('poison');
-    const id = loop.mock.deliveries.find((d) => d.type === 'message.received')?.event_id;
-    expect(answers(loop, id)).toEqual([200]);
-    expect(errors.filter((error) => MessageGivenUpError.is(error))).toMatchObject([{ attempts: 1 }]);
+  it.each(['queue', 'concurrent'] as const)(
+    'honours maxAttempts: 1 gives up at the first failure (%s)',
+    async (concurrency) => {
+      const loop = await createLoop({ maxAttempts: 1, concurrency });
+      const errors: unknown[] = [];
+      loop.bot.onError((error) => {
+        errors.push(error);
+      });
+      loop.bot.on('message.received', () => {
+        throw new Error('always');
+      });
+      await loop.post('poison');
+      const id = loop.mock.deliveries.find((d) => d.type === 'message.received')?.event_id;
+      expect(answers(loop, id)).toEqual([200]);
+      expect(errors.filter((error) => MessageGivenUpError.is(error))).toMatchObject([{ attempts: 1 }]);
+    },
+  );
+
+  it('refuses a maxAttempts that is not an integer of at least 1', () => {
+    for (const maxAttempts of [0, 1.5, -1, Number.NaN]) {
+      expect(() =>
+        createBot({ apiKey: 'am_test', webhookSecret: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=', maxAttempts }),
+      ).toThrow(/maxAttempts: must be an integer >= 1/);
+    }
   });
 
   it("under 'queue', a run past maxHandlerMs fails its attempt at once and the next message runs, not 409", async () => {
