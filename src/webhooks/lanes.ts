@@ -253,6 +253,8 @@ type Batch = { member: string; item: QueuedItem }[];
 /** A conversation's lock while its holder works: renewed until it stops, or lost. */
 interface Hold {
   readonly lock: StoreLock;
+  /** When the store last confirmed the lock (taken or renewed): it is ours until a TTL after that. */
+  confirmed: number;
   /** Set once the lock is no longer safely this holder's: a renewal failed. */
   loss: 'lost' | undefined;
   stopped: boolean;
@@ -348,12 +350,19 @@ export function createLanes(o: LaneOptions) {
   const renew = (hold: Hold) => {
     hold.renewal = undefined;
     if (hold.loss || hold.stopped) return;
-    // A store that is down cannot prove the lock is still ours.
+    const sent = Date.now();
     store.renewLock(hold.lock, o.lockTtlMs).then(
       (held) => {
-        if (!held) loseHold(hold);
+        if (held) hold.confirmed = sent;
+        else loseHold(hold);
       },
-      () => loseHold(hold),
+      (error: unknown) => {
+        // A store hiccup is not a lost lock: it is still ours for a TTL from its last confirmation, so
+        // the next renewal tries again while that covers it. Past that, nothing proves it is ours.
+        if (Date.now() + pollMs < hold.confirmed + o.lockTtlMs) {
+          debug?.('lock renewal failed: trying again at the next renewal', { error: String(error) });
+        } else loseHold(hold);
+      },
     );
     hold.renewal = renewals.add(renew, hold);
   };
@@ -550,7 +559,14 @@ export function createLanes(o: LaneOptions) {
     // No other holder that read the caller's delivery can have let its lock expire before now.
     const freshMember = fresh && Date.now() < fresh.until ? fresh.member : undefined;
     const ran = new Set<string>();
-    const hold: Hold = { lock, loss: undefined, stopped: false, renewal: undefined, running: undefined };
+    const hold: Hold = {
+      lock,
+      confirmed: Date.now(),
+      loss: undefined,
+      stopped: false,
+      renewal: undefined,
+      running: undefined,
+    };
     hold.renewal = renewals.add(renew, hold);
     let unsubscribe: (() => Promise<void>) | undefined;
     let result: 'drained' | 'stopped' | 'closed' = 'stopped';
