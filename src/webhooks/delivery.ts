@@ -4,6 +4,7 @@
 // failed. `bot.handleDelivery` is the one entry; `bot.fetch` (a Web Request in, a Response out) and
 // `toNodeHandler` (node:http) only read the body and write the answer around it.
 
+import { sleep } from '../core/retry.js';
 import type { WebhookEvent } from '../schemas/webhooks.js';
 import {
   annotate,
@@ -149,6 +150,23 @@ const UNAUTHENTICATED: ReadonlySet<WebhookVerificationErrorCode> = new Set([
   'timestamp_too_new',
 ]);
 
+/**
+ * `step`, tried again while it fails (a store restarting, paused or unreachable) and there is time
+ * before `deadline`, after 100 ms, then twice as long each time (1 s at most): an outage shorter than
+ * the delivery's wait is ridden out instead of answered 503, which would push the delivery to the
+ * service's next retry (5 s, then 5 min). The last failure is thrown.
+ */
+async function ridingOut<T>(step: () => Promise<T>, deadline: number): Promise<T> {
+  for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
+    try {
+      return await step();
+    } catch (error) {
+      if (Date.now() + delay >= deadline) throw error;
+      await sleep(delay, undefined);
+    }
+  }
+}
+
 /** Resolves with the work's outcome, or with `'timeout'` when it outlasts the deadlines' duration. */
 function within<T>(work: Promise<T>, deadlines: Deadlines): Promise<T | 'timeout'> {
   return new Promise((resolve, reject) => {
@@ -272,7 +290,9 @@ async function answerDelivery(
   let admission: Admission;
   let waitMs = deps.ackTimeoutMs;
   try {
-    admission = await deps.admit(event, webhookId, verified.text, trace);
+    const deadline = Date.now() + waitMs;
+    admission = await ridingOut(() => deps.admit(event, webhookId, verified.text, trace), deadline);
+    waitMs = Math.max(0, deadline - Date.now());
     if (admission.claim === 'in_flight' && deps.ack !== 'immediately') {
       // Most likely the retry of a run answered 409: wait for that run's end (dedupe.ts), all
       // within one ackTimeoutMs, a run started again included.

@@ -65,7 +65,7 @@ describe('bot.fetch deduplicates by webhook-id', () => {
     expect(attempts).toBe(2);
   });
 
-  it('answers 503, not 500, when the store fails at the claim', async () => {
+  it('answers 503, not 500, when the store fails at the claim for the whole of ackTimeoutMs', async () => {
     const { store: failing, failing: down } = flakyStore();
     down.add('setIfAbsent');
     const secret = generateWebhookSecret();
@@ -74,6 +74,7 @@ describe('bot.fetch deduplicates by webhook-id', () => {
       webhookSecret: secret,
       baseUrl: 'http://ams.test',
       store: failing,
+      ackTimeoutMs: 1000,
     });
     const handler = vi.fn();
     other.onAny(handler);
@@ -83,5 +84,28 @@ describe('bot.fetch deduplicates by webhook-id', () => {
     expect(response.status).toBe(503);
     expect(handler).not.toHaveBeenCalled();
     await vi.waitFor(() => expect(reported).toHaveBeenCalledTimes(1), { timeout: 10_000 });
+  });
+
+  it('rides out a store outage shorter than ackTimeoutMs at the claim: the delivery runs and is answered 200', async () => {
+    const { store: failing, failing: down } = flakyStore();
+    down.add('setIfAbsent');
+    const secret = generateWebhookSecret();
+    const other = createBot({
+      apiKey: 'ams_sk_x',
+      webhookSecret: secret,
+      baseUrl: 'http://ams.test',
+      store: failing,
+    });
+    let calls = 0;
+    other.onAny(() => {
+      calls += 1;
+    });
+    const answered = other.fetch(await signedRequest(unknownEvent('evt_outage'), secret));
+    // The store comes back while the delivery still waits (it tries again, 100 ms then longer apart).
+    await vi.waitFor(() => expect(down.has('setIfAbsent')).toBe(true));
+    setTimeout(() => down.delete('setIfAbsent'), 300);
+    const response = await answered;
+    expect(response.status).toBe(200);
+    expect(calls).toBe(1);
   });
 });
