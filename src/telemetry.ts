@@ -35,6 +35,8 @@ interface Instruments {
 let api: Api | null | undefined;
 let loading: Promise<void> | undefined;
 let instruments: Instruments | undefined;
+// The tracer named 'agent-messaging': the API's proxy, which follows a provider registered later.
+let tracer: OtelApi.Tracer | undefined;
 
 /**
  * Loads `@opentelemetry/api` once, if it is installed; resolves when that is known. Called by
@@ -62,9 +64,6 @@ export function telemetryLoading(): Promise<void> | undefined {
   return api === undefined ? loadTelemetry() : undefined;
 }
 
-/** True when `@opentelemetry/api` is loaded: spans and metrics are made (no-ops without a provider). @internal */
-export const telemetryOn = (): boolean => Boolean(api);
-
 function named(attributes: SpanAttributes): OtelApi.Attributes {
   const out: OtelApi.Attributes = {};
   for (const [key, value] of Object.entries(attributes)) {
@@ -76,8 +75,11 @@ function named(attributes: SpanAttributes): OtelApi.Attributes {
 
 /** Standard names (http., url., server., error., gen_ai.) pass as they are; the rest get the prefix. */
 function prefixed(key: string): string {
-  return /^(http|url|server|error|gen_ai|network)\./.test(key) ? key : PREFIX + key;
+  return STANDARD.some((namespace) => key.startsWith(namespace)) ? key : PREFIX + key;
 }
+
+/** The namespaces of the standard semantic conventions, whose attributes keep their names. */
+const STANDARD = ['http.', 'url.', 'server.', 'error.', 'gen_ai.', 'network.'];
 
 /**
  * Starts a span named `name` under `parent` (or under the active context when none is given), with
@@ -93,10 +95,10 @@ export function startSpan(
   if (!api) return undefined;
   const parentContext =
     parent === undefined ? api.context.active() : 'span' in parent ? parent.context : parent;
-  const span = api.trace.getTracer(NAME).startSpan(
+  tracer ??= api.trace.getTracer(NAME);
+  const span = tracer.startSpan(
     name,
     {
-      attributes: named(attributes),
       kind:
         kind === 'client'
           ? api.SpanKind.CLIENT
@@ -106,7 +108,22 @@ export function startSpan(
     },
     parentContext,
   );
+  // No provider registered (the API's no-op tracer), or sampled out: nothing under it is recorded
+  // either, so the caller skips its children, its context and its attributes altogether.
+  if (!span.isRecording()) return undefined;
+  span.setAttributes(named(attributes));
   return { span, context: api.trace.setSpan(parentContext, span) };
+}
+
+/**
+ * {@link startSpan} for a step inside a delivery (its verification, turn, handler, a reply): under
+ * `parent`, or under the active span, and never a trace of its own, so nothing is made for a delivery
+ * whose own span is not recorded. @internal
+ */
+export function childSpan(name: string, attributes: SpanAttributes, parent?: Traced): Traced | undefined {
+  if (!api) return undefined;
+  if (parent === undefined && api.trace.getSpan(api.context.active()) === undefined) return undefined;
+  return startSpan(name, attributes, parent);
 }
 
 /** Sets more attributes on a span (the same naming as {@link startSpan}). @internal */
@@ -227,16 +244,22 @@ function meters(): Instruments | undefined {
 /** The bot's and the client's measurements (no-ops without OpenTelemetry). @internal */
 export const metric = {
   delivery(outcome: string, eventType: string | undefined): void {
-    meters()?.deliveries.add(1, named({ outcome, 'event.type': eventType }));
+    meters()?.deliveries.add(1, {
+      'agent_messaging.outcome': outcome,
+      ...(eventType === undefined ? {} : { 'agent_messaging.event.type': eventType }),
+    });
   },
   handler(ms: number, outcome: string): void {
-    meters()?.handlerDuration.record(ms, named({ outcome }));
+    meters()?.handlerDuration.record(ms, { 'agent_messaging.outcome': outcome });
   },
   turnWait(ms: number): void {
     meters()?.turnWait.record(ms);
   },
   reply(outcome: string, transport: string): void {
-    meters()?.replies.add(1, named({ 'reply.outcome': outcome, 'reply.transport': transport }));
+    meters()?.replies.add(1, {
+      'agent_messaging.reply.outcome': outcome,
+      'agent_messaging.reply.transport': transport,
+    });
   },
   retry(method: string, route: string): void {
     meters()?.retries.add(1, { 'http.request.method': method, 'url.template': route });

@@ -11,7 +11,6 @@ import {
   spanEvent,
   startSpan,
   telemetryLoading,
-  telemetryOn,
 } from '../telemetry.js';
 import { ApiError, apiErrorName } from './api-error.js';
 import { attemptFetch } from './attempt-fetch.js';
@@ -60,18 +59,12 @@ export async function sendCall(client: KyInstance, call: Call, config: Transport
   const loading = telemetryLoading();
   if (loading) await loading;
   // The call's span (HTTP semantic conventions), under whatever span is active (a reply, a handler).
-  const span = telemetryOn()
-    ? startSpan(
-        `${call.method} ${call.route}`,
-        {
-          'http.request.method': call.method,
-          'url.template': call.route,
-          'server.address': hostOf(call.url),
-        },
-        undefined,
-        'client',
-      )
-    : undefined;
+  const span = startSpan(`${call.method} ${call.route}`, {}, undefined, 'client');
+  annotate(span, {
+    'http.request.method': call.method,
+    'url.template': call.route,
+    'server.address': hostOf(call.url),
+  });
   injectContext(span, call.headers);
   const log = config.log;
   let attempt = 1;

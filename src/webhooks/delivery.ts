@@ -8,6 +8,7 @@ import { sleep } from '../core/retry.js';
 import type { WebhookEvent } from '../schemas/webhooks.js';
 import {
   annotate,
+  childSpan,
   endSpan,
   inSpan,
   metric,
@@ -255,7 +256,7 @@ async function answerDelivery(
   // A closing bot starts nothing: the service retries, and another instance (or the next) answers.
   if (deps.closing()) return { answer: SHUTTING_DOWN, outcome: 'refused' };
   let verified: VerifiedDelivery;
-  const verifying = startSpan('agent-messaging.verify', {}, span);
+  const verifying = span && childSpan('agent-messaging.verify', {}, span);
   try {
     const bytes = bodyBytes(body);
     if (bytes.byteLength > MAX_DELIVERY_BYTES) {
@@ -284,7 +285,7 @@ async function answerDelivery(
   });
   // The wait for the conversation's turn: ended by the run when it starts, else when the work ends.
   const trace: DeliveryTrace | undefined = span
-    ? { delivery: span, turn: startSpan('agent-messaging.turn', {}, span), since: performance.now() }
+    ? { delivery: span, turn: childSpan('agent-messaging.turn', {}, span), since: performance.now() }
     : undefined;
 
   let admission: Admission;

@@ -20,11 +20,11 @@ import type { BotStore } from '../store/bot-store.js';
 import {
   annotate,
   bindSpan,
+  childSpan,
   endSpan,
   inSpan,
   metric,
   recoveriesOf,
-  startSpan,
   type Traced,
 } from '../telemetry.js';
 import type { EventContext, MessageContext } from './bot-types.js';
@@ -305,7 +305,7 @@ export function createRun(deps: RunDeps) {
     const last = items.at(-1);
     if (!last) return;
     for (const item of items) endTurn(item.trace);
-    const span = startSpan(
+    const span = childSpan(
       'agent-messaging.handler',
       {
         'webhook.id': last.webhookId,
@@ -358,7 +358,7 @@ async function inReplySpan<T extends object>(
   transport: 'send' | 'stream' | 'file',
   send: () => Promise<T>,
 ): Promise<T> {
-  const span = startSpan('agent-messaging.reply', { 'reply.transport': transport });
+  const span = childSpan('agent-messaging.reply', { 'reply.transport': transport });
   if (!span) return send();
   const started = performance.now();
   try {
