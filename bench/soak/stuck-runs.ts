@@ -119,17 +119,28 @@ function unanswered(world: World) {
   return new Set(received.map((d) => d.event_id).filter((id) => !acked.has(id))).size;
 }
 
-/** Moves the service's retries on (5 s, 5 min, ...) until every delivery was answered 2xx. */
-async function retryUntilAnswered(world: World, bots: readonly Bot[]) {
-  for (const seconds of [5, 300, 1800, 7200, 18_000, 36_000]) {
+/**
+ * Moves the service's retries on (5 s, 5 min, ...) until every delivery was answered 2xx, for at most
+ * `limitMs`: a conversation that never settles is counted stuck, not waited on forever.
+ */
+async function retryUntilAnswered(world: World, bots: readonly Bot[], limitMs: number) {
+  const settle = async () => {
+    for (const seconds of [5, 300, 1800, 7200, 18_000, 36_000]) {
+      await world.mock.idle();
+      await Promise.all(bots.map((bot) => bot.idle()));
+      if (unanswered(world) === 0) return;
+      await world.mock.clock.advance(seconds);
+    }
     await world.mock.idle();
     await Promise.all(bots.map((bot) => bot.idle()));
-    if (unanswered(world) === 0) return;
-    await world.mock.clock.advance(seconds);
-  }
-  await world.mock.idle();
-  await Promise.all(bots.map((bot) => bot.idle()));
+  };
+  const limit = new AbortController();
+  await Promise.race([settle(), sleep(limitMs, undefined, { signal: limit.signal }).catch(() => undefined)]);
+  limit.abort();
 }
+
+/** How long a row may take to settle before what is left counts as stuck. */
+const limitFor = (size: StuckRunSize) => 30_000 + 1_000 * size.messages;
 
 const rowOf = (measurement: string, tally: Tally, extra: string, ok: boolean): Row => ({
   measurement,
@@ -218,7 +229,7 @@ export async function soakPoison(size: StuckRunSize) {
       });
     }
     const started = performance.now();
-    await retryUntilAnswered(world, [bot]);
+    await retryUntilAnswered(world, [bot], limitFor(size));
     await Promise.all(late);
     const seconds = (performance.now() - started) / 1000;
     const poisonIds = world.mock.deliveries
@@ -379,7 +390,7 @@ export async function soakPausedWriter(size: StuckRunSize) {
       await world.mock.idle();
       await Promise.all([a.idle(), b.idle()]);
     }
-    await retryUntilAnswered(world, [a, b]);
+    await retryUntilAnswered(world, [a, b], limitFor(size));
     const seconds = (performance.now() - started) / 1000;
     const tally: Tally = {
       ...(await check(world, whole, new Set(), outcomes)),
