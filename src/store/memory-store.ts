@@ -2,9 +2,8 @@
 // turn with no await inside, so each is atomic against the others, as the interface requires;
 // `admit` and `settle` run their steps in that one turn too.
 
-import type { BotStore, Unsubscribe } from './bot-store.js';
+import type { BotStore, StoreLock, Unsubscribe } from './bot-store.js';
 import type { AdmitRequest, AdmitResult, SettleRequest, SettleResult } from './compound.js';
-import { localLocks } from './local-locks.js';
 
 /** Options of {@link createMemoryStore}. */
 export interface MemoryStoreOptions {
@@ -65,8 +64,36 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
   };
 
   // Locks come and go with every delivery: in a map of their own, since a delete from the large map
-  // of values leaves a hole that V8 later pays for by rehashing every value.
-  const locks = localLocks(maxEntries, now, 'm');
+  // of values leaves a hole that V8 later pays for by rehashing every value. A lock's value is its
+  // holder's token; tokens only need to be unique within this store.
+  const locks = new Map<string, Entry>();
+  let tokens = 0;
+  const tokenOf = (key: string): string | undefined => {
+    const held = locks.get(key);
+    if (held && held.expiresAt <= now()) {
+      locks.delete(key);
+      return undefined;
+    }
+    return held?.value;
+  };
+  const holds = (lock: StoreLock) => tokenOf(lock.key) === lock.token;
+  const acquireLock = (key: string, ttlMs: number): StoreLock | undefined => {
+    if (tokenOf(key) !== undefined) return undefined;
+    // Locks that are never taken again still go: a new one in a full table first forgets the expired.
+    if (locks.size >= maxEntries) {
+      const at = now();
+      for (const [other, held] of locks) if (held.expiresAt <= at) locks.delete(other);
+    }
+    const lock: StoreLock = { key, token: `m${++tokens}` };
+    locks.set(key, { value: lock.token, expiresAt: now() + ttlMs });
+    return lock;
+  };
+  const renewLock = (lock: StoreLock, ttlMs: number) => {
+    if (!holds(lock)) return false;
+    locks.set(lock.key, { value: lock.token, expiresAt: now() + ttlMs });
+    return true;
+  };
+  const releaseLock = (lock: StoreLock) => holds(lock) && locks.delete(lock.key);
 
   // The steps as plain functions, so `admit` and `settle` run several in one turn.
   const setIfAbsent = (key: string, value: string, ttlMs: number) => {
@@ -74,7 +101,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     write(key, value, ttlMs);
     return true;
   };
-  const { acquire: acquireLock, renew: renewLock, release: releaseLock } = locks;
   const enqueue = (key: string, member: string, score: number, ttlMs: number) => {
     let queue = queues.get(key);
     if (!queue || queue.expiresAt <= now()) {
@@ -124,7 +150,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
   const settle = (request: SettleRequest): SettleResult => {
     const { lock, lockTtlMs, queueTtlMs, marks, settled, queue, released } = request;
     for (const mark of marks) write(mark.key, mark.value, mark.ttlMs);
-    if (!locks.holds(lock)) return { outcome: 'lost' };
+    if (!holds(lock)) return { outcome: 'lost' };
     const queued = readQueued(queue, settled);
     if (queued.length > 0) {
       renewLock(lock, lockTtlMs);
