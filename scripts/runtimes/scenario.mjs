@@ -68,10 +68,10 @@ async function serve(fetchHandler) {
     const server = globalThis.Deno.serve({ hostname: '127.0.0.1', port: 0, onListen() {} }, fetchHandler);
     return { port: server.addr.port, close: () => server.shutdown() };
   }
-  // Node has no Web-standard server: the SDK's adapter is the way a Node user serves a bot.
+  // Node has no Web-standard server: the SDK's adapter is the way a Node user serves a fetch handler.
   const { createServer } = await import('node:http');
-  const { toNodeHandler } = await import('agent-messaging/node');
-  const server = createServer(toNodeHandler({ fetch: fetchHandler }));
+  const { toNodeFetchHandler } = await import('agent-messaging/node');
+  const server = createServer(toNodeFetchHandler({ fetch: fetchHandler }));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: server.address().port,

@@ -27,15 +27,20 @@ export interface TransportConfig {
   log: ((message: string, fields: LogFields) => void) | undefined;
 }
 
-/** The env var, read without failing where `process` does not exist or env access is denied. */
-function envBaseUrl(): string | undefined {
+/**
+ * An environment variable, or `undefined` where `process` does not exist or reading it is not allowed
+ * (Deno without `--allow-env` throws NotCapable): the SDK needs no permission but the network.
+ * @internal
+ */
+export function readEnv(name: string): string | undefined {
   try {
-    const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
-    return env?.AMS_BASE_URL || undefined;
+    return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
   } catch {
     return undefined;
   }
 }
+
+const envBaseUrl = (): string | undefined => readEnv('AMS_BASE_URL') || undefined;
 
 // Credentials in the URL would be quoted by fetch's errors; the service's auth is the bearer token.
 const BaseUrl = z.string().check(

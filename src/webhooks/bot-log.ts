@@ -1,6 +1,7 @@
 // The bot's own log lines. The client's Logger has only `debug`; the bot uses `warn` and `error` when the
 // logger has them (console, pino), and a handler failure is never silent, even with no logger at all.
 
+import { readEnv } from '../core/client-config.js';
 import type { Logger } from '../core/options.js';
 
 /** The levels the bot writes. */
@@ -48,8 +49,7 @@ export const DEBUG_VARIABLE = 'AGENT_MESSAGING_DEBUG';
  * built) otherwise. Lines go to the logger's debug (or the console without a logger), at level `debug`.
  */
 export function debugLog(logger: Logger | undefined) {
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
-  const value = env?.[DEBUG_VARIABLE];
+  const value = readEnv(DEBUG_VARIABLE);
   if (value === undefined || value === '' || value === '0') return undefined;
   return (message: string, fields: Record<string, unknown>) => logAt(logger, 'debug', message, fields);
 }
