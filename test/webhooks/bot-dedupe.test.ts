@@ -65,44 +65,46 @@ describe('bot.fetch deduplicates by webhook-id', () => {
     expect(attempts).toBe(2);
   });
 
-  it('answers 503, not 500, when the store fails at the claim for the whole of ackTimeoutMs', async () => {
-    const { store: failing, failing: down } = flakyStore();
+  /** A bot on a store whose claim (setIfAbsent) fails until `down` no longer holds it. */
+  function botOnFailingClaim(options: { ackTimeoutMs?: number } = {}) {
+    const { store, failing: down } = flakyStore();
     down.add('setIfAbsent');
     const secret = generateWebhookSecret();
-    const other = createBot({
+    const bot = createBot({
       apiKey: 'ams_sk_x',
       webhookSecret: secret,
       baseUrl: 'http://ams.test',
-      store: failing,
-      ackTimeoutMs: 1000,
+      store,
+      ...options,
     });
+    return {
+      bot,
+      down,
+      deliver: async (id: string) => bot.fetch(await signedRequest(unknownEvent(id), secret)),
+    };
+  }
+
+  it('answers 503, not 500, when the store fails at the claim for the whole of ackTimeoutMs', async () => {
+    const { bot: other, deliver } = botOnFailingClaim({ ackTimeoutMs: 1000 });
     const handler = vi.fn();
     other.onAny(handler);
     const reported = vi.fn();
     other.onError(reported);
-    const response = await other.fetch(await signedRequest(unknownEvent('evt_503'), secret));
+    const response = await deliver('evt_503');
     expect(response.status).toBe(503);
     expect(handler).not.toHaveBeenCalled();
     await vi.waitFor(() => expect(reported).toHaveBeenCalledTimes(1), { timeout: 10_000 });
   });
 
   it('rides out a store outage shorter than ackTimeoutMs at the claim: the delivery runs and is answered 200', async () => {
-    const { store: failing, failing: down } = flakyStore();
-    down.add('setIfAbsent');
-    const secret = generateWebhookSecret();
-    const other = createBot({
-      apiKey: 'ams_sk_x',
-      webhookSecret: secret,
-      baseUrl: 'http://ams.test',
-      store: failing,
-    });
+    const { bot: other, down, deliver } = botOnFailingClaim();
     let calls = 0;
     other.onAny(() => {
       calls += 1;
     });
-    const answered = other.fetch(await signedRequest(unknownEvent('evt_outage'), secret));
-    // The store comes back while the delivery still waits (it tries again, 100 ms then longer apart).
-    await vi.waitFor(() => expect(down.has('setIfAbsent')).toBe(true));
+    const answered = deliver('evt_outage');
+    // The store comes back while the delivery still waits (ackTimeoutMs, 8 s: it tries again, 100 ms
+    // then longer apart): a margin of seconds over this 300 ms outage, enough for a busy machine.
     setTimeout(() => down.delete('setIfAbsent'), 300);
     const response = await answered;
     expect(response.status).toBe(200);
