@@ -65,7 +65,15 @@ export const MockAttachment = z.looseObject({
 /** An upload handle: what it holds, and whether its bytes arrived (then `/_mock/files/{id}` serves them). */
 export type MockAttachment = z.output<typeof MockAttachment>;
 
-const conversationMessage = { conversation_id: z.string(), message: Message };
+/**
+ * A message as the mock's feed and snapshot show it: SPEC.md's Message plus the `metadata` its
+ * agent sent, which `/v1` history does not show, so the emulator can read what the agent marked.
+ */
+export const MockMessage = z.extend(Message, { metadata: z.nullish(z.record(z.string(), z.unknown())) });
+/** A message as the mock's feed and snapshot show it (with the agent's `metadata`). */
+export type MockMessage = z.output<typeof MockMessage>;
+
+const conversationMessage = { conversation_id: z.string(), message: MockMessage };
 
 /** One event of the mock's live feed. */
 export const MockEvent = z.discriminatedUnion('type', [
@@ -96,7 +104,7 @@ export type MockEvent = z.output<typeof MockEvent>;
 export type MockEventType = MockEvent['type'];
 
 /** A conversation in the snapshot: with its messages, oldest first. */
-export const MockConversationWithMessages = z.extend(MockConversation, { messages: z.array(Message) });
+export const MockConversationWithMessages = z.extend(MockConversation, { messages: z.array(MockMessage) });
 
 /** `GET /_mock/state`: everything the emulator page needs for its first paint. */
 export const MockStateSnapshot = z.looseObject({

@@ -9,6 +9,7 @@ import {
   type MockConversation,
   type MockEvent,
   type MockInvite,
+  type MockMessage,
   type MockStateSnapshot,
   type MockUser,
   SNAPSHOT_REQUESTS,
@@ -144,12 +145,18 @@ function mockAttachmentView(attachment: AttachmentRecord): MockAttachment {
   };
 }
 
+/** A message as the feed and snapshot show it: its /v1 view and the metadata its agent sent (none once unsent). */
+const mockMessageView = (message: MessageRecord): MockMessage => ({
+  ...messageView(message),
+  metadata: message.status === 'deleted' ? null : message.metadata,
+});
+
 /** A message was created (user post, agent send, streamed start, consent card). */
 export function messageCreated(world: MockWorld, message: MessageRecord): void {
   world.events.emit(() => ({
     type: 'message.created',
     conversation_id: message.conversation_id,
-    message: messageView(message),
+    message: mockMessageView(message),
   }));
 }
 
@@ -158,7 +165,7 @@ export function messageUpdated(world: MockWorld, message: MessageRecord): void {
   world.events.emit(() => ({
     type: 'message.updated',
     conversation_id: message.conversation_id,
-    message: messageView(message),
+    message: mockMessageView(message),
   }));
 }
 
@@ -232,7 +239,7 @@ export function takeSnapshot(world: MockWorld): MockStateSnapshot {
     users: [...state.users.values()].map(mockUserView),
     conversations: [...state.conversations.values()].map((conversation) => ({
       ...mockConversationView(state, conversation),
-      messages: conversation.messages.map(messageView),
+      messages: conversation.messages.map(mockMessageView),
     })),
     invites: [...state.invites.values()].map((invite) => mockInviteView(state, invite)),
     attachments: [...state.attachments.values()].map(mockAttachmentView),

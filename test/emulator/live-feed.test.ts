@@ -208,6 +208,30 @@ describe('mock.events', () => {
     expect(updates.at(-1)).toMatchObject({ id: sentId, status: 'deleted', parts: [] });
   });
 
+  it('shows the metadata an agent sent on its message, which /v1 history does not', async () => {
+    const s = await setupScenario(ctx.mock);
+    ctx.listen();
+    const metadata = { question: { name: 'confirm' }, run_id: 'r1' };
+    const sent = await ctx.call('POST', `/v1/conversations/${s.conversationId}/messages`, {
+      token: s.apiKey,
+      idempotencyKey: newKey(),
+      body: textSend('Sure?', { metadata }),
+    });
+    const id = (sent.body as { message: { id: string } }).message.id;
+    expect(ctx.ofType('message.created').map((event) => event.message)).toEqual([
+      expect.objectContaining({ id, metadata }),
+    ]);
+    const snapshot = MockStateSnapshot.parse(ctx.mock.snapshot());
+    expect(snapshot.conversations[0]?.messages).toEqual([expect.objectContaining({ id, metadata })]);
+    // A user's message carries none.
+    const { message } = ctx.mock.postUserMessage(s.conversationId, { user_id: s.userId, text: 'yes' });
+    expect(ctx.ofType('message.created').at(-1)?.message).toMatchObject({ id: message.id, metadata: null });
+    const history = await ctx.call('GET', `/v1/conversations/${s.conversationId}/messages`, {
+      token: s.apiKey,
+    });
+    expect((history.body as { messages: object[] }).messages.every((m) => !('metadata' in m))).toBe(true);
+  });
+
   it('follows a group invite from consent cards through each acceptance to the new group', async () => {
     const s = await setupScenario(ctx.mock);
     const grace = ctx.mock.createUser({ display_name: 'Grace' });
