@@ -19,6 +19,7 @@
 // that message (same Idempotency-Key), so it finds the same id and does not ask twice.
 
 import type { BotStore } from '../store/bot-store.js';
+import type { BotReplyOptions } from './bot-types.js';
 import type { QuickReply } from './rich-replies.js';
 
 /** The author's state attached to a question, returned with its answer or timeout: any JSON object. */
@@ -89,6 +90,19 @@ export interface Ending {
   /** Its handler finished (or gave up): nothing runs it again. */
   done?: boolean;
 }
+
+/** How a question ended, as `metadata.question_end.outcome` of the messages its ending run sends. */
+export type QuestionOutcome = 'answered' | 'timed_out' | 'gave_up' | 'cancelled';
+
+/**
+ * Reply options whose message says which question its run ended and how (`metadata.question_end`),
+ * so whoever reads the conversation (the emulator) sees the end on the wire. @internal
+ */
+export const endMarked = (
+  options: BotReplyOptions | undefined,
+  id: string,
+  outcome: QuestionOutcome,
+): BotReplyOptions => ({ ...options, metadata: { ...options?.metadata, question_end: { id, outcome } } });
 
 /** A due-index member: the deadline, conversation and question, read back without a store call. */
 type DueMember = [deadline: number, conversationId: string, questionId: string];

@@ -13,7 +13,7 @@ import { idempotencyKeyFor } from '../core/idempotency.js';
 import type { BotStore } from '../store/bot-store.js';
 import type { BotReplyOptions } from './bot-types.js';
 import { createContextReply } from './context-reply.js';
-import { BY_TIMEOUT, type Ending, type QuestionStore } from './question-store.js';
+import { BY_TIMEOUT, type Ending, endMarked, type QuestionStore } from './question-store.js';
 import type { AskOptions, QuestionDefinition, QuestionTimeoutContext } from './questions.js';
 
 /** How often each instance walks the due index: a timeout fires within about this of its deadline. */
@@ -69,8 +69,9 @@ export function createTimeouts(deps: TimeoutDeps) {
       typingRenewMs: deps.typingRenewMs,
       warn: (error) => deps.warn('a typing call failed', { questionId: ending.questionId, error }),
     });
+    // Each of its messages says the question timed out (metadata.question_end).
     const reply = (text: Parameters<QuestionTimeoutContext['reply']>[0], options?: BotReplyOptions) =>
-      replier.reply(text, options);
+      replier.reply(text, endMarked(options, ending.questionId, 'timed_out'));
     const ctx: QuestionTimeoutContext = {
       conversationId: ending.conversationId,
       question: { id: ending.questionId, name: ending.name },

@@ -19,7 +19,9 @@ import type { BotReplyOptions, BotReplyResult, MessageContext } from './bot-type
 import {
   type Asked,
   type Ending,
+  endMarked,
   MAX_QUESTION_TIMEOUT_MS,
+  type QuestionOutcome,
   type QuestionState,
   questionStore,
 } from './question-store.js';
@@ -191,8 +193,9 @@ const nothingToCancel = async () => false;
 export function createQuestions(deps: QuestionDeps) {
   const model = questionStore(deps.store);
   const definitions = new Map<string, QuestionDefinition<unknown>>();
-  // The question a run is answering, so a question it asks in onAnswer knows its parent.
-  const answering = new WeakMap<MessageContext, string>();
+  // The question a run ended (answered, gave up, cancelled): its replies say so, and a question it
+  // asks in onAnswer knows its parent.
+  const ended = new WeakMap<MessageContext, { id: string; outcome: QuestionOutcome }>();
 
   const ask = async (from: Asker, name: unknown, text: unknown, options: AskOptions = {}) => {
     const issues: FieldIssue[] = [];
@@ -205,7 +208,15 @@ export function createQuestions(deps: QuestionDeps) {
       issues.push({ field: 'state', message: 'must be a JSON object' });
     if (issues.length > 0) throw new ValidationError(issues, 'ctx.ask');
     const quickReplies = options.quickReplies ? [...options.quickReplies] : undefined;
-    const sent = await from.reply(text as string, quickReplies ? { quickReplies } : undefined);
+    const timeoutMs = definition?.timeoutMs;
+    // The message says it asks a question, so whoever reads the conversation (the emulator) sees it
+    // pending; its deadline is `timeout_ms` after the message, relative so that a retry of this run
+    // sends the same body under the same Idempotency-Key. A re-ask names the question by `id`.
+    const question = { name, ...(timeoutMs === undefined ? {} : { timeout_ms: timeoutMs }) };
+    const sent = await from.reply(text as string, {
+      ...(quickReplies ? { quickReplies } : {}),
+      metadata: { question },
+    });
     // A retry of this run replays the question's message, so it finds the question asked already;
     // its due-index entry is written again, in case the run stopped between the two writes.
     const found = await model.current(from.conversationId);
@@ -219,7 +230,6 @@ export function createQuestions(deps: QuestionDeps) {
     if (await model.ending(sent.message_id)) return sent;
     // The question this one replaces ends, so a retry of the run that asked it cannot bring it back.
     if (found && found.asked.ended === undefined) await endUnanswered(found.raw, found.asked, REPLACED);
-    const timeoutMs = definition?.timeoutMs;
     const asked: Asked = {
       id: sent.message_id,
       name: name as string,
@@ -299,7 +309,7 @@ export function createQuestions(deps: QuestionDeps) {
       return;
     }
     const answer = await decode(definition, ending.input ?? '');
-    answering.set(ctx, ending.questionId);
+    ended.set(ctx, { id: ending.questionId, outcome: 'answered' });
     await definition.onAnswer(ctx, answer, ending.state);
     await model.markEnded(ending.conversationId, ending.questionId, ending.by);
   };
@@ -331,8 +341,8 @@ export function createQuestions(deps: QuestionDeps) {
     issue: string | undefined,
   ): Promise<boolean> => {
     if (asked.tries >= (definition.retries ?? 2)) {
-      // Ended unanswered; the message goes on to the routes.
-      await endUnanswered(raw, asked, GAVE_UP);
+      // Ended unanswered; the message goes on to the routes, whose replies say so.
+      if (await endUnanswered(raw, asked, GAVE_UP)) ended.set(ctx, { id: asked.id, outcome: 'gave_up' });
       return false;
     }
     const choices = definition.choices;
@@ -342,10 +352,10 @@ export function createQuestions(deps: QuestionDeps) {
       (choices
         ? `Please answer ${choices.length === 2 ? choices.join(' or ') : `one of: ${choices.join(', ')}`}.`
         : 'Please answer again.');
-    const sent = await ctx.reply(
-      `${why}\n${asked.text}`,
-      asked.quickReplies ? { quickReplies: asked.quickReplies } : undefined,
-    );
+    const sent = await ctx.reply(`${why}\n${asked.text}`, {
+      ...(asked.quickReplies ? { quickReplies: asked.quickReplies } : {}),
+      metadata: { question: { id: asked.id, name: asked.name } },
+    });
     await model.replace(raw, {
       ...asked,
       tries: asked.tries + 1,
@@ -429,21 +439,26 @@ export function createQuestions(deps: QuestionDeps) {
       ctx.cancelQuestion = async () => {
         const by = `cancelled:${ctx.webhookId}`;
         const found = await model.current(ctx.conversationId);
-        if (!found || found.asked.ended !== undefined) return found?.asked.ended === by;
-        return endUnanswered(found.raw, found.asked, by);
+        const done =
+          found !== undefined &&
+          (found.asked.ended === undefined
+            ? await endUnanswered(found.raw, found.asked, by)
+            : found.asked.ended === by);
+        if (done) ended.set(ctx, { id: found.asked.id, outcome: 'cancelled' });
+        return done;
       };
-      ctx.ask = (name, text, options) =>
-        ask(
-          {
-            conversationId: ctx.conversationId,
-            askedBy: ctx.webhookId,
-            parent: answering.get(ctx),
-            reply: ctx.reply,
-          },
-          name,
-          text,
-          options,
-        );
+      // Every reply of a run that ended a question says so (metadata.question_end).
+      const send = ctx.reply;
+      ctx.reply = (input, options) => {
+        const end = ended.get(ctx);
+        return send(input, end ? endMarked(options, end.id, end.outcome) : options);
+      };
+      ctx.ask = (name, text, options) => {
+        const end = ended.get(ctx);
+        const parent = end?.outcome === 'answered' ? end.id : undefined;
+        const from = { conversationId: ctx.conversationId, askedBy: ctx.webhookId, parent, reply: ctx.reply };
+        return ask(from, name, text, options);
+      };
     },
     /**
      * The answer step, before the routes: true when a question took the message. A bot that declared

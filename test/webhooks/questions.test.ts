@@ -79,6 +79,7 @@ async function questionWorld(
     bot.command('/stop', async (ctx) => {
       const ended = await ctx.cancelQuestion();
       log.push(`stop:${ended}`);
+      if (ended) await ctx.reply('Stopped.');
     });
     bot.question('refund', {
       choices: ['yes', 'no'],
@@ -433,6 +434,46 @@ describe.each([
       'Nothing to cancel here.',
       'You said: Help',
       'Refunded o_42.',
+    ]);
+  });
+
+  it('says on the wire which question a message asks, and which one its run ended and how (metadata)', async () => {
+    const w = await questionWorld(makeStore, 2);
+    await w.say('refund', 0);
+    await w.say('maybe', 1);
+    await w.click(w.asked[0] ?? '', 'yes', 0);
+    await w.chat([
+      ['/why', 1],
+      ['bad', 0],
+      ['nope', 1],
+      ['refund', 0],
+    ]);
+    await w.mock.clock.advance(TEN_MINUTES / 1000 + 1);
+    await Promise.all(w.bots.map((bot) => bot.fireDueQuestions()));
+    await w.chat([
+      ['/why', 1],
+      ['/stop', 0],
+      ['hello', 1],
+    ]);
+    // What the agent sent, as the mock's feed and snapshot show it to the emulator.
+    const messages = (w.mock.snapshot().conversations[0]?.messages ?? []).filter(
+      (m) => m.sender.id !== w.userId,
+    );
+    const [first, third] = w.asked;
+    const why = messages[3]?.id;
+    const stopped = messages[8]?.id;
+    expect(messages.map((m) => [m.fallback_text, m.metadata])).toEqual([
+      ['Refund $42 to your card?', { question: { name: 'refund', timeout_ms: TEN_MINUTES } }],
+      ['Please answer yes or no.\nRefund $42 to your card?', { question: { id: first, name: 'refund' } }],
+      ['Refunded o_42.', { question_end: { id: first, outcome: 'answered' } }],
+      ['What went wrong?', { question: { name: 'reason' } }],
+      ['A few words, please.\nWhat went wrong?', { question: { id: why, name: 'reason' } }],
+      ['You said: nope', { question_end: { id: why, outcome: 'gave_up' } }],
+      ['Refund $42 to your card?', { question: { name: 'refund', timeout_ms: TEN_MINUTES } }],
+      ['No answer, so o_42 was not refunded.', { question_end: { id: third, outcome: 'timed_out' } }],
+      ['What went wrong?', { question: { name: 'reason' } }],
+      ['Stopped.', { question_end: { id: stopped, outcome: 'cancelled' } }],
+      ['You said: hello', null],
     ]);
   });
 });
