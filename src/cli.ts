@@ -2,7 +2,7 @@
 // The `agent-messaging` command line: a small dispatcher of named commands, each with its own
 // options and help. Add a command by adding an entry to `commands`.
 import { parseArgs } from 'node:util';
-import { checkDemoText, runDemo } from './demo/run-demo.js';
+import { runDemo } from './demo/run-demo.js';
 import { createMockService } from './testing/index.js';
 
 /** One command of the command line. */
@@ -86,11 +86,6 @@ const demo: Command = {
     if (values.help) {
       console.log(this.usage);
       return 0;
-    }
-    const problem = values.text === undefined ? undefined : checkDemoText(values.text);
-    if (problem) {
-      console.error(`--text: ${problem}`);
-      return 2;
     }
     return runDemo(values.text === undefined ? {} : { text: values.text });
   },

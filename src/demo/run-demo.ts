@@ -8,9 +8,8 @@ import { toNodeHandler } from '../node.js';
 import type { Message } from '../schemas/messages.js';
 import type { MockEvent } from '../testing/index.js';
 import { createMockService } from '../testing/index.js';
+import { createBot } from '../webhooks/bot.js';
 import type { Bot } from '../webhooks/bot-types.js';
-import { createDemoBot, demoAnswer } from './demo-bot.js';
-import { bold, cyan, dim, step, write } from './terminal.js';
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -20,12 +19,36 @@ export interface DemoOptions {
   tokenDelayMs?: number;
 }
 
-/** Why the user's text cannot be posted (the service's rule for a user message), or undefined. */
-export function checkDemoText(text: string): string | undefined {
-  if (text.trim() === '') return 'must not be empty';
-  if (text.length > 32_000) return 'must be at most 32000 characters';
-  return undefined;
+/** The answer the demo bot streams back for a user's text. */
+export function demoAnswer(text: string): string {
+  return (
+    `You said "${text}". I am a bot written with agent-messaging: this reply streams to you token by token ` +
+    'over one Streamable HTTP request, and the service echoes every patch it applies, so nothing is lost ' +
+    'and nothing is sent twice.'
+  );
 }
+
+/** The answer a few characters at a time, with a pause, as a language model streams its text. */
+async function* fakeTokens(answer: string, delayMs: number): AsyncGenerator<string> {
+  for (const token of answer.match(/\S+\s*/g) ?? []) {
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    yield token;
+  }
+}
+
+const useColour =
+  typeof process !== 'undefined' &&
+  process.stdout.isTTY === true &&
+  !process.env.NO_COLOR &&
+  process.env.TERM !== 'dumb';
+const paint = (code: string) => (text: string) => (useColour ? `\u001b[${code}m${text}\u001b[0m` : text);
+const [bold, dim, green, cyan] = ['1', '2', '32', '36'].map(paint) as [Paint, Paint, Paint, Paint];
+type Paint = (text: string) => string;
+/** Writes without a newline, so a reply can grow on its line. */
+const write = (text: string) => process.stdout.write(text);
+/** One line of the setup checklist. */
+const step = (label: string, detail: string) =>
+  console.log(`  ${green('✓')} ${label.padEnd(18)} ${dim(detail)}`);
 
 /** The text parts of a message, joined. */
 const textOf = (message: Message) =>
@@ -34,8 +57,9 @@ const textOf = (message: Message) =>
 /** Runs the demo; resolves with the exit code (0 when the reply arrived whole). */
 export async function runDemo(options: DemoOptions = {}): Promise<number> {
   const text = options.text ?? 'What can you do?';
-  const problem = checkDemoText(text);
-  if (problem) throw new Error(`text: ${problem}`); // before anything starts
+  // The service's rule for a user message, checked before anything starts.
+  if (text.trim() === '') throw new Error('text: must not be empty');
+  if (text.length > 32_000) throw new Error('text: must be at most 32000 characters');
   console.log(`\n${bold('agent-messaging demo')} ${dim('- everything runs on this machine, no network')}\n`);
 
   const mock = createMockService();
@@ -64,11 +88,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
     step('agent registered', `${agent.id} (@${agent.handle})`);
     step('user created', `${user.id} (${user.display_name})`);
     step('agent installed', conversationId);
-    bot = createDemoBot({
-      apiKey,
-      webhookSecret,
-      baseUrl: service.baseUrl,
-      tokenDelayMs: options.tokenDelayMs ?? 25,
+    // The demo's bot pipes a fake model's tokens into ctx.reply(), as a bot pipes an LLM's text.
+    bot = createBot({ apiKey, webhookSecret, baseUrl: service.baseUrl });
+    bot.on('message.received', async (ctx) => {
+      await ctx.reply(fakeTokens(demoAnswer(ctx.text), options.tokenDelayMs ?? 25));
     });
     step('bot listening', webhookUrl);
 

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 // Private: the demo is the CLI's command, not a public export; its own modules are what is tested.
-import { demoAnswer } from '../../src/demo/demo-bot.js';
-import { runDemo } from '../../src/demo/run-demo.js';
+import { demoAnswer, runDemo } from '../../src/demo/run-demo.js';
 
 describe('the demo', () => {
   afterEach(() => vi.restoreAllMocks());
