@@ -1,7 +1,7 @@
 // The Vercel AI SDK's `streamText` full stream (`TextStreamPart`s): `text-delta` parts carry the
 // text; `error` and `abort` parts are how it reports a failure (its `textStream` just ends).
 import { endedEarly, failureDetail, ModelStreamError } from './model-stream-error.js';
-import { type Decoder, type ModelStopReason, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
+import { type Decoder, type ModelStopReason, type Piece, record, STEP, str } from './stream-pieces.js';
 
 // The finish reasons (of the whole run, not one step) that end the text before the model was done.
 const CUT_SHORT: Record<string, ModelStopReason> = { length: 'length', 'content-filter': 'content_filter' };
@@ -47,8 +47,6 @@ export function isAiSdkPart(event: Record<string, unknown>): boolean {
  */
 export function aiSdkDecoder(): Decoder {
   const announced = new Set<string>();
-  let wroteText = false;
-  let newStep = false;
   let finished = false;
   const announce = (fields: Record<string, unknown>, out: Piece[]) => {
     const id = str(fields.toolCallId) ?? str(fields.id);
@@ -62,15 +60,11 @@ export function aiSdkDecoder(): Decoder {
       case 'text-delta': {
         // `text` in AI SDK 5 and later; `textDelta` and `delta` in earlier releases.
         const text = str(fields.text) ?? str(fields.textDelta) ?? str(fields.delta);
-        if (!text) return;
-        if (wroteText && newStep) out.push(STEP_BREAK);
-        wroteText = true;
-        newStep = false;
-        out.push(text);
+        if (text) out.push(text);
         return;
       }
       case 'start-step':
-        newStep = true;
+        out.push(STEP);
         return;
       case 'tool-input-start':
       case 'tool-call':

@@ -2,7 +2,7 @@
 // a `MessageStream` (`anthropic.messages.stream()`) also yields: `content_block_delta` events whose
 // `delta` is a `text_delta` carry the text.
 import { endedEarly, failureDetail, ModelStreamError } from './model-stream-error.js';
-import { type Decoder, type ModelStopReason, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
+import { type Decoder, type ModelStopReason, type Piece, record, STEP, str } from './stream-pieces.js';
 
 // The stop reasons that end the text before the model was done.
 const CUT_SHORT: Record<string, ModelStopReason> = {
@@ -33,8 +33,6 @@ export function isAnthropicEvent(event: Record<string, unknown>): boolean {
  * @internal
  */
 export function anthropicDecoder(): Decoder {
-  let wroteText = false;
-  let toolSinceText = false;
   let stopped = false;
   const read = (event: unknown, out: Piece[]) => {
     const fields = record(event) ?? {};
@@ -49,17 +47,16 @@ export function anthropicDecoder(): Decoder {
         const block = record(fields.content_block) ?? {};
         const type = str(block.type) ?? '';
         if (type.endsWith('tool_use')) {
-          toolSinceText = true;
           const id = str(block.id);
-          out.push({ name: str(block.name) ?? type, ...(id ? { id } : {}), source: 'anthropic' });
-        } else if (type === 'text') {
-          text(str(block.text), out);
+          out.push(STEP, { name: str(block.name) ?? type, ...(id ? { id } : {}), source: 'anthropic' });
+        } else if (type === 'text' && str(block.text)) {
+          out.push(block.text as string);
         }
         return;
       }
       case 'content_block_delta': {
         const delta = record(fields.delta) ?? {};
-        if (delta.type === 'text_delta') text(str(delta.text), out);
+        if (delta.type === 'text_delta' && str(delta.text)) out.push(delta.text as string);
         return;
       }
       case 'message_delta': {
@@ -78,12 +75,4 @@ export function anthropicDecoder(): Decoder {
     if (!stopped) throw endedEarly('anthropic', 'message_stop');
   };
   return { read, end };
-
-  function text(value: string | undefined, out: Piece[]) {
-    if (!value) return;
-    if (wroteText && toolSinceText) out.push(STEP_BREAK);
-    wroteText = true;
-    toolSinceText = false;
-    out.push(value);
-  }
 }

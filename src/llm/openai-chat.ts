@@ -1,7 +1,7 @@
 // OpenAI chat-completions streams (`ChatCompletionChunk`s, from `openai.chat.completions.create({
 // stream: true })` or any compatible server): `choices[0].delta.content` is the text.
 import { endedEarly, failureDetail, ModelStreamError } from './model-stream-error.js';
-import { type Decoder, type ModelStopReason, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
+import { type Decoder, type ModelStopReason, type Piece, record, STEP, str } from './stream-pieces.js';
 
 // The finish reasons that end the text before the model was done.
 const CUT_SHORT: Record<string, ModelStopReason> = { length: 'length', content_filter: 'content_filter' };
@@ -22,8 +22,6 @@ export function isChatChunk(event: Record<string, unknown>): boolean {
 export function chatDecoder(): Decoder {
   const announced = new Set<number>();
   let completion: unknown;
-  let wroteText = false;
-  let toolSinceText = false;
   let finished = false;
   const read = (event: unknown, out: Piece[]) => {
     const chunk = record(event) ?? {};
@@ -51,16 +49,11 @@ export function chatDecoder(): Decoder {
       const name = str(record(fields.function)?.name);
       if (name === undefined || announced.has(index)) continue;
       announced.add(index);
-      toolSinceText = true;
       const id = str(fields.id);
-      out.push({ name, ...(id === undefined ? {} : { id }), source: 'openai-chat' });
+      out.push(STEP, { name, ...(id === undefined ? {} : { id }), source: 'openai-chat' });
     }
     const content = str(delta.content) ?? str(delta.refusal);
-    if (!content) return;
-    if (wroteText && toolSinceText) out.push(STEP_BREAK);
-    wroteText = true;
-    toolSinceText = false;
-    out.push(content);
+    if (content) out.push(content);
   };
   const end = () => {
     if (!finished) throw endedEarly('openai-chat', 'a finish_reason');

@@ -1,7 +1,7 @@
 // OpenAI Responses API streams (`openai.responses.create({ stream: true })`): typed events, of
 // which `response.output_text.delta` carries the text.
 import { endedEarly, failureDetail, ModelStreamError } from './model-stream-error.js';
-import { type Decoder, type Piece, record, STEP_BREAK, str } from './stream-pieces.js';
+import { type Decoder, type Piece, record, STEP, str } from './stream-pieces.js';
 
 /** True for a Responses API event. @internal */
 export function isResponsesEvent(event: Record<string, unknown>): boolean {
@@ -16,28 +16,21 @@ export function isResponsesEvent(event: Record<string, unknown>): boolean {
  * @internal
  */
 export function responsesDecoder(): Decoder {
-  let wroteText = false;
-  let toolSinceText = false;
   let finished = false;
   const read = (event: unknown, out: Piece[]) => {
     const fields = record(event) ?? {};
     switch (fields.type) {
       case 'response.output_text.delta': {
         const delta = str(fields.delta);
-        if (!delta) return;
-        if (wroteText && toolSinceText) out.push(STEP_BREAK);
-        wroteText = true;
-        toolSinceText = false;
-        out.push(delta);
+        if (delta) out.push(delta);
         return;
       }
       case 'response.output_item.added': {
         const item = record(fields.item) ?? {};
         const type = str(item.type) ?? '';
         if (!type.endsWith('_call')) return;
-        toolSinceText = true;
         const id = str(item.call_id) ?? str(item.id);
-        out.push({ name: str(item.name) ?? type, ...(id ? { id } : {}), source: 'openai-responses' });
+        out.push(STEP, { name: str(item.name) ?? type, ...(id ? { id } : {}), source: 'openai-responses' });
         return;
       }
       case 'response.completed':

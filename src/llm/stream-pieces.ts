@@ -23,8 +23,14 @@ export interface CutShort {
   cutShort: ModelStopReason;
 }
 
-/** One thing an event says: a piece of text, a tool call, or that the text was cut short. @internal */
-export type Piece = string | ToolCallInfo | CutShort;
+/**
+ * A new step of the model's answer began (after a tool call): its text, if any text came before it,
+ * starts after a blank line. @internal
+ */
+export const STEP = { step: true } as const;
+
+/** One thing an event says: a piece of text, a tool call, a new step, or that the text was cut short. @internal */
+export type Piece = string | ToolCallInfo | CutShort | typeof STEP;
 
 /**
  * Reads the events of one kind of stream. Each call of a factory keeps its own state.
@@ -49,6 +55,3 @@ export function record(value: unknown): Record<string, unknown> | undefined {
 export function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
-
-/** The blank line put between the text of two steps (a tool call between them). @internal */
-export const STEP_BREAK = '\n\n';

@@ -1,10 +1,57 @@
 // toTextStream: any model stream a bot is likely to hold, as plain text deltas. Detected by shape,
-// so the SDK depends on no model package at run time. The checks (text-source.ts) run when the call
-// is made; the decoders (text-pieces.ts) read the stream. A reply (pipe-reply.ts) uses both the same way.
-import { pieces } from './text-pieces.js';
-import { type ModelStreamSource, type TextStreamOptions, textStreamOf } from './text-source.js';
+// so the SDK depends on no model package at run time. The source and options are checked when the
+// call is made (bad input is a ValidationError at once); the stream is read as the text is pulled,
+// by the decoder of the kind its first telling event shows. A reply (pipe-reply.ts) reads its
+// source through here too.
+import { ValidationError } from '../core/errors.js';
+import { annotateActive } from '../telemetry.js';
+import { aiSdkDecoder, isAiSdkPart } from './ai-sdk-parts.js';
+import { anthropicDecoder, isAnthropicEvent } from './anthropic-events.js';
+import { failureDetail, type ModelSourceKind, ModelStreamError } from './model-stream-error.js';
+import { chatDecoder, isChatChunk } from './openai-chat.js';
+import { isResponsesEvent, responsesDecoder } from './openai-responses.js';
+import {
+  type Decoder,
+  type ModelStopReason,
+  type Piece,
+  record,
+  type ToolCallInfo,
+} from './stream-pieces.js';
 
-export type { ModelStreamSource, TextStreamOptions } from './text-source.js';
+/** What toTextStream accepts, in the words of its errors. @internal */
+export const EXPECTED_SOURCES =
+  'an AsyncIterable<string>, an OpenAI chat-completions or Responses stream, an AI SDK streamText result or its fullStream, or an Anthropic MessageStream or its events';
+
+/** Anything toTextStream reads: text chunks, a model SDK's stream, or an AI SDK `streamText` result. */
+export type ModelStreamSource =
+  | AsyncIterable<unknown>
+  | Iterable<string>
+  | { readonly fullStream: AsyncIterable<unknown> };
+
+/** Options of {@link toTextStream}. */
+export interface TextStreamOptions {
+  /**
+   * Called once per tool call the model starts, before its result; the call's text (its
+   * arguments) is never part of the stream. Awaited, so a status line can be posted first.
+   * @example onToolCall: (call) => console.log(`Running ${call.name}…`)
+   */
+  onToolCall?: (call: ToolCallInfo) => unknown;
+  /**
+   * Written after the text when the model stopped before it was done: it reached its output limit
+   * (`max_tokens`, `max_output_tokens`) or a content filter ended it. A reader must be able to tell a
+   * cut answer from a whole one; `''` writes nothing (then tell the user yourself). A model that
+   * stopped so before writing any text is a ModelStreamError.
+   * @default ' … [truncated]'
+   */
+  truncatedNote?: string;
+}
+
+const CONTEXT = 'toTextStream';
+// Each stream a bot can read only once: a second read is a bug that would otherwise show as an
+// empty reply (a generator that is done) or a hang (a MessageStream that already ended).
+const read = new WeakSet<object>();
+
+const invalid = (message: string, field = 'source') => new ValidationError([{ field, message }], CONTEXT);
 
 /**
  * Turns a model stream into its text deltas: `AsyncIterable<string>`; an OpenAI chat-completions
@@ -23,5 +70,220 @@ export function toTextStream(
   source: ModelStreamSource,
   options: TextStreamOptions = {},
 ): AsyncGenerator<string> {
-  return textStreamOf(source, options, pieces);
+  const onToolCall = options?.onToolCall;
+  if (onToolCall !== undefined && typeof onToolCall !== 'function') {
+    throw invalid('must be a function', 'onToolCall');
+  }
+  const truncatedNote = options?.truncatedNote ?? ' … [truncated]';
+  if (typeof truncatedNote !== 'string') throw invalid('must be a string', 'truncatedNote');
+  if (typeof source === 'string') return single(source);
+  const fields = record(source);
+  // An AI SDK result: its full stream says when the model failed, where `textStream` just ends.
+  const stream =
+    fields && 'fullStream' in fields && !(Symbol.asyncIterator in fields) ? fields.fullStream : source;
+  const iterable = record(stream);
+  if (!iterable || !(Symbol.asyncIterator in iterable || Symbol.iterator in iterable)) {
+    throw invalid(`must be ${EXPECTED_SOURCES}`);
+  }
+  if (read.has(iterable) || (iterable as { locked?: unknown }).locked === true) {
+    throw invalid('was already read: a stream can be read once (tee it, or pass the AI SDK result itself)');
+  }
+  if (isMessageStream(iterable) && iterable.ended && !iterable.errored) {
+    throw invalid('is an Anthropic MessageStream that already ended: pass it before reading it');
+  }
+  read.add(iterable);
+  return pieces(iterable as AsyncIterable<unknown> | Iterable<unknown>, onToolCall, truncatedNote);
+}
+
+async function* single(text: string): AsyncGenerator<string> {
+  yield text;
+}
+
+/** The text of `iterable`, its tool calls to `onToolCall`, `truncatedNote` after a cut answer. */
+async function* pieces(
+  iterable: AsyncIterable<unknown> | Iterable<unknown>,
+  onToolCall: TextStreamOptions['onToolCall'],
+  truncatedNote: string,
+): AsyncGenerator<string> {
+  let kind: ModelSourceKind | undefined;
+  let decode: Decoder | undefined;
+  const out: Piece[] = [];
+  const ending: Ending = { wroteText: false, step: false, cutShort: undefined };
+  let index = 0;
+  // An event-emitting stream (Anthropic's MessageStream, openai's runners) hands its iterator only
+  // the events after the iterator is made, never settles one made after it failed, and ends it
+  // quietly when it fails while no read is waiting; its `done()` settles with the failure.
+  const emitter: MessageStreamLike | undefined = isMessageStream(iterable) ? iterable : undefined;
+  let earlier: unknown[] = [];
+  if (emitter) {
+    // Its failure is read first, and what came before is in its snapshot, read in the same tick.
+    if (emitter.errored) await emitter.done();
+    const events = emitter[Symbol.asyncIterator]();
+    earlier = anthropicSnapshot(emitter);
+    iterable = { [Symbol.asyncIterator]: () => events };
+  }
+  try {
+    // Given at once: the model may be slow to send its next event.
+    for (const event of earlier) {
+      if (decode === undefined) ({ kind, decode } = decoderFor(event, 0) ?? {});
+      decode?.read(event, out);
+    }
+    yield* drain(out, onToolCall, ending);
+    for await (const event of iterable) {
+      if (kind === 'text' || (kind === undefined && typeof event === 'string')) {
+        kind = 'text';
+        if (typeof event !== 'string') {
+          throw invalid(
+            `yielded a ${event === null ? 'null' : typeof event} at index ${index} after strings`,
+          );
+        }
+        index += 1;
+        if (event !== '') yield event;
+        continue;
+      }
+      if (decode === undefined) {
+        const chosen = decoderFor(event, index);
+        kind = chosen?.kind;
+        decode = chosen?.decode;
+      } else if (record(event) === undefined) {
+        // A model's events are objects: a string among them is a mixed-up source, not text to drop.
+        throw invalid(`yielded ${describe(event)} at index ${index} among ${kind} events`);
+      }
+      index += 1;
+      decode?.read(event, out);
+      yield* drain(out, onToolCall, ending);
+    }
+    yield* drain(out, onToolCall, ending);
+    // The end is checked, not trusted: an emitter's iterator may have dropped its failure, and any
+    // stream ends quietly on a connection closed early, without the event that closes an answer.
+    await emitter?.done();
+    decode?.end();
+  } catch (error) {
+    // The openai package refuses a second read of its Stream with a plain error: name it as bad input.
+    if (error instanceof Error && error.message.startsWith('Cannot iterate over a consumed stream')) {
+      throw invalid('was already read: a stream can be read once (use its .tee())');
+    }
+    throw error;
+  }
+  if (ending.cutShort === undefined) return;
+  if (!ending.wroteText) {
+    const why = ending.cutShort === 'length' ? 'its output limit' : 'a content filter';
+    throw new ModelStreamError(kind ?? 'text', `the model stopped at ${why} before writing any text`);
+  }
+  if (truncatedNote !== '') yield truncatedNote;
+}
+
+/** How the model's answer ended so far: a stop that cut it short counts only if no text followed. */
+interface Ending {
+  wroteText: boolean;
+  /** A new step began since the last text. */
+  step: boolean;
+  cutShort: ModelStopReason | undefined;
+}
+
+async function* drain(
+  out: Piece[],
+  onToolCall: TextStreamOptions['onToolCall'],
+  ending: Ending,
+): AsyncGenerator<string> {
+  while (out.length > 0) {
+    const piece = out.shift() as Piece;
+    if (typeof piece === 'string') {
+      // The text of two steps is set apart by a blank line, as a person writes two paragraphs.
+      if (ending.step && ending.wroteText) yield '\n\n';
+      ending.wroteText = true;
+      ending.step = false;
+      ending.cutShort = undefined;
+      yield piece;
+    } else if ('step' in piece) ending.step = true;
+    else if ('cutShort' in piece) ending.cutShort = piece.cutShort;
+    else await onToolCall?.(piece);
+  }
+}
+
+/** A decoder for the kind an event shows, or undefined for an event every kind may send (a ping). */
+function decoderFor(event: unknown, index: number): { kind: ModelSourceKind; decode: Decoder } | undefined {
+  const chosen = chooseDecoder(event, index);
+  // The reply's span learns which model system answers (GenAI semantic conventions, where known).
+  if (chosen) annotateActive({ 'gen_ai.provider.name': PROVIDERS[chosen.kind], 'reply.source': chosen.kind });
+  return chosen;
+}
+
+/** The GenAI provider of each kind; an AI SDK stream does not say which provider is behind it. */
+const PROVIDERS: Record<ModelSourceKind, string | undefined> = {
+  'openai-chat': 'openai',
+  'openai-responses': 'openai',
+  anthropic: 'anthropic',
+  'ai-sdk': undefined,
+  text: undefined,
+};
+
+function chooseDecoder(
+  event: unknown,
+  index: number,
+): { kind: ModelSourceKind; decode: Decoder } | undefined {
+  const fields = record(event);
+  if (fields !== undefined) {
+    if (isChatChunk(fields)) return { kind: 'openai-chat', decode: chatDecoder() };
+    if (isResponsesEvent(fields)) return { kind: 'openai-responses', decode: responsesDecoder() };
+    if (isAnthropicEvent(fields)) return { kind: 'anthropic', decode: anthropicDecoder() };
+    if (isAiSdkPart(fields)) return { kind: 'ai-sdk', decode: aiSdkDecoder() };
+    if (fields.type === 'ping') return undefined;
+    // Every kind reports a failure as `{ type: 'error', ... }`: a failure whatever the kind.
+    if (fields.type === 'error') {
+      const error = fields.error ?? fields;
+      throw new ModelStreamError(guessKind(fields), failureDetail(error), error);
+    }
+  }
+  throw invalid(`yielded ${describe(event)} at index ${index}; expected ${EXPECTED_SOURCES}`);
+}
+
+function guessKind(fields: Record<string, unknown>): ModelSourceKind {
+  if ('sequence_number' in fields) return 'openai-responses';
+  if (typeof record(fields.error)?.type === 'string') return 'anthropic';
+  return 'ai-sdk';
+}
+
+/** A short, content-free description of a value, for an error message (no user text in errors). */
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  // A response body's bytes, say `toTextStreamResponse().body`: text, but not yet decoded.
+  if (ArrayBuffer.isView(value)) return 'bytes (decode them, e.g. with TextDecoderStream)';
+  if (typeof value !== 'object') return `a ${typeof value}`;
+  const type = (value as Record<string, unknown>).type;
+  if (typeof type === 'string') return `an object of type '${type.slice(0, 40)}'`;
+  const keys = Object.keys(value).slice(0, 5);
+  return keys.length === 0 ? 'an empty object' : `an object with keys ${keys.join(', ')}`;
+}
+
+/** The parts of @anthropic-ai/sdk's MessageStream relied on, seen by shape: an event emitter whose async iterator yields raw events. */
+interface MessageStreamLike extends AsyncIterable<unknown> {
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  done(): Promise<void>;
+  readonly ended: boolean;
+  readonly errored: boolean;
+  readonly currentMessage?: unknown;
+}
+
+/** True for an Anthropic MessageStream (or anything built like one). */
+function isMessageStream(value: object): value is MessageStreamLike {
+  const fields = value as Record<string, unknown>;
+  return (
+    typeof fields.on === 'function' &&
+    typeof fields.done === 'function' &&
+    typeof fields.ended === 'boolean' &&
+    typeof fields.errored === 'boolean' &&
+    Symbol.asyncIterator in value
+  );
+}
+
+/**
+ * The content a MessageStream received before it was read, as `content_block_start` events: a text
+ * block holds all its text so far, so the events that follow continue it exactly.
+ */
+function anthropicSnapshot(stream: MessageStreamLike): unknown[] {
+  const content = record(stream.currentMessage)?.content;
+  if (!Array.isArray(content)) return [];
+  return content.map((block, index) => ({ type: 'content_block_start', index, content_block: block }));
 }

@@ -7,13 +7,12 @@
 
 import { ValidationError } from '../core/errors.js';
 import { abortedError } from '../core/retry.js';
-import { pieces } from '../llm/text-pieces.js';
 import {
   EXPECTED_SOURCES,
   type ModelStreamSource,
   type TextStreamOptions,
-  textStreamOf,
-} from '../llm/text-source.js';
+  toTextStream,
+} from '../llm/to-text-stream.js';
 import type { ReplyOptions, ReplyResult, StreamBody } from './options.js';
 import type { ReplyApi } from './reply-sinks.js';
 import { startReply } from './reply-start.js';
@@ -42,7 +41,7 @@ export function replySource(
       // Model streams become text here (tool calls go to onToolCall, never into the text): checked
       // and read as toTextStream checks and reads them.
       const options = onToolCall === undefined ? {} : { onToolCall };
-      return textStreamOf(source as ModelStreamSource, options, pieces);
+      return toTextStream(source as ModelStreamSource, options);
     }
   }
   const message = `must be ${EXPECTED_SOURCES}`;
