@@ -55,7 +55,12 @@ export interface BotOptions extends AgentClientOptions {
   concurrency?: 'queue' | 'interrupt' | 'debounce' | 'concurrent';
   /** How long the window of `'debounce'` gathers messages, in milliseconds; 1000 by default. */
   debounceMs?: number;
-  /** A conversation lock's TTL, renewed every third of it while a handler runs; 30000 by default. */
+  /**
+   * How long a conversation's lock, a delivery's in-flight claim and a streamed reply's writer lease
+   * live without a renewal; renewed every second (every third of it when shorter) while held. 4500 by
+   * default: a killed instance's are gone before the service's first retry, 5 s after the failed
+   * delivery, so that retry runs the message. A stall longer than this loses the lock (docs/bot.md).
+   */
   lockTtlMs?: number;
   /**
    * The longest one handler run may take, in milliseconds (10 minutes by default): past it
@@ -138,8 +143,8 @@ export interface BotReplyOptions {
    */
   onToolCall?: (call: ToolCallInfo) => unknown;
   /**
-   * A streamed reply's lease on its key, as `messages.reply` takes it (default 30000): renewed every
-   * third of it while the reply writes; a writer that loses it stops with `reply_lease_lost`.
+   * A streamed reply's lease on its key, as `messages.reply` takes it (default: the bot's `lockTtlMs`):
+   * renewed every third of it while the reply writes; a writer that loses it stops with `reply_lease_lost`.
    * @example writerLeaseMs: 60_000
    */
   writerLeaseMs?: number;

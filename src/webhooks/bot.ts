@@ -20,8 +20,13 @@ import { prepareVerification, verifyPrepared, type WebhookHeaders } from './veri
 /** How long a delivery waits for its handlers before answering 409 (retry later), under the service's 10 s timeout. */
 export const DEFAULT_ACK_TIMEOUT_MS = 8000;
 
-/** How long a conversation's lock lives without a renewal (renewed every third of it while held). */
-export const DEFAULT_LOCK_TTL_MS = 30_000;
+/**
+ * How long a conversation's lock, an in-flight claim and a reply's writer lease live without a
+ * renewal. Under the service's first retry (5 s after a failed delivery), so a killed instance's are
+ * gone by then and that retry runs the message; renewals every second keep a live holder's through a
+ * stall or store pause of up to 3.5 s.
+ */
+export const DEFAULT_LOCK_TTL_MS = 4500;
 /** The longest a handler may run before its signal fires and its conversation moves on. */
 export const DEFAULT_MAX_HANDLER_MS = 10 * 60 * 1000;
 /** How many failed runs of one message are tried before it is given up. */
@@ -72,9 +77,11 @@ export function createBot(options: BotOptions): Bot {
     }
   };
 
+  const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
   const run = createRun({
     client,
     store,
+    writerLeaseMs: lockTtlMs,
     typingRenewMs: options.typingRenewMs,
     dispatch: (ctx) => router.dispatch(ctx),
     addressing: createKindCache(client),
@@ -90,7 +97,7 @@ export function createBot(options: BotOptions): Bot {
     store,
     client,
     nowMs: clock ? () => clock().getTime() : Date.now,
-    leaseMs: options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS,
+    leaseMs: lockTtlMs,
     typingRenewMs: options.typingRenewMs,
     report: (error) => report(error, undefined, undefined),
     warn: (message, fields) => logAt(logger, 'warn', message, fields),
@@ -100,7 +107,7 @@ export function createBot(options: BotOptions): Bot {
     store,
     policy: options.concurrency ?? 'queue',
     // An in-flight claim lives one lock TTL past its last renewal (dedupe.ts says who renews it).
-    lockTtlMs: options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS,
+    lockTtlMs,
     maxHandlerMs: options.maxHandlerMs ?? DEFAULT_MAX_HANDLER_MS,
     debounceMs: options.debounceMs ?? DEFAULT_DEBOUNCE_MS,
     maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,

@@ -48,6 +48,11 @@ export interface ContextReplyDeps {
   signal?: AbortSignal | undefined;
   /** The bot's store, where reply leases and attempt counters live; this process's memory without one. */
   store?: BotStore | undefined;
+  /**
+   * A streamed reply's writer lease unless the reply sets its own: the bot's `lockTtlMs`, so a killed
+   * instance's lease is gone when the service's retry runs the message again.
+   */
+  writerLeaseMs?: number | undefined;
   typingRenewMs: number | undefined;
   /** True while the handler shows typing itself (`ctx.typing()`): the reply then starts none of its own. */
   typingShown?: () => boolean;
@@ -138,6 +143,7 @@ export function createContextReply(deps: ContextReplyDeps): {
         idempotencyKey,
         ...(deps.signal === undefined ? {} : { signal: deps.signal }),
         ...(ledger === undefined ? {} : { ledger }),
+        ...(deps.writerLeaseMs === undefined ? {} : { writerLeaseMs: deps.writerLeaseMs }),
         ...lease,
       });
       if (buttonsKey !== undefined && result.outcome !== 'interrupted') {

@@ -293,6 +293,13 @@ function loseHold(hold: Hold): void {
   if (hold.running) stopRun(hold.running, 'lost');
 }
 
+/**
+ * How often a lock, claim or lease of `ttlMs` is renewed while held: every second, or every third of
+ * the TTL when that is shorter. Several tries fit in the TTL, so a store pause or a stall that holds
+ * up renewals for a few seconds (3.5 s of the default 4.5 s TTL) is ridden out. @internal
+ */
+export const renewalEveryMs = (ttlMs: number) => Math.max(1, Math.floor(Math.min(ttlMs / 3, 1000)));
+
 /** The message id of a delivery, when its event carries one. */
 const messageIdOf = (item: Delivery) => (item.event as Partial<MessageReceivedEvent>).message?.id;
 
@@ -306,7 +313,7 @@ export function createLanes(o: LaneOptions) {
   // handler plus a lock's expiry). Counted from the last enqueue, and from each holder's read that
   // found members left, so a backlog worked through for longer is kept while its holder lives.
   const queueTtlMs = o.maxHandlerMs + 2 * o.lockTtlMs + o.debounceMs;
-  const pollMs = Math.max(1, Math.floor(o.lockTtlMs / 3));
+  const pollMs = renewalEveryMs(o.lockTtlMs);
   // Every run's lifetime under one timer, and every renewal of a lock or a claim under another;
   // neither keeps a Node process alive on its own.
   const lifetimes = createDeadlines(o.maxHandlerMs, false);

@@ -98,6 +98,8 @@ export interface MessageContextDeps {
   store: BotStore;
   /** Whether the message names the agent, and the kind of its conversation. */
   addressing: Addressing;
+  /** A streamed reply's writer lease unless the reply sets its own. */
+  writerLeaseMs: number;
   typingRenewMs: number | undefined;
   /** Whether the bot keeps sessions (`createBot({ session })`); without them `ctx.session` throws. */
   sessions: boolean;
@@ -172,6 +174,7 @@ export function createMessageContext(deps: MessageContextDeps): {
       nextReplyKey,
       signal,
       store,
+      writerLeaseMs: deps.writerLeaseMs,
       typingRenewMs: deps.typingRenewMs,
       typingShown: () => (typingStops?.size ?? 0) > 0,
       warn: typingFailed,
@@ -240,6 +243,8 @@ export function createMessageContext(deps: MessageContextDeps): {
 export interface RunDeps {
   client: AgentClient;
   store: BotStore;
+  /** A streamed reply's writer lease unless the reply sets its own: the bot's `lockTtlMs`. */
+  writerLeaseMs: number;
   typingRenewMs: number | undefined;
   dispatch(ctx: EventContext): Promise<void>;
   /** At once when known, a promise when the service must be asked. */
@@ -281,6 +286,7 @@ export function createRun(deps: RunDeps) {
           ? [received.message]
           : items.map((item) => (item.event as MessageReceivedEvent).message),
       addressing: known instanceof Promise ? await known : known,
+      writerLeaseMs: deps.writerLeaseMs,
       typingRenewMs: deps.typingRenewMs,
       // Sessions are the one `around` step: without it no state is loaded, and ctx.session says so.
       sessions: deps.around !== undefined,

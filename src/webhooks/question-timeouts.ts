@@ -13,6 +13,7 @@ import { idempotencyKeyFor } from '../core/idempotency.js';
 import type { BotStore } from '../store/bot-store.js';
 import type { BotReplyOptions } from './bot-types.js';
 import { createContextReply } from './context-reply.js';
+import { renewalEveryMs } from './lanes.js';
 import { BY_TIMEOUT, type Ending, endMarked, type QuestionStore } from './question-store.js';
 import type { AskOptions, QuestionDefinition, QuestionTimeoutContext } from './questions.js';
 
@@ -66,6 +67,7 @@ export function createTimeouts(deps: TimeoutDeps) {
       },
       signal,
       store: deps.store,
+      writerLeaseMs: deps.leaseMs,
       typingRenewMs: deps.typingRenewMs,
       warn: (error) => deps.warn('a typing call failed', { questionId: ending.questionId, error }),
     });
@@ -102,7 +104,7 @@ export function createTimeouts(deps: TimeoutDeps) {
         else controller.abort(new Error('The question timeout was taken over by another instance.'));
       });
     };
-    const timer = setInterval(renew, deps.leaseMs / 3);
+    const timer = setInterval(renew, renewalEveryMs(deps.leaseMs));
     (timer as { unref?: () => void }).unref?.();
     let failed = false;
     try {
