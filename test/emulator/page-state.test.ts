@@ -11,6 +11,7 @@ import {
   MAX_LOG,
   messagesOf,
   type PageState,
+  questionsOf,
   typingIn,
 } from '../../src/testing/emulator/page/state.js';
 
@@ -26,7 +27,12 @@ function pageState(snapshot: Parameters<typeof applySnapshot>[1]): PageState {
 /** The part of a state a snapshot decides (the clock offset depends on when it is read). */
 const contents = ({ offsetMs: _offset, typing: _typing, ...rest }: PageState) => rest;
 
-const message = (id: string, sequence: number, sender = 'usr_1'): MockEvent => ({
+const message = (
+  id: string,
+  sequence: number,
+  sender = 'usr_1',
+  metadata?: Record<string, unknown>,
+): MockEvent => ({
   type: 'message.created',
   conversation_id: 'cnv_1',
   message: {
@@ -37,6 +43,7 @@ const message = (id: string, sequence: number, sender = 'usr_1'): MockEvent => (
     status: 'sent',
     created_at: new Date(NOW).toISOString(),
     parts: [{ part_index: 0, type: 'text', text: id }],
+    metadata: metadata ?? null,
   },
 });
 
@@ -150,6 +157,37 @@ describe('the emulator page state', () => {
     state.offsetMs = 0;
     applyEvent(state, message('msg_1', 1, 'agt_1'), NOW);
     expect(typingIn(state, 'cnv_1', NOW)).toEqual([]);
+  });
+
+  it("reads questions from the metadata of the agent's messages: pending, re-asked, ended, replaced", () => {
+    const state = createState();
+    applyEvent(state, conversation(null), NOW);
+    const asks = { question: { name: 'confirm', timeout_ms: 60_000 } };
+    // A message that asks or ends a question redraws the conversation: its earlier messages read anew.
+    expect(applyEvent(state, message('msg_1', 1, 'agt_1', asks), NOW).messages).toBe('all');
+    applyEvent(state, message('msg_2', 2, 'agt_1', { question: { id: 'msg_1', name: 'confirm' } }), NOW);
+    applyEvent(state, message('msg_3', 3, 'agt_1', { question: 'not ours' }), NOW);
+    const read = () => {
+      const questions = questionsOf(state.conversations.get('cnv_1')!);
+      return [...questions].map(([id, q]) => [id, q.id, q.status, q.deadlineMs]);
+    };
+    expect(read()).toEqual([
+      ['msg_1', 'msg_1', 'pending', NOW + 60_000],
+      ['msg_2', 'msg_1', 'pending', NOW + 60_000],
+    ]);
+    // A newer question replaces the pending one; a run's end names its question and outcome.
+    applyEvent(state, message('msg_4', 4, 'agt_1', { question: { name: 'why' } }), NOW);
+    expect(read().map(([id, , status]) => [id, status])).toEqual([
+      ['msg_1', 'replaced'],
+      ['msg_2', 'replaced'],
+      ['msg_4', 'pending'],
+    ]);
+    applyEvent(
+      state,
+      message('msg_5', 5, 'agt_1', { question_end: { id: 'msg_4', outcome: 'timed_out' } }),
+      NOW,
+    );
+    expect(read().at(-1)).toEqual(['msg_4', 'msg_4', 'timed_out', undefined]);
   });
 
   it(`keeps the latest ${MAX_LOG} requests and deliveries`, () => {

@@ -2,7 +2,7 @@
 // as they change, so a streamed reply grows in place), and the "post as" choice.
 import { byId, fill, h } from './dom.js';
 import { type MessageActions, messageItem } from './message.js';
-import { messagesOf, type PageConversation, titleOf, typingIn, usersOf } from './state.js';
+import { messagesOf, type PageConversation, questionsOf, titleOf, typingIn, usersOf } from './state.js';
 import { store } from './store.js';
 
 const drawn = { conversationId: null as string | null, items: new Map<string, HTMLLIElement>() };
@@ -72,13 +72,14 @@ export function drawChat(
   drawTyping(conversation.id);
   let added = false;
   let previous: HTMLLIElement | null = null;
+  const questions = questionsOf(conversation);
   for (const message of messagesOf(conversation)) {
     const old = drawn.items.get(message.id);
     if (old && !fresh && changed !== 'all' && !changed.has(message.id)) {
       previous = old;
       continue;
     }
-    const item = messageItem(message, actions);
+    const item = messageItem(message, actions, questions.get(message.id));
     if (old) old.replaceWith(item);
     else if (previous) previous.after(item);
     else list.prepend(item);

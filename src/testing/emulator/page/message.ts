@@ -1,9 +1,9 @@
 // One message as the page draws it: its parts (text, quick replies, files, consent cards), its state
 // (streaming, unsent), receipts and reactions. `actions` are the page's handlers.
-import type { Message, MessagePart } from '../../../schemas/messages.js';
-import type { MockInvite } from '../../../schemas/mock-events.js';
+import type { MessagePart } from '../../../schemas/messages.js';
+import type { MockMessage as Message, MockInvite } from '../../../schemas/mock-events.js';
 import { bytes, clockTime, duration, h } from './dom.js';
-import { mockNow, nameOf } from './state.js';
+import { mockNow, nameOf, type PageQuestion } from './state.js';
 import { store } from './store.js';
 
 /** What a drawn message can do. */
@@ -86,7 +86,30 @@ function consentCard(invite: MockInvite, actions: MessageActions) {
   );
 }
 
-function actionsPart(part: MessagePart, message: Message, actions: MessageActions) {
+/** How a question's end reads. */
+const ENDED: Record<string, string> = {
+  answered: 'answered',
+  timed_out: 'timed out',
+  gave_up: 'given up after bad answers',
+  cancelled: 'cancelled',
+  replaced: 'replaced by a newer question',
+};
+
+/** The line under a question: pending (until when), or how it ended. */
+function questionLine({ status, deadlineMs }: PageQuestion) {
+  if (status !== 'pending') return h('div.question', h('span.badge.badge-ended', ENDED[status] ?? status));
+  const at = deadlineMs === undefined ? '' : clockTime(new Date(deadlineMs).toISOString());
+  const left = deadlineMs === undefined ? 0 : (deadlineMs - mockNow(store)) / 1000;
+  const when =
+    deadlineMs === undefined
+      ? 'no timeout'
+      : left > 0
+        ? `times out at ${at} (in ${duration(left)})`
+        : `past its deadline at ${at}: the bot's timeout ends it`;
+  return h('div.question', h('span.badge.badge-pending', 'waiting for an answer'), h('span', when));
+}
+
+function actionsPart(part: MessagePart, message: Message, actions: MessageActions, closed: boolean) {
   const list = (part.actions ?? []) as QuickReply[];
   const consent = list.length === 1 && CONSENT.exec(list[0]?.behavior?.value ?? '');
   const invite = consent && store.invites.get(consent[1] ?? '');
@@ -98,7 +121,8 @@ function actionsPart(part: MessagePart, message: Message, actions: MessageAction
       {
         type: 'button',
         title: postback && `Sends the postback “${postback}”`,
-        disabled: !postback,
+        // A question's buttons answer it only while it waits.
+        disabled: !postback || closed,
         'data-action-id': actionId,
         'data-postback': postback,
         onclick: () => actionId && actions.click(message.conversation_id, message.id, actionId),
@@ -109,7 +133,13 @@ function actionsPart(part: MessagePart, message: Message, actions: MessageAction
   return h('div.quick-replies', { role: 'group', 'aria-label': 'Quick replies' }, list.map(button));
 }
 
-function partOf(part: MessagePart, message: Message, actions: MessageActions, lastText: number) {
+function partOf(
+  part: MessagePart,
+  message: Message,
+  actions: MessageActions,
+  lastText: number,
+  closed: boolean,
+) {
   switch (part.type) {
     case 'text': {
       const streaming = message.status === 'streaming' && part.part_index === lastText;
@@ -117,7 +147,7 @@ function partOf(part: MessagePart, message: Message, actions: MessageActions, la
       return h('p.part-text', { class: streaming && 'growing' }, part.text ?? '', caret);
     }
     case 'actions':
-      return actionsPart(part, message, actions);
+      return actionsPart(part, message, actions, closed);
     case 'file':
     case 'image':
       return filePart(part);
@@ -146,8 +176,12 @@ function reactions(message: Message) {
   return list.length > 0 && h('ul.reactions', { 'aria-label': 'Reactions' }, list.map(item));
 }
 
-/** The list item of one message. */
-export function messageItem(message: Message, actions: MessageActions): HTMLLIElement {
+/** The list item of one message; `question` when it asks one (or asks it again). */
+export function messageItem(
+  message: Message,
+  actions: MessageActions,
+  question?: PageQuestion,
+): HTMLLIElement {
   const { status, fallback_text: fallback, revision } = message;
   const deleted = status === 'deleted';
   const parts = message.parts ?? [];
@@ -155,6 +189,7 @@ export function messageItem(message: Message, actions: MessageActions): HTMLLIEl
   const lastText = textParts.at(-1)?.part_index ?? -1;
   const joined = textParts.map((part) => part.text ?? '').join('\n');
   const from = isAgent(message.sender.id) ? 'from-agent' : 'from-user';
+  const closed = question !== undefined && question.status !== 'pending';
   return h(
     'li.msg',
     {
@@ -162,14 +197,17 @@ export function messageItem(message: Message, actions: MessageActions): HTMLLIEl
       'data-message-id': message.id,
       'data-status': status,
       'data-sender': message.sender.id,
+      'data-question-id': question?.id,
+      'data-question-status': question?.status,
     },
     h('div.msg-sender', nameOf(store, message.sender.id)),
     h(
       'div.bubble',
       deleted
         ? h('p.tombstone', 'This message was unsent.')
-        : parts.map((part) => partOf(part, message, actions, lastText)),
+        : parts.map((part) => partOf(part, message, actions, lastText, closed)),
     ),
+    !deleted && question && questionLine(question),
     !deleted &&
       fallback &&
       fallback !== joined &&

@@ -1,7 +1,6 @@
 // What the page knows: a copy of the mock's state, filled from GET /_mock/state and kept current by
 // the events of GET /_mock/events. No DOM, no timers, no globals: the reducer changes only the state
 // it is given and answers what changed, so the page redraws only that (and vitest tests it as is).
-import type { Message } from '../../../schemas/messages.js';
 import type { Delivery, RequestLogEntry } from '../../../schemas/mock-control.js';
 import type * as Mock from '../../../schemas/mock-events.js';
 
@@ -9,7 +8,7 @@ import type * as Mock from '../../../schemas/mock-events.js';
 export const MAX_LOG = 300;
 
 /** A conversation with its messages by id. */
-export type PageConversation = Mock.MockConversation & { messages: Map<string, Message> };
+export type PageConversation = Mock.MockConversation & { messages: Map<string, Mock.MockMessage> };
 
 /** An empty copy of the mock, as the page keeps it. */
 export function createState() {
@@ -49,7 +48,7 @@ function setNow(state: PageState, iso: string, now: number): void {
 }
 
 function putConversation(state: PageState, view: Mock.MockConversation): void {
-  const messages = state.conversations.get(view.id)?.messages ?? new Map<string, Message>();
+  const messages = state.conversations.get(view.id)?.messages ?? new Map<string, Mock.MockMessage>();
   state.conversations.set(view.id, { ...view, messages });
 }
 
@@ -97,8 +96,15 @@ function messageEvent(state: PageState, event: EventOf<'message.created' | 'mess
   state.conversations.get(event.conversation_id)?.messages.set(event.message.id, event.message);
   // A message from an agent ends its typing, as a real app shows it.
   state.typing.delete(`${event.conversation_id}|${event.message.sender.id}`);
+  // A message that asks or ends a question changes how the question's earlier messages read.
+  const { metadata } = event.message;
+  const asks = metadata?.question !== undefined || metadata?.question_end !== undefined;
   // The conversation list shows the last message.
-  return { lists: true, conversation: event.conversation_id, messages: new Set([event.message.id]) };
+  return {
+    lists: true,
+    conversation: event.conversation_id,
+    messages: asks ? ('all' as const) : new Set([event.message.id]),
+  };
 }
 
 // One reducer per event type of the mock's feed: the compiler checks that none is missing, and the
@@ -172,6 +178,51 @@ export const usersOf = (conversation: Mock.MockConversation) =>
 /** Conversations, newest first. */
 export const conversationsOf = (state: PageState) =>
   [...state.conversations.values()].sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
+
+/** A question as the page reads it from the metadata of its agent's messages (docs/bot.md). */
+export interface PageQuestion {
+  /** The id of the message that asked it. */
+  id: string;
+  name: string;
+  /** `pending`, a `question_end` outcome (`answered`, `timed_out`, ...), or `replaced` by a newer one. */
+  status: string;
+  /** When it times out, on the mock's clock: `timeout_ms` after the message that asked it. */
+  deadlineMs?: number;
+}
+
+/** An object, or undefined: metadata is whatever the agent sent. */
+const objectOr = (value: unknown) =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+
+/** The questions of a conversation, by the id of each message that asks one (the question and its re-asks). */
+export function questionsOf(conversation: PageConversation): Map<string, PageQuestion> {
+  const byMessage = new Map<string, PageQuestion>();
+  let latest: PageQuestion | undefined;
+  for (const message of messagesOf(conversation)) {
+    const end = objectOr(message.metadata?.question_end);
+    const ended = typeof end?.id === 'string' ? byMessage.get(end.id) : undefined;
+    if (ended && typeof end?.outcome === 'string') ended.status = end.outcome;
+    const asks = objectOr(message.metadata?.question);
+    if (typeof asks?.name !== 'string') continue;
+    if (typeof asks.id === 'string') {
+      // A re-ask: its buttons answer the question it names.
+      const asked = byMessage.get(asks.id);
+      if (asked) byMessage.set(message.id, asked);
+      continue;
+    }
+    // One question per conversation: a newer one replaces the one still pending.
+    if (latest?.status === 'pending') latest.status = 'replaced';
+    const timeout = asks.timeout_ms;
+    latest = {
+      id: message.id,
+      name: asks.name,
+      status: 'pending',
+      ...(typeof timeout === 'number' ? { deadlineMs: Date.parse(message.created_at) + timeout } : {}),
+    };
+    byMessage.set(message.id, latest);
+  }
+  return byMessage;
+}
 
 /** Who is typing in a conversation at `now` (this machine's clock), by name. */
 export function typingIn(state: PageState, conversationId: string, now = Date.now()): string[] {
