@@ -43,6 +43,7 @@ import { type MessageReceivedEvent, parseWebhookEvent, type WebhookEvent } from 
 import type { BotStore, StoreLock } from '../store/bot-store.js';
 import type { AdmitRequest, SettleRequest } from '../store/compound.js';
 import { claimOnce, composeAdmit, composeSettle } from '../store/compound.js';
+import { StoreUnavailableError } from '../store/store-error.js';
 import type { DeliveryTrace } from './delivery.js';
 import { MessageGivenUpError } from './given-up-error.js';
 import { createDeadlines, type Deadline, type Deadlines } from './timers.js';
@@ -300,6 +301,14 @@ function loseHold(hold: Hold): void {
  */
 export const renewalEveryMs = (ttlMs: number) => Math.max(1, Math.floor(Math.min(ttlMs / 3, 1000)));
 
+/** True when `error`, or an error in its `cause` chain, is the bot store's failure. */
+function causedByStore(error: unknown): boolean {
+  for (let at = error, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth += 1) {
+    if (StoreUnavailableError.is(at)) return true;
+  }
+  return false;
+}
+
 /** The message id of a delivery, when its event carries one. */
 const messageIdOf = (item: Delivery) => (item.event as Partial<MessageReceivedEvent>).message?.id;
 
@@ -458,6 +467,14 @@ export function createLanes(o: LaneOptions) {
       ...(ended === 'overdue' ? { overdue: true } : {}),
     });
     try {
+      if (!ok && causedByStore(failure)) {
+        // The store failed under the handler (a reply's lease, a session): not the message's fault, so
+        // no attempt is counted and it stays at the head of its queue for the next holder, as a lost
+        // lock leaves it; its claim is freed for the service's retry.
+        for (const item of items) await releaseClaim(store, item.webhookId);
+        debug?.('run failed on the store: left queued', { webhookId: last?.webhookId });
+        return 'store_failed';
+      }
       if (!ok) {
         // A shutdown is not the message's failure: it is left for the retry, never given up.
         const given =

@@ -1,7 +1,13 @@
 // A bot wired to the mock service in process: the bot's client calls the mock through `mock.fetch`,
 // and the mock's webhook deliveries go to `bot.fetch`, or into a list the test replays by hand.
 
-import { type BotOptions, type BotStore, createBot, createMemoryStore } from 'agent-messaging';
+import {
+  type BotOptions,
+  type BotStore,
+  createBot,
+  createMemoryStore,
+  StoreUnavailableError,
+} from 'agent-messaging';
 import { createMockService, signWebhook } from 'agent-messaging/testing';
 import { expect } from 'vitest';
 
@@ -170,7 +176,10 @@ export function flakyStore() {
     get(target, name: keyof BotStore) {
       const method = target[name] as (...args: unknown[]) => unknown;
       return (...args: unknown[]) => {
-        if (failing.has(name)) return Promise.reject(new Error(`store down (${String(name)})`));
+        if (failing.has(name)) {
+          // What a real store throws when its backend is unreachable (the Redis store's error).
+          return Promise.reject(new StoreUnavailableError(String(name), 'store down'));
+        }
         return method.apply(target, args);
       };
     },

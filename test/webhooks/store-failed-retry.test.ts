@@ -44,4 +44,37 @@ describe('a store that fails after the handler ran', () => {
     expect(sends[1]?.headers['idempotency-key']).toBe(sends[0]?.headers['idempotency-key']);
     expect((await loop.agentMessages()).map((message) => message.fallback_text)).toEqual(['Echo: hello']);
   });
+
+  it('a run that failed on the store stays at the head of its queue: the next holder runs it before the next message', async () => {
+    const { store, failing } = flakyStore();
+    const loop = await createLoop({ store, lockTtlMs: 1500 });
+    const seen: string[] = [];
+    loop.bot.on('message.received', async (ctx) => {
+      seen.push(ctx.text);
+      if (seen.length === 1) failing.add('acquireLock'); // the streamed reply's lease: Redis restarting
+      try {
+        await ctx.reply(
+          (async function* () {
+            yield `Echo: ${ctx.text}`;
+          })(),
+        );
+      } finally {
+        failing.clear();
+      }
+    });
+    loop.bot.onError(() => undefined);
+    await loop.post('one'); // 503: the store failed under the handler
+    // The holder that failed lets its lock expire (1.5 s); 'two' then takes it and finds 'one' first.
+    await loop.post('two');
+    await loop.bot.idle();
+    expect(seen).toEqual(['one', 'one', 'two']);
+    await loop.mock.clock.advance(6); // the retry of 'one': already handled
+    await loop.mock.idle();
+    const answers = loop.mock.deliveries.filter((d) => d.type === 'message.received').map((d) => d.status);
+    expect(answers).toEqual([503, 200, 200]);
+    expect((await loop.agentMessages()).map((message) => message.fallback_text)).toEqual([
+      'Echo: one',
+      'Echo: two',
+    ]);
+  });
 });
