@@ -1,12 +1,11 @@
 // What streaming calls take: their options and the send shape they start with, checked (bad input
 // is a ValidationError before sending), and the start's Idempotency-Key.
-import type * as z from 'zod/mini';
+import * as z from 'zod/mini';
 import { ValidationError } from '../core/errors.js';
 import { idempotencyKeyFor, randomIdempotencyKey } from '../core/idempotency.js';
 import type { RequestOptions } from '../core/options.js';
-import { checkRequestOptions, parseInput } from '../core/validate.js';
+import { count, parseInput, RequestOptionsSchema } from '../core/validate.js';
 import { AGENT_SEND_SCHEMA } from '../schemas/common.js';
-import type { FieldIssue } from '../schemas/issues.js';
 import { type MessageStatus, SendMessageRequest } from '../schemas/messages.js';
 import { DEFAULT_COALESCE, DEFAULT_INTERRUPTED_NOTE } from './defaults.js';
 import { defaultLedger } from './reply-lease.js';
@@ -122,71 +121,31 @@ export interface CheckedReplyOptions {
   progressTimeoutMs: number;
 }
 
-const positiveInt = (value: unknown) => typeof value === 'number' && Number.isInteger(value) && value > 0;
+const ReplyOptionsSchema = z.extend(RequestOptionsSchema, {
+  transport: z.optional(z.enum(['auto', 'stream', 'append'])),
+  eventId: z.optional(z.string().check(z.regex(/\S/, { error: 'must be a non-blank string' }))),
+  coalesce: z.optional(z.object({ chars: z.optional(count(1)), ms: z.optional(count(1)) })),
+  streamedBodies: z.optional(z.boolean()),
+  idleTimeoutMs: z.optional(count(1)),
+  interruptedNote: z.optional(z.string().check(z.maxLength(200))),
+  ledger: z.optional(
+    z.custom<ReplyLedger>((value) => typeof (value as ReplyLedger | null)?.acquire === 'function', {
+      error: 'must be a ReplyLedger (acquire, renew, release, attempt, giveUp)',
+    }),
+  ),
+  writerWaitMs: z.optional(count(0)),
+  writerLeaseMs: z.optional(count(1)),
+  progressTimeoutMs: z.optional(count(1)),
+});
 
 /** Checks the options of a streaming call; throws a ValidationError naming each bad option. @internal */
 export function checkReplyOptions(options: ReplyOptions | undefined, context: string): CheckedReplyOptions {
-  const {
-    transport,
-    eventId,
-    coalesce,
-    streamedBodies,
-    idleTimeoutMs,
-    interruptedNote,
-    ledger,
-    writerWaitMs,
-    writerLeaseMs,
-    progressTimeoutMs,
-    ...request
-  } = options ?? {};
-  checkRequestOptions(request, context);
-  const issues: FieldIssue[] = [];
-  if (transport !== undefined && transport !== 'auto' && transport !== 'stream' && transport !== 'append') {
-    issues.push({ field: 'transport', message: "must be 'auto', 'stream' or 'append'" });
-  }
-  if (eventId !== undefined && (typeof eventId !== 'string' || eventId.trim() === '')) {
-    issues.push({ field: 'eventId', message: 'must be a non-blank string' });
-  }
-  if (coalesce !== undefined && (typeof coalesce !== 'object' || coalesce === null)) {
-    issues.push({ field: 'coalesce', message: 'must be an object' });
-  }
-  if (coalesce?.chars !== undefined && !positiveInt(coalesce.chars)) {
-    issues.push({ field: 'coalesce.chars', message: 'must be a positive integer' });
-  }
-  if (coalesce?.ms !== undefined && !positiveInt(coalesce.ms)) {
-    issues.push({ field: 'coalesce.ms', message: 'must be a positive integer' });
-  }
-  if (streamedBodies !== undefined && typeof streamedBodies !== 'boolean') {
-    issues.push({ field: 'streamedBodies', message: 'must be a boolean' });
-  }
-  if (idleTimeoutMs !== undefined && !positiveInt(idleTimeoutMs)) {
-    issues.push({ field: 'idleTimeoutMs', message: 'must be a positive integer' });
-  }
-  if (
-    interruptedNote !== undefined &&
-    (typeof interruptedNote !== 'string' || interruptedNote.length > 200)
-  ) {
-    issues.push({ field: 'interruptedNote', message: 'must be a string of at most 200 characters' });
-  }
-  if (
-    ledger !== undefined &&
-    (typeof ledger !== 'object' || ledger === null || typeof ledger.acquire !== 'function')
-  ) {
-    issues.push({
-      field: 'ledger',
-      message: 'must be a ReplyLedger (acquire, renew, release, attempt, giveUp)',
-    });
-  }
-  if (writerWaitMs !== undefined && !(positiveInt(writerWaitMs) || writerWaitMs === 0)) {
-    issues.push({ field: 'writerWaitMs', message: 'must be a non-negative integer' });
-  }
-  if (writerLeaseMs !== undefined && !positiveInt(writerLeaseMs)) {
-    issues.push({ field: 'writerLeaseMs', message: 'must be a positive integer' });
-  }
-  if (progressTimeoutMs !== undefined && !positiveInt(progressTimeoutMs)) {
-    issues.push({ field: 'progressTimeoutMs', message: 'must be a positive integer' });
-  }
-  if (issues.length > 0) throw new ValidationError(issues, context);
+  const { transport, eventId, coalesce, interruptedNote, ledger, ...rest } = parseInput(
+    ReplyOptionsSchema,
+    options ?? {},
+    context,
+  );
+  const { streamedBodies, idleTimeoutMs, writerWaitMs, writerLeaseMs, progressTimeoutMs, ...request } = rest;
   return {
     request,
     transport: transport ?? 'auto',
