@@ -1,14 +1,17 @@
 // ctx.history(): the conversation up to and with the run's messages, paged with the history
 // iterator, as model messages.
-import { ValidationError } from '../core/errors.js';
+import * as z from 'zod/mini';
+import { count, parseInput } from '../core/validate.js';
 import type { ListMessagesQuery } from '../schemas/conversations.js';
 import type { Message } from '../schemas/messages.js';
 import { type FileUrlResolver, turnsOf } from './conversation-turns.js';
 import type { ModelMessageFormat, ModelMessageFormats } from './model-formats.js';
-import { modelMessagesIssues, writeTurns } from './model-messages.js';
+import { MODEL_MESSAGES_OPTIONS, writeTurns } from './model-messages.js';
 
 /** Messages `ctx.history()` reads when no `limit` is given. */
 export const DEFAULT_HISTORY_LIMIT = 50;
+
+const HistoryOptionsSchema = z.object({ ...MODEL_MESSAGES_OPTIONS, limit: z.optional(count(1)) });
 
 /** Options of `ctx.history()`. */
 export interface HistoryOptions<F extends ModelMessageFormat = ModelMessageFormat> {
@@ -49,11 +52,8 @@ export async function conversationHistory<F extends ModelMessageFormat>(
   anchor: HistoryAnchor,
   options: HistoryOptions<F>,
 ): Promise<ModelMessageFormats[F][]> {
-  const issues = modelMessagesIssues(options);
-  const limit = options?.limit ?? DEFAULT_HISTORY_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1)
-    issues.push({ field: 'limit', message: 'must be a positive integer' });
-  if (issues.length > 0) throw new ValidationError(issues, 'ctx.history');
+  parseInput(HistoryOptionsSchema, options, 'ctx.history');
+  const limit = options.limit ?? DEFAULT_HISTORY_LIMIT;
   const { format, maxChars, fileUrl } = options;
   const { batch, agentId } = anchor;
   const first = Math.min(...batch.map((message) => message.sequence));

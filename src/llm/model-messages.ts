@@ -1,6 +1,8 @@
 // toModelMessages: a conversation's messages as the messages a model API takes.
+
+import * as z from 'zod/mini';
 import { ValidationError } from '../core/errors.js';
-import type { FieldIssue } from '../schemas/issues.js';
+import { count, fn, parseInput } from '../core/validate.js';
 import type { Message } from '../schemas/messages.js';
 import { type FileUrlResolver, type Turn, turnsOf, withinChars } from './conversation-turns.js';
 import {
@@ -31,23 +33,17 @@ export interface ModelMessagesOptions<F extends ModelMessageFormat = ModelMessag
   fileUrl?: FileUrlResolver;
 }
 
-const positiveInt = (value: unknown) => typeof value === 'number' && Number.isInteger(value) && value > 0;
+/** The options toModelMessages and ctx.history share, checked. @internal */
+export const MODEL_MESSAGES_OPTIONS = {
+  format: z.enum(FORMATS),
+  maxChars: z.optional(count(1)),
+  fileUrl: z.optional(fn<FileUrlResolver>()),
+};
 
-/** Checks the options shared by toModelMessages and ctx.history. @internal */
-export function modelMessagesIssues(options: Partial<ModelMessagesOptions> | undefined): FieldIssue[] {
-  const issues: FieldIssue[] = [];
-  const { format, maxChars, fileUrl } = options ?? {};
-  if (!FORMATS.includes(format as ModelMessageFormat)) {
-    issues.push({ field: 'format', message: "must be 'openai', 'ai-sdk' or 'anthropic'" });
-  }
-  if (maxChars !== undefined && !positiveInt(maxChars)) {
-    issues.push({ field: 'maxChars', message: 'must be a positive integer' });
-  }
-  if (fileUrl !== undefined && typeof fileUrl !== 'function') {
-    issues.push({ field: 'fileUrl', message: 'must be a function' });
-  }
-  return issues;
-}
+const ModelMessagesOptionsSchema = z.object({
+  agentId: z.string().check(z.regex(/\S/, { error: 'must be the agent id (a non-empty string)' })),
+  ...MODEL_MESSAGES_OPTIONS,
+});
 
 /**
  * A conversation's messages as model messages, oldest first (whatever order they come in): the
@@ -66,13 +62,13 @@ export function toModelMessages<F extends ModelMessageFormat>(
   messages: readonly Message[],
   options: ModelMessagesOptions<F>,
 ): ModelMessageFormats[F][] {
-  const issues = modelMessagesIssues(options);
-  if (typeof options?.agentId !== 'string' || options.agentId.trim() === '') {
-    issues.unshift({ field: 'agentId', message: 'must be the agent id (a non-empty string)' });
+  if (!Array.isArray(messages)) {
+    throw new ValidationError(
+      [{ field: 'messages', message: 'must be an array of Messages' }],
+      'toModelMessages',
+    );
   }
-  if (!Array.isArray(messages))
-    issues.unshift({ field: 'messages', message: 'must be an array of Messages' });
-  if (issues.length > 0) throw new ValidationError(issues, 'toModelMessages');
+  parseInput(ModelMessagesOptionsSchema, options, 'toModelMessages');
   const turns = turnsOf(messages, options.agentId, options.fileUrl, 'toModelMessages');
   return writeTurns(turns, options.format, options.maxChars);
 }
