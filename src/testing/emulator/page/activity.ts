@@ -36,35 +36,23 @@ function requestRow({ method, path, query, headers, body }: RequestLogEntry) {
   );
 }
 
-// Logs only grow (and drop their oldest past a cap), so new rows are prepended and rows already drawn
-// stay, with any <details> a person opened still open. A new array (a snapshot) redraws from scratch.
-const drawn = new Map<string, { entries: readonly object[]; rows: Map<object, Element> }>();
+// Each entry's row is made once and kept, so a redraw moves the rows already drawn (any <details> a
+// person opened stays open) and makes only the new ones; a row whose entry left the log goes with it.
+const rows = new WeakMap<object, Element>();
 
 function drawLog<T extends object>(name: string, entries: readonly T[], row: (entry: T) => Element) {
-  const list = byId(name);
-  let state = drawn.get(name);
-  if (!state || state.entries !== entries) {
-    state = { entries, rows: new Map() };
-    drawn.set(name, state);
-    list.replaceChildren();
-  }
-  for (const entry of entries) {
-    if (state.rows.has(entry)) continue;
-    const item = row(entry);
-    state.rows.set(entry, item);
-    list.prepend(item);
-  }
-  const kept = new Set<object>(entries);
-  for (const [entry, item] of state.rows) {
-    if (kept.has(entry)) continue;
-    item.remove();
-    state.rows.delete(entry);
-  }
+  const items = entries.map((entry) => {
+    const item = rows.get(entry) ?? row(entry);
+    rows.set(entry, item);
+    return item;
+  });
+  // Newest first.
+  byId(name).replaceChildren(...items.reverse());
   byId(`${name}-count`).textContent = String(entries.length);
   byId(`${name}-empty`).hidden = entries.length > 0;
 }
 
-/** Draws what is new in both logs. */
+/** Draws both logs. */
 export function drawActivity() {
   drawLog('deliveries', store.deliveries, deliveryRow);
   drawLog('requests', store.requests, requestRow);
