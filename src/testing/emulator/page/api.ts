@@ -17,13 +17,8 @@ async function request<T>(method: string, path: string, body?: unknown, token?: 
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const text = await response.text();
-  let data: unknown = null;
-  try {
-    data = text ? JSON.parse(text) : null;
-  } catch {
-    data = text;
-  }
+  // An empty or non-JSON answer reads as null.
+  const data = await response.json().catch(() => null);
   if (!response.ok) {
     const error = (data as { error?: { code: string; message: string } } | null)?.error;
     throw new Error(
