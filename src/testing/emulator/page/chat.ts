@@ -1,6 +1,6 @@
 // The conversation pane: its header (title, members, who is typing), its messages (redrawn one by one
 // as they change, so a streamed reply grows in place), and the "post as" choice.
-import { byId, fill, h } from './dom.js';
+import { byId, choices, fill, h } from './dom.js';
 import { type MessageActions, messageItem } from './message.js';
 import { messagesOf, type PageConversation, questionsOf, titleOf, typingIn, usersOf } from './state.js';
 import { store } from './store.js';
@@ -24,17 +24,10 @@ function header(conversation: PageConversation) {
   ];
   fill(byId('chat-members'), participants.filter((p) => p.active).map(member));
   // The composer posts as one of the conversation's users.
-  const select = byId<HTMLSelectElement>('composer-user');
-  const keep = select.value;
   const users = usersOf(conversation);
-  fill(
-    select,
-    users.map((user) => h('option', { value: user.id }, user.display_name)),
-  );
-  if (users.some((user) => user.id === keep)) select.value = keep;
-  for (const id of ['composer-user', 'composer-text', 'composer-send']) {
-    byId<HTMLInputElement>(id).disabled = users.length === 0;
-  }
+  choices('composer-user', users, (user) => user.display_name, 'no user');
+  byId<HTMLInputElement>('composer-text').disabled = users.length === 0;
+  byId<HTMLButtonElement>('composer-send').disabled = users.length === 0;
 }
 
 /** Draws who is typing in the open conversation. */

@@ -57,6 +57,21 @@ export function byId<E extends HTMLElement = HTMLElement>(id: string): E {
   return el as E;
 }
 
+/** Fills select `id` with one option per item, keeping the chosen one; `none` (disabled) when empty. */
+export function choices<T extends { id: string }>(
+  id: string,
+  items: readonly T[],
+  label: (item: T) => string,
+  none: string,
+) {
+  const select = byId<HTMLSelectElement>(id);
+  const keep = select.value;
+  const options = items.map((item) => h('option', { value: item.id }, label(item)));
+  fill(select, items.length === 0 ? h('option', { value: '' }, none) : options);
+  if (items.some((item) => item.id === keep)) select.value = keep;
+  select.disabled = items.length === 0;
+}
+
 /** 14:03:27 for an ISO timestamp. */
 export function clockTime(iso: string | null | undefined): string {
   const date = new Date(iso ?? '');
