@@ -1,8 +1,11 @@
 // The bridge to OpenTelemetry. `@opentelemetry/api` is an optional peer: it is loaded once, by
 // `loadTelemetry()`, with an import whose name bundlers do not follow, so an app without it bundles
 // and runs as before and every function here answers at once with nothing. With the API present and
-// no provider registered, the API's own no-op tracer and meter answer, which cost a few allocations
-// per delivery. The tracer and the meter are both named 'agent-messaging' (API.md, third round).
+// no provider registered, nothing is made either: whether a tracer provider is registered is read
+// from the global provider's delegate (the API's own no-op provider until one is set), and whether a
+// meter provider is from the meter it hands out (the API's no-op meter), each a lookup, so a delivery
+// starts no span, reads no `traceparent` and records no metric until an app registers the SDK. The
+// tracer and the meter are both named 'agent-messaging' (API.md, third round).
 
 import type * as OtelApi from '@opentelemetry/api';
 
@@ -34,9 +37,15 @@ interface Instruments {
 
 let api: Api | null | undefined;
 let loading: Promise<void> | undefined;
-let instruments: Instruments | undefined;
-// The tracer named 'agent-messaging': the API's proxy, which follows a provider registered later.
+// The delegate of a global tracer provider with none registered: the API's no-op provider.
+let noTracerProvider: unknown;
+// The tracer named 'agent-messaging', and the global provider it came from (a provider registered
+// again after `trace.disable()` is another global, so the tracer is asked for again).
 let tracer: OtelApi.Tracer | undefined;
+let tracerOf: unknown;
+// The instruments, and the meter provider they came from; `undefined` for the API's no-op meter.
+let instruments: Instruments | undefined;
+let instrumentsOf: unknown;
 
 /**
  * Loads `@opentelemetry/api` once, if it is installed; resolves when that is known. Called by
@@ -46,6 +55,10 @@ let tracer: OtelApi.Tracer | undefined;
 export function loadTelemetry(): Promise<void> {
   loading ??= (import(/* @vite-ignore */ PEER) as Promise<Api>).then(
     (loaded) => {
+      // A proxy provider that was never given a delegate answers the no-op one (an API without the
+      // proxy class leaves this unset, and every delivery then asks its tracer instead).
+      const ProxyProvider = loaded.ProxyTracerProvider as (new () => { getDelegate(): unknown }) | undefined;
+      noTracerProvider = typeof ProxyProvider === 'function' ? new ProxyProvider().getDelegate() : undefined;
       api = loaded;
     },
     () => {
@@ -82,8 +95,24 @@ function prefixed(key: string): string {
 const STANDARD = ['http.', 'url.', 'server.', 'error.', 'gen_ai.', 'network.'];
 
 /**
+ * The tracer when a tracer provider is registered; `undefined` with the API absent or no provider
+ * (then nothing is traced, and a caller makes nothing).
+ */
+function activeTracer(): OtelApi.Tracer | undefined {
+  if (!api) return undefined;
+  const provider = api.trace.getTracerProvider() as OtelApi.TracerProvider & { getDelegate?: () => unknown };
+  if (noTracerProvider !== undefined && provider.getDelegate?.() === noTracerProvider) return undefined;
+  if (provider !== tracerOf) {
+    tracerOf = provider;
+    tracer = provider.getTracer(NAME);
+  }
+  return tracer;
+}
+
+/**
  * Starts a span named `name` under `parent` (or under the active context when none is given), with
- * `attributes`; `undefined` when OpenTelemetry is absent.
+ * `attributes`; `undefined` when OpenTelemetry is absent, no provider is registered, or the span is
+ * not recorded.
  * @internal
  */
 export function startSpan(
@@ -92,11 +121,11 @@ export function startSpan(
   parent?: Traced | OtelApi.Context,
   kind?: 'client' | 'server',
 ): Traced | undefined {
-  if (!api) return undefined;
+  const traced = activeTracer();
+  if (!api || !traced) return undefined;
   const parentContext =
     parent === undefined ? api.context.active() : 'span' in parent ? parent.context : parent;
-  tracer ??= api.trace.getTracer(NAME);
-  const span = tracer.startSpan(
+  const span = traced.startSpan(
     name,
     {
       kind:
@@ -122,7 +151,9 @@ export function startSpan(
  */
 export function childSpan(name: string, attributes: SpanAttributes, parent?: Traced): Traced | undefined {
   if (!api) return undefined;
-  if (parent === undefined && api.trace.getSpan(api.context.active()) === undefined) return undefined;
+  if (parent === undefined && (!activeTracer() || api.trace.getSpan(api.context.active()) === undefined)) {
+    return undefined;
+  }
   return startSpan(name, attributes, parent);
 }
 
@@ -191,18 +222,23 @@ export function inSpan<T>(traced: Traced | undefined, fn: () => T): T {
 }
 
 /**
- * The context a webhook's `traceparent` (and `tracestate`) continue, through the registered
- * propagator; `undefined` without OpenTelemetry or without the header.
+ * Starts the span of a request served here (a webhook's delivery), continuing the trace of the
+ * `traceparent` (and `tracestate`) it carries through the registered propagator; `read` answers a
+ * header of `headers`. `undefined`, with no header read, when nothing is traced.
  * @internal
  */
-export function remoteContext(get: (name: string) => string | null | undefined): OtelApi.Context | undefined {
-  if (!api) return undefined;
-  const traceparent = get('traceparent');
-  if (!traceparent) return undefined;
+export function startServerSpan<H>(
+  name: string,
+  headers: H,
+  read: (headers: H, name: string) => string | null | undefined,
+): Traced | undefined {
+  if (!api || !activeTracer()) return undefined;
+  const traceparent = read(headers, 'traceparent');
+  if (!traceparent) return startSpan(name, {}, undefined, 'server');
   const carrier: Record<string, string> = { traceparent };
-  const tracestate = get('tracestate');
+  const tracestate = read(headers, 'tracestate');
   if (tracestate) carrier.tracestate = tracestate;
-  return api.propagation.extract(api.context.active(), carrier);
+  return startSpan(name, {}, api.propagation.extract(api.context.active(), carrier), 'server');
 }
 
 /** Adds `traceparent` (through the registered propagator) to an outgoing request's headers. @internal */
@@ -221,11 +257,19 @@ export function activeTraceparent(): string | undefined {
   return carrier.traceparent;
 }
 
+/** The instruments of the registered meter provider; `undefined` with the API absent or no provider. */
 function meters(): Instruments | undefined {
   if (!api) return undefined;
-  if (instruments) return instruments;
-  const meter = api.metrics.getMeter(NAME);
-  instruments = {
+  const provider = api.metrics.getMeterProvider();
+  if (provider === instrumentsOf) return instruments;
+  instrumentsOf = provider;
+  const meter = provider.getMeter(NAME);
+  instruments = meter === api.createNoopMeter?.() ? undefined : makeInstruments(meter);
+  return instruments;
+}
+
+function makeInstruments(meter: OtelApi.Meter): Instruments {
+  return {
     deliveries: meter.createCounter(`${PREFIX}deliveries`, { description: 'Webhook deliveries, by outcome' }),
     handlerDuration: meter.createHistogram(`${PREFIX}handler.duration`, {
       description: 'How long a handler run took',
@@ -238,7 +282,6 @@ function meters(): Instruments | undefined {
     replies: meter.createCounter(`${PREFIX}replies`, { description: 'Replies, by outcome and transport' }),
     retries: meter.createCounter(`${PREFIX}client.retries`, { description: 'Client requests sent again' }),
   };
-  return instruments;
 }
 
 /** The bot's and the client's measurements (no-ops without OpenTelemetry). @internal */

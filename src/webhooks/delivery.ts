@@ -12,8 +12,7 @@ import {
   endSpan,
   inSpan,
   metric,
-  remoteContext,
-  startSpan,
+  startServerSpan,
   type Traced,
   telemetryLoading,
 } from '../telemetry.js';
@@ -229,17 +228,15 @@ export async function deliver(
   const loading = telemetryLoading();
   if (loading) await loading;
   // One span per delivery, from receipt to answer, continuing the trace of a `traceparent` it carries.
-  const span = startSpan(
-    'agent-messaging.delivery',
-    {},
-    remoteContext((name) => readHeader(headers, name)),
-    'server',
-  );
-  const answered = await inSpan(span, () => answerDelivery(body, headers, deps, waitUntil, span));
-  const { answer, outcome, type } = answered;
-  annotate(span, { outcome, 'http.response.status_code': answer.status });
+  const span = startServerSpan('agent-messaging.delivery', headers, readHeader);
+  const { answer, outcome, type } = span
+    ? await inSpan(span, () => answerDelivery(body, headers, deps, waitUntil, span))
+    : await answerDelivery(body, headers, deps, waitUntil, undefined);
   metric.delivery(outcome, type);
-  endSpan(span, answer.status >= 500 ? new Error(`the delivery was answered ${answer.status}`) : undefined);
+  if (span) {
+    annotate(span, { outcome, 'http.response.status_code': answer.status });
+    endSpan(span, answer.status >= 500 ? new Error(`the delivery was answered ${answer.status}`) : undefined);
+  }
   return answer;
 }
 
@@ -277,16 +274,17 @@ async function answerDelivery(
   }
   const { event, webhookId } = verified;
   const type = event.type;
-  const conversationId = (event as { conversationId?: unknown }).conversationId;
-  annotate(span, {
-    'webhook.id': webhookId,
-    'event.type': type,
-    'conversation.id': typeof conversationId === 'string' ? conversationId : undefined,
-  });
   // The wait for the conversation's turn: ended by the run when it starts, else when the work ends.
-  const trace: DeliveryTrace | undefined = span
-    ? { delivery: span, turn: childSpan('agent-messaging.turn', {}, span), since: performance.now() }
-    : undefined;
+  let trace: DeliveryTrace | undefined;
+  if (span) {
+    const conversationId = (event as { conversationId?: unknown }).conversationId;
+    annotate(span, {
+      'webhook.id': webhookId,
+      'event.type': type,
+      'conversation.id': typeof conversationId === 'string' ? conversationId : undefined,
+    });
+    trace = { delivery: span, turn: childSpan('agent-messaging.turn', {}, span), since: performance.now() };
+  }
 
   let admission: Admission;
   let waitMs = deps.ackTimeoutMs;
