@@ -11,10 +11,10 @@ import { applyEvent, applySnapshot, type Changed, conversationsOf, EVENT_TYPES, 
 import { store } from './store.js';
 import { bindTabs } from './tabs.js';
 
-type Pending = Pick<Changed, 'lists' | 'messages' | 'log'> & { chat: boolean };
+type Pending = Pick<Changed, 'lists' | 'all' | 'log'> & { chat: boolean };
 
 let selected: string | null = decodeURIComponent(location.hash.slice(1)) || null;
-let pending: Pending = { lists: true, chat: true, messages: 'all', log: true };
+let pending: Pending = { lists: true, chat: true, all: true, log: true };
 let scheduled = false;
 /** A conversation chosen before the live feed brought it: an install answers before its event. */
 let awaited: string | null = null;
@@ -24,9 +24,8 @@ let buffer: [event: MessageEvent<string>, seq: number][] | null = null;
 function schedule(changed: Omit<Changed, 'reload'>) {
   pending.lists ||= changed.lists;
   pending.log ||= changed.log;
-  if (changed.conversation === selected || changed.messages === 'all' || changed.clock) pending.chat = true;
-  if (changed.messages === 'all' || pending.messages === 'all') pending.messages = 'all';
-  else if (changed.conversation === selected) for (const id of changed.messages) pending.messages.add(id);
+  pending.all ||= changed.all;
+  pending.chat ||= changed.all || changed.conversation === selected;
   if (!scheduled) {
     scheduled = true;
     // One redraw per burst of events: a fast stream of patches is drawn at most every 16 ms.
@@ -34,13 +33,12 @@ function schedule(changed: Omit<Changed, 'reload'>) {
   }
 }
 
-const redrawAll = () =>
-  schedule({ lists: true, log: true, clock: true, messages: 'all', conversation: selected });
+const redrawAll = () => schedule({ lists: true, log: true, all: true, conversation: selected });
 
 function flush() {
   scheduled = false;
   const work = pending;
-  pending = { lists: false, chat: false, messages: new Set(), log: false };
+  pending = { lists: false, chat: false, all: false, log: false };
   if (selected && selected === awaited) {
     // Draw it once it is here; until then the pane keeps what it shows.
     if (store.conversations.has(selected)) awaited = null;
@@ -49,11 +47,11 @@ function flush() {
     const newest = conversationsOf(store)[0];
     if (newest || selected) {
       selected = newest ? newest.id : null;
-      Object.assign(work, { lists: true, chat: true, messages: 'all' });
+      Object.assign(work, { lists: true, chat: true, all: true });
     }
   }
   if (work.lists) drawSidebar(selected, actions.select);
-  if (work.chat) drawChat(selected, work.messages, actions);
+  if (work.chat) drawChat(selected, work.all, actions);
   if (work.log) drawActivity();
   drawClock();
 }

@@ -5,7 +5,10 @@ import { type MessageActions, messageItem } from './message.js';
 import { messagesOf, type PageConversation, questionsOf, titleOf, typingIn, usersOf } from './state.js';
 import { store } from './store.js';
 
-const drawn = { conversationId: null as string | null, items: new Map<string, HTMLLIElement>() };
+// Each message's item, made once per message object (an update brings a new one), until the
+// conversation changes or everything must redraw.
+let items = new WeakMap<object, HTMLLIElement>();
+let drawnId: string | null = null;
 
 /** The user the page posts as in a conversation: the one chosen, else its first user. */
 export function actingUser(conversation: PageConversation) {
@@ -39,48 +42,28 @@ export function drawTyping(conversationId: string | null) {
   fill(line, names.length > 0 && [h('span.dots', { 'aria-hidden': 'true' }, h('i'), h('i'), h('i')), text]);
 }
 
-/** Redraws the open conversation: everything when it changed, else the messages in `changed`. */
-export function drawChat(
-  conversationId: string | null,
-  changed: Set<string> | 'all',
-  actions: MessageActions,
-) {
+/** Redraws the open conversation: every message when `all`, else only those that changed. */
+export function drawChat(conversationId: string | null, all: boolean, actions: MessageActions) {
   const conversation = conversationId ? store.conversations.get(conversationId) : undefined;
   byId('chat-empty').hidden = Boolean(conversation);
   byId('chat').hidden = !conversation;
-  if (!conversation) {
-    drawn.conversationId = null;
-    drawn.items.clear();
-    return;
-  }
+  if (!conversation) return;
   const list = byId('messages');
-  const nearBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 80;
-  const fresh = drawn.conversationId !== conversation.id;
-  if (fresh) {
-    drawn.conversationId = conversation.id;
-    drawn.items.clear();
-    list.replaceChildren();
-  }
+  const { scrollTop } = list;
+  const nearBottom = list.scrollHeight - scrollTop - list.clientHeight < 80;
+  const fresh = drawnId !== conversation.id;
+  drawnId = conversation.id;
+  if (fresh || all) items = new WeakMap();
   header(conversation);
   drawTyping(conversation.id);
-  let added = false;
-  let previous: HTMLLIElement | null = null;
   const questions = questionsOf(conversation);
-  for (const message of messagesOf(conversation)) {
-    const old = drawn.items.get(message.id);
-    if (old && !fresh && changed !== 'all' && !changed.has(message.id)) {
-      previous = old;
-      continue;
-    }
-    const item = messageItem(message, actions, questions.get(message.id));
-    if (old) old.replaceWith(item);
-    else if (previous) previous.after(item);
-    else list.prepend(item);
-    added ||= !old;
-    drawn.items.set(message.id, item);
-    previous = item;
-  }
+  const drawn = messagesOf(conversation).map((message) => {
+    const item = items.get(message) ?? messageItem(message, actions, questions.get(message.id));
+    items.set(message, item);
+    return item;
+  });
+  list.replaceChildren(...drawn);
   byId('messages-empty').hidden = conversation.messages.size > 0;
   // Follow the conversation as it grows, unless the person scrolled up to read.
-  if (fresh || ((added || changed !== 'all') && nearBottom)) list.scrollTop = list.scrollHeight;
+  list.scrollTop = fresh || nearBottom ? list.scrollHeight : scrollTop;
 }

@@ -33,11 +33,13 @@ export type PageState = ReturnType<typeof createState>;
 /** What one event changed: what the page must redraw. */
 export interface Changed {
   lists: boolean;
-  /** Ids of the messages to redraw, or 'all' when every message may look different. */
-  messages: Set<string> | 'all';
+  /**
+   * Every message may read differently (a name, an expiry, a question's end): redraw them all. Else
+   * only the messages of `conversation` that changed are redrawn: an update brings a new object.
+   */
+  all: boolean;
   conversation: string | null;
   log: boolean;
-  clock: boolean;
   /** The mock was reset: load a fresh snapshot. */
   reload: boolean;
 }
@@ -90,7 +92,7 @@ type Reducer<T extends Mock.MockEventType> = (
 ) => Partial<Changed>;
 
 // Every card and badge may read differently (names, statuses, expiries).
-const EVERYTHING = { lists: true, messages: 'all' } as const;
+const EVERYTHING = { lists: true, all: true } as const;
 
 function messageEvent(state: PageState, event: EventOf<'message.created' | 'message.updated'>) {
   state.conversations.get(event.conversation_id)?.messages.set(event.message.id, event.message);
@@ -98,13 +100,9 @@ function messageEvent(state: PageState, event: EventOf<'message.created' | 'mess
   state.typing.delete(`${event.conversation_id}|${event.message.sender.id}`);
   // A message that asks or ends a question changes how the question's earlier messages read.
   const { metadata } = event.message;
-  const asks = metadata?.question !== undefined || metadata?.question_end !== undefined;
+  const all = metadata?.question !== undefined || metadata?.question_end !== undefined;
   // The conversation list shows the last message.
-  return {
-    lists: true,
-    conversation: event.conversation_id,
-    messages: asks ? ('all' as const) : new Set([event.message.id]),
-  };
+  return { lists: true, conversation: event.conversation_id, all };
 }
 
 // One reducer per event type of the mock's feed: the compiler checks that none is missing, and the
@@ -127,13 +125,13 @@ const REDUCERS: { [T in Mock.MockEventType]: Reducer<T> } = {
   'agent.updated': (state, event) => put(state.agents, event.agent, EVERYTHING),
   'user.created': (state, event) => put(state.users, event.user, EVERYTHING),
   'user.updated': (state, event) => put(state.users, event.user, EVERYTHING),
-  'attachment.updated': (state, event) => put(state.attachments, event.attachment, { messages: 'all' }),
+  'attachment.updated': (state, event) => put(state.attachments, event.attachment, { all: true }),
   delivery: (state, event) => pushLog(state.deliveries, event.delivery),
   request: (state, event) => pushLog(state.requests, event.request),
   clock: (state, event, now) => {
     setNow(state, event.now, now);
     // Expiries and windows may have passed: every card and badge may read differently.
-    return { ...EVERYTHING, clock: true };
+    return EVERYTHING;
   },
   reset: () => ({ reload: true }),
 };
@@ -143,14 +141,7 @@ export const EVENT_TYPES = Object.keys(REDUCERS) as Mock.MockEventType[];
 
 /** Applies one event of the live feed and answers what to redraw; `now` is this machine's clock. */
 export function applyEvent(state: PageState, event: Mock.MockEvent, now = Date.now()): Changed {
-  const changed: Changed = {
-    lists: false,
-    messages: new Set(),
-    conversation: null,
-    log: false,
-    clock: false,
-    reload: false,
-  };
+  const changed: Changed = { lists: false, all: false, conversation: null, log: false, reload: false };
   // An event type this page does not know yet has no reducer: nothing to draw.
   const reduce = REDUCERS[event.type] as Reducer<Mock.MockEventType> | undefined;
   return reduce ? { ...changed, ...reduce(state, event, now) } : changed;
