@@ -45,8 +45,8 @@ export const createAttachment = endpoint('attachments.create', {
     attachmentUpdated(ctx.world, attachment);
     return json(201, {
       attachment_id: attachment.id,
-      upload_url: `${ctx.origin}/_files/upload/${attachment.id}/${attachment.upload_token}`,
-      download_url: `${ctx.origin}/_files/download/${attachment.id}/${attachment.download_token}`,
+      upload_url: `${ctx.url.origin}/_files/upload/${attachment.id}/${attachment.upload_token}`,
+      download_url: `${ctx.url.origin}/_files/download/${attachment.id}/${attachment.download_token}`,
       expires_at: iso(attachment.expires_at),
     });
   },

@@ -26,15 +26,6 @@ export function decodeJson(text: string, root = 'body'): unknown {
   }
 }
 
-/** A stable text for a JSON value, key order aside, so equal bodies compare equal. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : inner,
-  );
-}
-
 /** The most of a body the request log keeps, in characters; a longer one is cut there, with a mark. */
 export const LOGGED_BODY_CHARS = 64 * 1024;
 

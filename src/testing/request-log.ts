@@ -1,7 +1,8 @@
 // The request log of PROTOCOL.md section 13: each /v1 request as it arrived, before any fault.
 import type { RequestLogEntry } from '../schemas/mock-control.js';
-import type { HeaderReader } from './http.js';
-import type { MockState } from './state.js';
+import type { MockRequest } from './http.js';
+import { requestLogged } from './live-feed.js';
+import type { MockState, MockWorld } from './state.js';
 
 /** Bearer tokens are credentials: the log shows their kind, never their value. */
 function redact(name: string, value: string): string {
@@ -26,13 +27,9 @@ function once(value: string): string {
 // The query of most requests: none. Entries are copied before anyone outside sees them.
 const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({});
 
-/** Appends an entry for the request; a streamed body is filled in later by the caller. */
-export function logRequest(
-  state: MockState,
-  request: { method: string; headers: HeaderReader },
-  url: URL,
-  body: string | null,
-): RequestLogEntry {
+/** Appends an entry for the request (and tells the live feed); a streamed body is filled in later by the caller. */
+export function logRequest(world: MockWorld, request: MockRequest, body: string | null): RequestLogEntry {
+  const { url } = request;
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => {
     const lower = name.toLowerCase();
@@ -46,7 +43,8 @@ export function logRequest(
     headers,
     body,
   };
-  state.requests.push(entry);
+  world.state.requests.push(entry);
+  requestLogged(world, entry);
   return entry;
 }
 

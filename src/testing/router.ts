@@ -17,8 +17,6 @@ export interface RouteContext<Body = unknown> {
   params: Record<string, string>;
   caller: Caller | undefined;
   body: Body;
-  /** `scheme://host` of the request, for absolute URLs that work on every door. */
-  origin: string;
   /** The fault matched by this request, if any (cut_stream is the rule's to apply). */
   fault: Fault | undefined;
   /** The rest of a streamed NDJSON body, after its first line. */
@@ -31,9 +29,11 @@ export interface RouteContext<Body = unknown> {
 export interface Route<Body = unknown> {
   method: string;
   path: string;
+  /** The path split at `/` once; a `:name` segment is a parameter. */
+  segments: readonly string[];
   auth: AuthKind;
   /** The strict request schema of the JSON body; absent when the endpoint takes none. */
-  body?: z.ZodMiniType<Body>;
+  body?: z.ZodMiniType<Body> | undefined;
   /** The endpoint's key in the table (endpoints.ts); absent for the control surface. */
   key?: EndpointKey;
   /** `keyed`: the mock deduplicates the request by its `Idempotency-Key` (endpoints.ts). */
@@ -50,26 +50,21 @@ export function control<S extends z.ZodMiniType = z.ZodMiniType<undefined>>(
   handle: Route<z.output<S>>['handle'],
   body?: S,
 ): Route {
-  return { method, path, auth: 'none', body, handle } as unknown as Route;
+  return { method, path, segments: path.split('/'), auth: 'none', body, handle } as Route;
 }
-
-/** What a rule of the service adds to its endpoint's entry in the table. */
-type Rule<S extends z.ZodMiniType> = Pick<Route<z.output<S>>, 'acceptsNdjson' | 'handle'> & {
-  /** A body schema of the mock's own, where it must read more than the shared one lets through. */
-  body?: S;
-};
 
 /**
  * Registers the rule of the endpoint `key`: method, path, caller kind, body schema and retry class
- * come from the endpoint table, so the mock and the client cannot drift apart.
+ * come from the endpoint table, so the mock and the client cannot drift apart. `body` replaces the
+ * shared schema where the rule must read more than it lets through.
  */
 export function endpoint<K extends EndpointKey, S extends z.ZodMiniType = EndpointBody<K>>(
   key: K,
-  rule: Rule<S>,
+  rule: Pick<Route<z.output<S>>, 'acceptsNdjson' | 'handle'> & { body?: S },
 ): Route {
   const { method, path, caller, retry, ...schemas } = endpoints[key];
   const body = rule.body ?? ('request' in schemas ? schemas.request : undefined);
-  return { key, method, path, auth: caller, retry, ...rule, body } as unknown as Route;
+  return { key, method, path, segments: path.split('/'), auth: caller, retry, ...rule, body } as Route;
 }
 
 type EndpointBody<K extends EndpointKey> = (typeof endpoints)[K] extends {
@@ -78,29 +73,6 @@ type EndpointBody<K extends EndpointKey> = (typeof endpoints)[K] extends {
   ? S
   : z.ZodMiniType<undefined>;
 
-/** A route's path pattern split once: each segment, and the parameter name where it is one. */
-interface CompiledRoute {
-  route: Route;
-  segments: readonly string[];
-  params: readonly (string | undefined)[];
-}
-
-// Each table is compiled the first time it is matched against, not on every request.
-const compiledTables = new WeakMap<readonly Route[], readonly CompiledRoute[]>();
-
-function compiled(routes: readonly Route[]): readonly CompiledRoute[] {
-  let table = compiledTables.get(routes);
-  if (!table) {
-    table = routes.map((route) => {
-      const segments = route.path.split('/');
-      const params = segments.map((segment) => (segment.startsWith(':') ? segment.slice(1) : undefined));
-      return { route, segments, params };
-    });
-    compiledTables.set(routes, table);
-  }
-  return table;
-}
-
 /** The route for a request and its path parameters; 404 when no route has the path. */
 export function matchRoute(
   routes: readonly Route[],
@@ -108,13 +80,12 @@ export function matchRoute(
   path: string,
 ): { route: Route; params: Record<string, string> } {
   const got = path.split('/');
-  const wanted = method.toUpperCase();
   let pathMatched = false;
-  for (const candidate of compiled(routes)) {
-    if (!pathMatches(candidate, got)) continue;
+  for (const route of routes) {
+    const params = paramsOf(route.segments, got);
+    if (!params) continue;
     pathMatched = true;
-    if (candidate.route.method === wanted)
-      return { route: candidate.route, params: paramsOf(candidate, got) };
+    if (route.method === method.toUpperCase()) return { route, params };
   }
   throw new MockError(
     404,
@@ -123,22 +94,18 @@ export function matchRoute(
   );
 }
 
-/** Literal segments equal, parameter segments not empty. */
-function pathMatches({ segments, params }: CompiledRoute, got: readonly string[]): boolean {
-  if (segments.length !== got.length) return false;
+/** The parameters when literal segments are equal and parameter segments not empty; else undefined. */
+function paramsOf(segments: readonly string[], got: readonly string[]): Record<string, string> | undefined {
+  if (segments.length !== got.length) return undefined;
+  const params: Record<string, string> = {};
   for (let i = 0; i < segments.length; i++) {
-    if (params[i] === undefined ? segments[i] !== got[i] : got[i] === '') return false;
+    const segment = segments[i]!;
+    if (segment[0] === ':') {
+      if (got[i] === '') return undefined;
+      params[segment.slice(1)] = safeDecode(got[i]!);
+    } else if (segment !== got[i]) return undefined;
   }
-  return true;
-}
-
-function paramsOf({ params }: CompiledRoute, got: readonly string[]): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (let i = 0; i < params.length; i++) {
-    const name = params[i];
-    if (name !== undefined) values[name] = safeDecode(got[i]!);
-  }
-  return values;
+  return params;
 }
 
 function safeDecode(segment: string): string {

@@ -4,7 +4,7 @@
 // then the rule (404, 403, 409/410, 422). The doors only translate to and from this. Routes come
 // from two tables: every endpoint of SPEC.md plus the file URLs (below), and `/_mock` (control.ts).
 import { readAtMost } from '../webhooks/capped-body.js';
-import { type AuthKind, authenticate } from './access.js';
+import { authenticate } from './access.js';
 import { registerAgent, setWebhook } from './agents.js';
 import { createAttachment, downloadFile, uploadFile } from './attachments.js';
 import { checkJson, decodeJson, isNdjson, LineReader, LOGGED_BODY_CHARS, loggedBody } from './body.js';
@@ -24,19 +24,10 @@ import {
   statusResponse,
   withHeaders,
 } from './http.js';
-import {
-  beginIdempotent,
-  idempotencyKeyOf,
-  idempotencyScope,
-  type Reservation,
-  replayAnswer,
-  snapshotReplay,
-  storedJson,
-} from './idempotency.js';
+import { beginKeyed, type KeyRecord, replayAnswer, settleKeyed } from './idempotency.js';
 import { newId } from './ids.js';
 import { markRead, react, sendReceipt, typing } from './interactions.js';
 import { acceptInvite, createInvite } from './invites.js';
-import { requestLogged } from './live-feed.js';
 import { append, complete, listMessages, sendMessage, unsendMessage } from './messages.js';
 import { logRequest } from './request-log.js';
 import { matchRoute, type Route, type RouteContext } from './router.js';
@@ -44,98 +35,86 @@ import type { MockWorld } from './state.js';
 
 /** Answers one request of the service: `/v1`, the file URLs and the control surface `/_mock`. */
 export async function serveRequest(world: MockWorld, request: MockRequest): Promise<Answer> {
-  const requestId = newId('req');
   let answer: Answer;
   try {
     answer = await dispatch(world, request);
   } catch (error) {
-    answer = errorResponse(error instanceof MockError ? error : internalError(error));
+    const detail = error instanceof Error ? error.message : String(error);
+    const known = error instanceof MockError;
+    answer = errorResponse(
+      known ? error : new MockError(500, 'internal_error', `the mock service failed: ${detail}`),
+    );
   }
-  return withHeaders(answer, { 'request-id': requestId });
-}
-
-const tooLarge = () => new MockError(413, 'payload_too_large', `body: larger than ${MAX_BODY_BYTES} bytes`);
-
-function internalError(error: unknown): MockError {
-  const detail = error instanceof Error ? error.message : String(error);
-  return new MockError(500, 'internal_error', `the mock service failed: ${detail}`);
-}
-
-const NO_BYTES = new Uint8Array(0);
-
-/**
- * At most the limit and one byte of the body (the bytes a door read, or read from its stream), so a
- * sender cannot make the mock buffer an unbounded body before it authenticates and checks the size.
- */
-function readCapped(body: RequestBody): { bytes: Uint8Array; over: boolean } | ReturnType<typeof readAtMost> {
-  if (body === null) return { bytes: NO_BYTES, over: false };
-  if (body instanceof Uint8Array) return { bytes: body, over: body.byteLength > MAX_BODY_BYTES };
-  return readAtMost(body, MAX_BODY_BYTES);
+  return withHeaders(answer, { 'request-id': newId('req') });
 }
 
 const decoder = new TextDecoder();
+const NOT_READ = { text: undefined, bytes: 0, over: false };
+
+/**
+ * The body's text, reading at most the limit and one byte (the bytes a door read, or read from its
+ * stream), so a sender cannot make the mock buffer an unbounded body before it authenticates and
+ * checks the size (413 once the caller is known). No text when it is over the limit.
+ */
+async function readText(
+  body: RequestBody,
+): Promise<{ text: string | undefined; bytes: number; over: boolean }> {
+  if (body === null) return { text: '', bytes: 0, over: false };
+  const { bytes, over } =
+    body instanceof Uint8Array
+      ? { bytes: body, over: body.byteLength > MAX_BODY_BYTES }
+      : await readAtMost(body, MAX_BODY_BYTES);
+  return { text: decoder.decode(bytes), bytes: bytes.byteLength, over };
+}
 
 async function dispatch(world: MockWorld, request: MockRequest): Promise<Answer> {
-  const { url } = request;
-  const path = url.pathname;
+  const path = request.url.pathname;
   if (path === '/_mock' || path.startsWith('/_mock/')) {
-    // At most the limit and one byte is read; 413 once the caller is authenticated, as on /v1.
-    const { bytes, over } = await readCapped(request.body);
-    const text = over ? undefined : decoder.decode(bytes);
+    const { text, over } = await readText(request.body);
     return run(world, controlRoutes, request, {
-      text,
-      fault: undefined,
-      lines: undefined,
+      text: over ? undefined : text,
       early: over ? tooLarge() : undefined,
     });
   }
+  // A streamed body (and a file's bytes, which the rule reads) is not read here; a /v1 request is
+  // logged on arrival, before any fault, with a bounded start of a large body.
   const ndjson = isNdjson(request.headers);
-  let bytes: Uint8Array | undefined;
-  let over = false;
-  let decoded: string | undefined;
-  let entry: { body: string | null } | undefined;
-  if (path.startsWith('/v1/')) {
-    // Recorded on arrival, before any fault; a streamed body fills in as its lines are read. At most
-    // the limit and one byte is read, and the log keeps a bounded start of a large body.
-    if (!ndjson) ({ bytes, over } = await readCapped(request.body));
-    decoded = bytes && bytes.byteLength > 0 ? decoder.decode(bytes) : undefined;
-    const text = decoded === undefined ? null : loggedBody(decoded, bytes?.byteLength, over);
-    const logged = logRequest(world.state, request, url, ndjson ? '' : text);
-    requestLogged(world, logged);
-    entry = logged;
-  }
+  const v1 = path.startsWith('/v1/');
+  const { text, bytes, over } = v1 && !ndjson ? await readText(request.body) : NOT_READ;
+  const entry = v1
+    ? logRequest(world, request, ndjson ? '' : bytes > 0 ? loggedBody(text!, bytes, over) : null)
+    : undefined;
   const fault = takeFault(world.state, request.method, path);
   if (fault?.fault === 'status') return statusResponse(fault.status, fault.code, fault.retry_after);
   const refused = ndjson && (fault?.fault === 'refuse_streamed_body' || !world.options.streamedBodies);
-  // 415 and 413 are known now but answered after authentication (section 2's order).
-  const early = refused
-    ? new MockError(
-        415,
-        'streaming_unsupported',
-        'content-type: streamed (NDJSON) request bodies are not accepted here',
-      )
-    : over
-      ? tooLarge()
-      : undefined;
   const lines =
     ndjson && entry && !refused
       ? new LineReader(bodyStream(request.body), (chunk) => {
           // The log keeps the start of a long stream, then one mark.
-          const logged = entry?.body ?? '';
-          if (entry && logged.length <= LOGGED_BODY_CHARS) entry.body = loggedBody(logged + chunk);
+          if ((entry.body ?? '').length <= LOGGED_BODY_CHARS)
+            entry.body = loggedBody((entry.body ?? '') + chunk);
         })
       : undefined;
-  const text = bytes && !over ? (decoded ?? '') : undefined;
-  return run(world, serviceRoutes, request, { text, fault, lines, early });
+  // 415 and 413 are known now but answered after authentication (section 2's order).
+  const early = refused ? streamingUnsupported() : over ? tooLarge() : undefined;
+  return run(world, serviceRoutes, request, { text: over ? undefined : text, fault, lines, early });
 }
+
+const tooLarge = () => new MockError(413, 'payload_too_large', `body: larger than ${MAX_BODY_BYTES} bytes`);
+const streamingUnsupported = () =>
+  new MockError(
+    415,
+    'streaming_unsupported',
+    'content-type: streamed (NDJSON) request bodies are not accepted here',
+  );
 
 interface Input {
   /** The JSON body text; undefined where the rule reads the body itself (file uploads). */
   text: string | undefined;
-  fault: Fault | undefined;
-  lines: LineReader | undefined;
+  fault?: Fault | undefined;
+  lines?: LineReader | undefined;
   /** A refusal due once the caller is authenticated: 415 for a refused streamed body, 413 for size. */
-  early?: MockError | undefined;
+  early: MockError | undefined;
 }
 
 async function run(
@@ -146,99 +125,65 @@ async function run(
 ): Promise<Answer> {
   const { url } = request;
   const { route, params } = matchRoute(routes, request.method, url.pathname);
-  const caller = authenticate(world.state, request.headers, route.auth as AuthKind);
+  const caller = authenticate(world.state, request.headers, route.auth);
   if (input.early) throw input.early;
+  const { fault, lines } = input;
   let raw = input.text;
-  const streaming = url.search !== '' && url.searchParams.get('stream') === 'true';
-  if (input.lines) {
-    if (!route.acceptsNdjson || !streaming) {
+  const stream = url.search !== '' && url.searchParams.get('stream') === 'true';
+  if (lines) {
+    if (!route.acceptsNdjson || !stream) {
       throw invalid(
         'content-type: application/x-ndjson is only accepted by the streaming send (?stream=true)',
       );
     }
     // The first line is the send shape; the rule reads the rest while its answer streams.
-    raw = (await input.lines.nextNonBlank()) ?? '';
+    raw = (await lines.nextNonBlank()) ?? '';
   }
   const body = parseBody(route, raw);
-  const key = route.retry === 'keyed' ? idempotencyKeyOf(request.headers) : undefined;
-  const ctx: RouteContext = {
-    world,
-    request,
-    url,
-    params,
-    caller,
-    body,
-    origin: url.origin,
-    fault: input.fault,
-    lines: input.lines,
-  };
-  let reservation: Reservation | undefined;
-  if (key !== undefined && caller) {
-    const scope = idempotencyScope(caller.id, request.method, url.pathname);
-    const print = { stream: streaming, body: raw ?? '' };
-    const begun = beginIdempotent(world.state, scope, key, print, world.clock.nowMs());
-    if ('replay' in begun) {
-      return answer(
-        withHeaders(replayAnswer(begun.replay, ctx), { 'idempotent-replayed': 'true' }),
-        input.fault,
-        undefined,
-      );
-    }
-    reservation = begun.reservation;
-  }
+  const ctx: RouteContext = { world, request, url, params, caller, body, fault, lines };
+  // Keyed routes all take a credential, so a caller is known.
+  let keyed: KeyRecord | undefined =
+    route.retry === 'keyed'
+      ? beginKeyed(world.state, caller!.id, request, { stream, body: raw ?? '' }, world.clock.nowMs())
+      : undefined;
+  if (keyed?.replay) return late(replayAnswer(keyed.replay, ctx), fault, undefined);
   let response: Answer;
   try {
-    response = await route.handle(ctx);
+    const handled = route.handle(ctx);
+    response = handled instanceof Promise ? await handled : handled;
   } catch (error) {
-    reservation?.release();
+    if (keyed) settleKeyed(keyed, undefined);
     throw error;
   }
   // A stream counts as completed once message.started is written, so it is stored before any delay.
-  if (reservation && ctx.replayWith) {
-    if (response.ok) reservation.store(ctx.replayWith);
-    else reservation.release();
-    reservation = undefined;
+  if (keyed && ctx.replayWith) {
+    settleKeyed(keyed, response.ok ? ctx.replayWith : undefined);
+    keyed = undefined;
   }
-  // A JSON answer is stored at once; only a Response's body is read (and waited for).
-  const stored =
-    reservation && response.ok
-      ? response instanceof JsonAnswer
-        ? storedJson(response)
-        : await snapshotReplay(response)
-      : undefined;
-  return answer(response, input.fault, () => {
-    if (!reservation) return;
-    if (stored) reservation.store(stored);
-    else reservation.release();
-  });
+  const stored = response.ok && response instanceof JsonAnswer ? response : undefined;
+  return late(response, fault, keyed && (() => settleKeyed(keyed, stored)));
 }
 
-/** Commits a finished answer; with a delay or drop_after_commit fault, through {@link answerLate}. */
-function answer(
+/**
+ * Commits a finished answer (stores its replay); a delay fault holds it first (the key stays in
+ * flight meanwhile, so a second request with it meets 409), drop_after_commit loses it after.
+ */
+function late(
   response: Answer,
   fault: Fault | undefined,
   commit: (() => void) | undefined,
 ): Answer | Promise<Answer> {
-  if (fault?.fault === 'delay' || fault?.fault === 'drop_after_commit')
-    return answerLate(response, fault, commit);
-  commit?.();
-  return response;
-}
-
-/** Applies the delay and drop_after_commit faults to a finished answer. */
-async function answerLate(
-  response: Answer,
-  fault: Fault | undefined,
-  commit: (() => void) | undefined,
-): Promise<Answer> {
-  // The key stays in flight during a delay, so a second request with it meets 409.
-  if (fault?.fault === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.delay_ms));
-  commit?.();
-  if (fault?.fault === 'drop_after_commit') {
+  if (fault?.fault !== 'delay' && fault?.fault !== 'drop_after_commit') {
+    commit?.();
+    return response;
+  }
+  return (async () => {
+    if (fault.fault === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.delay_ms));
+    commit?.();
+    if (fault.fault !== 'drop_after_commit') return response;
     if (response instanceof Response) await response.body?.cancel().catch(() => undefined);
     return Response.error();
-  }
-  return response;
+  })();
 }
 
 function parseBody(route: Route, raw: string | undefined): unknown {

@@ -4,7 +4,7 @@
 import type { Delivery, FaultSpec, RequestLogEntry } from '../schemas/mock-control.js';
 import type { Caller } from './access.js';
 import type { MockClock } from './clock.js';
-import type { StoredAnswer } from './idempotency.js';
+import type { KeyRecord } from './idempotency.js';
 import type { MockEventBus } from './live-feed.js';
 import type { StreamHub } from './streaming.js';
 import type { WebhookDispatcher } from './webhook-delivery.js';
@@ -123,22 +123,6 @@ export interface InviteRecord {
   result_conversation_id: string | null;
 }
 
-/** What a key's request is compared by: a second request with the key must be the same one. */
-export interface RequestPrint {
-  /** True for the streaming form (`?stream=true`). */
-  stream: boolean;
-  /** The JSON body text as sent ('' for none); compared as JSON, key order and spacing aside. */
-  body: string;
-}
-
-/** A stored outcome for one `Idempotency-Key`. */
-export interface IdempotencyRecord {
-  print: RequestPrint;
-  created_at: number;
-  /** Absent while the first request is in flight. */
-  replay?: StoredAnswer;
-}
-
 /** An injected fault and how many more requests it will match. */
 export interface FaultRecord {
   id: string;
@@ -160,7 +144,7 @@ export interface MockState {
   attachments: Map<string, AttachmentRecord>;
   invites: Map<string, InviteRecord>;
   /** Keys by scope (caller, method, path), then by the key. */
-  idempotency: Map<string, Map<string, IdempotencyRecord>>;
+  idempotency: Map<string, Map<string, KeyRecord>>;
   faults: FaultRecord[];
   requests: RequestLogEntry[];
   deliveries: Delivery[];
