@@ -10,7 +10,7 @@ import {
 } from '../schemas/mock-control.js';
 import { clearFaults, injectFault } from './faults.js';
 import { invalid, json } from './http.js';
-import { clockAdvanced, liveRoutes, stateReset } from './live-feed.js';
+import { liveRoutes } from './live-feed.js';
 import { snapshotRequests } from './request-log.js';
 import { control } from './router.js';
 import { createState, iso, type MockWorld } from './state.js';
@@ -25,13 +25,13 @@ export function resetWorld(world: MockWorld): void {
   world.clock.rewind();
   world.streams.closeAll();
   world.state = createState(world.state.generation + 1);
-  stateReset(world);
+  world.events.emit(() => ({ type: 'reset' }));
 }
 
 /** Moves the mock clock; due tasks run, then the live feed gets the new time. */
 export async function advanceClock(world: MockWorld, seconds: number): Promise<void> {
   await world.clock.advance(seconds);
-  clockAdvanced(world);
+  world.events.emit(() => ({ type: 'clock', now: iso(world.clock.now()) }));
 }
 
 /** The routes under `/_mock`. */

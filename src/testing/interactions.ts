@@ -1,6 +1,6 @@
 import { agentMessage, agentOf, conversationFor, requireActive } from './access.js';
 import { invalid, type JsonAnswer, json, notFound } from './http.js';
-import { messageUpdated, typingChanged } from './live-feed.js';
+import { messageChanged } from './live-feed.js';
 import { endpoint, type RouteContext } from './router.js';
 import type { MessageRecord } from './state.js';
 import { iso } from './state.js';
@@ -21,7 +21,7 @@ export const typing = endpoint('conversations.typing', {
       state: ctx.body.state,
       expires_at: iso(new Date(expires)),
     };
-    typingChanged(ctx.world, { ...answer, actor_id: agent.id });
+    ctx.world.events.emit(() => ({ type: 'typing', ...answer, actor_id: agent.id }));
     return json(200, answer);
   },
 });
@@ -47,7 +47,7 @@ function mark(ctx: RouteContext, messageId: string, type: 'delivered' | 'read'):
   const at = type === 'read' ? message.read_at : message.delivered_at;
   // A repeat changes nothing, so it is no update.
   if (`${message.delivered_at?.getTime()} ${message.read_at?.getTime()}` !== before) {
-    messageUpdated(ctx.world, message);
+    messageChanged(ctx.world, message, 'updated');
   }
   return json(200, { message_id: message.id, type, at: iso(at ?? now) });
 }
@@ -68,7 +68,7 @@ export const react = endpoint('messages.react', {
     const { agent, message } = agentMessage(ctx);
     if (message.status === 'deleted') throw notFound(`message ${message.id} (it was unsent)`);
     const { emoji, action } = ctx.body;
-    if (applyReaction(message, agent.id, emoji, action)) messageUpdated(ctx.world, message);
+    if (applyReaction(message, agent.id, emoji, action)) messageChanged(ctx.world, message, 'updated');
     return json(200, { message_id: message.id, emoji, action, at: iso(ctx.world.clock.now()) });
   },
 });

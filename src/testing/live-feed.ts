@@ -2,7 +2,6 @@
 // through GET /_mock/events, a test in-process), and GET /_mock/state, the whole state at one moment
 // for the page's first paint. The bus lives on the world, not in the state, so listeners stay
 // subscribed across reset(); events and their views are built only when someone listens.
-import type { Delivery, RequestLogEntry } from '../schemas/mock-control.js';
 import {
   type MockAgent,
   type MockAttachment,
@@ -151,30 +150,14 @@ const mockMessageView = (message: MessageRecord): MockMessage => ({
   metadata: message.status === 'deleted' ? null : message.metadata,
 });
 
-/** A message was created (user post, agent send, streamed start, consent card). */
-export function messageCreated(world: MockWorld, message: MessageRecord): void {
+/** A message was created (user post, agent send, streamed start, consent card) or changed (patch,
+ * completion, unsend, reaction, receipt, read): the whole message. */
+export function messageChanged(world: MockWorld, message: MessageRecord, how: 'created' | 'updated'): void {
   world.events.emit(() => ({
-    type: 'message.created',
+    type: `message.${how}`,
     conversation_id: message.conversation_id,
     message: mockMessageView(message),
   }));
-}
-
-/** A message changed (patch, completion, unsend, reaction, receipt, read): the whole message. */
-export function messageUpdated(world: MockWorld, message: MessageRecord): void {
-  world.events.emit(() => ({
-    type: 'message.updated',
-    conversation_id: message.conversation_id,
-    message: mockMessageView(message),
-  }));
-}
-
-/** An agent started or stopped typing. */
-export function typingChanged(
-  world: MockWorld,
-  fields: { conversation_id: string; actor_id: string; state: string; expires_at: string },
-): void {
-  world.events.emit(() => ({ type: 'typing', ...fields }));
 }
 
 /** A conversation was created or its members changed. */
@@ -205,29 +188,6 @@ export function attachmentUpdated(world: MockWorld, attachment: AttachmentRecord
   world.events.emit(() => ({ type: 'attachment.updated', attachment: mockAttachmentView(attachment) }));
 }
 
-/** A webhook attempt was answered (or failed). */
-export function deliveryMade(world: MockWorld, delivery: Delivery): void {
-  world.events.emit(() => ({ type: 'delivery', delivery: { ...delivery } }));
-}
-
-/** A `/v1` request arrived (as the request log records it). */
-export function requestLogged(world: MockWorld, entry: RequestLogEntry): void {
-  world.events.emit(() => ({
-    type: 'request',
-    request: { ...entry, query: { ...entry.query }, headers: { ...entry.headers } },
-  }));
-}
-
-/** The clock was advanced. */
-export function clockAdvanced(world: MockWorld): void {
-  world.events.emit(() => ({ type: 'clock', now: iso(world.clock.now()) }));
-}
-
-/** All state was emptied. */
-export function stateReset(world: MockWorld): void {
-  world.events.emit(() => ({ type: 'reset' }));
-}
-
 /** Agents (no secrets), users (with session tokens), conversations with messages, and the logs. */
 export function takeSnapshot(world: MockWorld): MockStateSnapshot {
   const { state } = world;
@@ -248,23 +208,16 @@ export function takeSnapshot(world: MockWorld): MockStateSnapshot {
   };
 }
 
-/** One event as an SSE frame; its `id:` is the event's seq (compare with the snapshot's `event_seq`). */
-function sseFrame(event: MockEvent, seq: number): string {
-  return `id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-}
-
-/** A response that follows the live feed until the client goes away (or the server closes). */
+/**
+ * A response that follows the live feed until the client goes away (or the server closes); each
+ * frame's `id:` is the event's seq (compare with the snapshot's `event_seq`).
+ */
 function liveFeedResponse(world: MockWorld, signal: AbortSignal | undefined): Response {
-  let unsubscribe = () => {};
-  const writer = new SseWriter(
-    { keepAliveMs: world.options.keepAliveMs, signal, onStop: () => unsubscribe() },
-    (feed) => {
-      // Subscribed before the first byte, so nothing that happens after connection is missed.
-      unsubscribe = world.events.subscribe((event, seq) => feed.write(sseFrame(event, seq)));
-      feed.write(': connected\n\n');
-    },
-  );
-  return eventStreamResponse(writer.body);
+  const feed = new SseWriter({ keepAliveMs: world.options.keepAliveMs, signal, onStop: () => unsubscribe() });
+  // Subscribed before the first byte, so nothing that happens after connection is missed.
+  const unsubscribe = world.events.subscribe((event, seq) => feed.event(event.type, event, seq));
+  feed.write(': connected\n\n');
+  return eventStreamResponse(feed.body);
 }
 
 /** `GET /_mock/events`, `GET /_mock/state`, `GET /_mock/files/{attachment_id}`. */

@@ -16,7 +16,7 @@ import { agentMessage, agentOf, conversationFor, messageFor, requireActive } fro
 import { checkJson } from './body.js';
 import { forbidden, invalid, json, MockError } from './http.js';
 import { newId } from './ids.js';
-import { messageCreated, messageUpdated } from './live-feed.js';
+import { messageChanged } from './live-feed.js';
 import { endpoint, type RouteContext } from './router.js';
 import {
   type AgentRecord,
@@ -76,7 +76,7 @@ export function createMessage(
   conversation.messages.push(message);
   world.state.messages.set(message.id, message);
   if (message.status === 'streaming') scheduleAutoComplete(world, message);
-  messageCreated(world, message);
+  messageChanged(world, message, 'created');
   return message;
 }
 
@@ -95,7 +95,7 @@ export function appendText(world: MockWorld, message: MessageRecord, blockId: st
   message.last_change = world.clock.now();
   scheduleAutoComplete(world, message);
   world.streams.patched(message.id, blockId, value);
-  messageUpdated(world, message);
+  messageChanged(world, message, 'updated');
   return message.revision;
 }
 
@@ -108,7 +108,7 @@ export function completeMessage(world: MockWorld, message: MessageRecord, fallba
   world.clock.cancel(message.auto_complete_task);
   message.auto_complete_task = undefined;
   world.streams.completed(message.id);
-  messageUpdated(world, message);
+  messageChanged(world, message, 'updated');
   return message.revision;
 }
 
@@ -316,7 +316,7 @@ export const unsendMessage = endpoint('messages.unsend', {
       world.streams.closeAll(message.id);
       // No webhook event and no push notification: an unsend is silent (SPEC.md); the live feed
       // of the mock is a local view of state, not a notification.
-      messageUpdated(world, message);
+      messageChanged(world, message, 'updated');
     }
     return json(200, { message: tombstoneView(message) });
   },

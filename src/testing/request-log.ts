@@ -1,7 +1,6 @@
 // The request log of PROTOCOL.md section 13: each /v1 request as it arrived, before any fault.
 import type { RequestLogEntry } from '../schemas/mock-control.js';
 import type { MockRequest } from './http.js';
-import { requestLogged } from './live-feed.js';
 import type { MockState, MockWorld } from './state.js';
 
 /** Bearer tokens are credentials: the log shows their kind, never their value. */
@@ -44,15 +43,18 @@ export function logRequest(world: MockWorld, request: MockRequest, body: string 
     body,
   };
   world.state.requests.push(entry);
-  requestLogged(world, entry);
+  world.events.emit(() => ({ type: 'request', request: copyEntry(entry) }));
   return entry;
 }
 
 /** A copy of the log that later changes to the mock do not alter. */
 export function snapshotRequests(state: MockState): RequestLogEntry[] {
-  return state.requests.map((entry) => ({
-    ...entry,
-    query: { ...entry.query },
-    headers: { ...entry.headers },
-  }));
+  return state.requests.map(copyEntry);
 }
+
+/** An entry that later changes to the mock (a streamed body filling in) do not alter. */
+const copyEntry = (entry: RequestLogEntry): RequestLogEntry => ({
+  ...entry,
+  query: { ...entry.query },
+  headers: { ...entry.headers },
+});

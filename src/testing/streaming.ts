@@ -1,6 +1,6 @@
 // The streaming send (PROTOCOL.md section 8): a message in `streaming` state whose answer is its
 // live event log, fed by the NDJSON lines of the same request or by append/complete calls. Each open
-// stream is a subscriber of its message with its own seq; events go out as soon as a change applies.
+// stream follows its message with its own seq; events go out as soon as a change applies.
 // One `text/event-stream` writer serves it and the live feed: frames go out as soon as they are
 // written, a `: keep-alive` comment after every `keepAliveMs` without one, and the stream ends
 // cleanly, breaks like a cut connection, or stops when its client goes away.
@@ -40,11 +40,10 @@ export function startStreamingSend(
   conversation: ConversationRecord,
   blocks: BlockRecord[],
 ): Response {
-  const { world } = ctx;
   // A reply always has a text block to append to.
   if (!blocks.some((block) => block.type === 'text'))
     blocks.push({ id: newId('blk'), type: 'text', text: '' });
-  const message = createMessage(world, conversation, {
+  const message = createMessage(ctx.world, conversation, {
     sender_id: ctx.caller?.id ?? '',
     blocks,
     fallback_text: ctx.body.fallbackText || null,
@@ -59,33 +58,33 @@ export function startStreamingSend(
 /** An event stream of the message from now on; the request's NDJSON lines, if any, feed it. */
 function followMessage(ctx: RouteContext, message: MessageRecord): Response {
   const { world, lines } = ctx;
-  const control = { stopped: false };
-  const stream = world.streams.open(message, {
+  let stopped = false;
+  const writer = world.streams.open(message, {
     cutAfterEvents: ctx.fault?.fault === 'cut_stream' ? ctx.fault.after_events : undefined,
     keepAliveMs: world.options.keepAliveMs,
     signal: ctx.request.signal,
     // Cut or disconnected: lines not yet applied are never applied, and the message stays as it is.
     onStop: () => {
-      control.stopped = true;
+      stopped = true;
       lines?.cancel();
     },
   });
-  if (lines) void applyLines(world, message, lines, control, stream.cut);
-  return eventStreamResponse(stream.body);
+  if (lines) void applyLines(world, message, lines, () => stopped, writer);
+  return eventStreamResponse(writer.body);
 }
 
 async function applyLines(
   world: MockWorld,
   message: MessageRecord,
   lines: LineReader,
-  control: { stopped: boolean },
-  cut: () => void,
+  stopped: () => boolean,
+  writer: SseWriter,
 ): Promise<void> {
   const generation = world.state.generation;
   try {
     for (;;) {
       const line = await lines.next();
-      if (line === undefined || control.stopped || world.state.generation !== generation) return;
+      if (line === undefined || stopped() || world.state.generation !== generation) return;
       // Once the message is complete, the rest of the body is read and ignored.
       if (line.trim() === '' || message.status !== 'streaming') continue;
       const parsed = parseJson(StreamBodyLine, line, 'line');
@@ -96,152 +95,121 @@ async function applyLines(
   } catch (error) {
     // A bad line breaks the connection, so the writer notices and recovers through append;
     // a body that fails to read means the client went away, which leaves the message as it is.
-    if (error instanceof MockError) cut();
+    if (error instanceof MockError) writer.cut();
   }
 }
 
-/** How one stream ends early: cut after N events (a fault) and what to stop when it does. */
-export interface StreamOptions {
-  cutAfterEvents?: number;
+/** How a writer is set up; a stream of a message may also be cut after N events (a fault). */
+interface StreamOptions {
+  cutAfterEvents?: number | undefined;
   keepAliveMs: number;
-  /** The request's signal: when the client aborts, the stream stops following (nothing else changes). */
-  signal?: AbortSignal | undefined;
-  /** Called once when the stream stops following the message for any reason but completion. */
-  onStop?: () => void;
-}
-
-interface Subscriber {
-  patch(blockId: string, value: string): void;
-  complete(): void;
-  close(): void;
-}
-
-/** Every open stream, by message id. */
-export class StreamHub {
-  readonly #subscribers = new Map<string, Set<Subscriber>>();
-
-  /** How many streams follow a message now; a stream leaves when it completes, is cut, or its client goes away. */
-  get openCount(): number {
-    let count = 0;
-    for (const set of this.#subscribers.values()) count += set.size;
-    return count;
-  }
-
-  /**
-   * Opens a stream that starts with `message.started` (text so far) and then follows live.
-   * `cut()` breaks it as a fault would (the connection is destroyed).
-   */
-  open(
-    message: MessageRecord,
-    options: StreamOptions,
-  ): { body: ReadableStream<Uint8Array>; cut: () => void } {
-    let seq = 0;
-    // Assigned first thing in the writer's start, which runs inside its constructor.
-    let writer!: SseWriter;
-    const subscribers = () => this.#subscribers.get(message.id);
-    const leave = () => subscribers()?.delete(subscriber);
-    const write = (type: string, fields: Record<string, unknown>) => {
-      if (writer.done) return;
-      seq += 1;
-      writer.event(type, {
-        schema: EVENT_SCHEMA,
-        eventId: newId('evt'),
-        conversationId: message.conversation_id,
-        type,
-        seq,
-        ...fields,
-      });
-      // "Destroyed right after that many events": cut at once, not at the next event.
-      if (options.cutAfterEvents !== undefined && seq >= options.cutAfterEvents) writer.cut();
-    };
-    const subscriber: Subscriber = {
-      patch: (blockId, value) =>
-        write('message.patch', {
-          messageId: message.id,
-          patch: { op: 'appendText', blockId, path: '/text', value },
-        }),
-      complete: () => {
-        // `revision` is an extension field (the SDK must not require it): a reader of a replayed
-        // stream, which starts from the text so far, learns the final revision without counting.
-        write('message.completed', { messageId: message.id, revision: message.revision });
-        leave();
-        writer.close();
-      },
-      close: () => {
-        leave();
-        writer.close();
-      },
-    };
-    new SseWriter(
-      {
-        keepAliveMs: options.keepAliveMs,
-        signal: options.signal,
-        onStop: () => {
-          leave();
-          options.onStop?.();
-        },
-      },
-      (started) => {
-        writer = started;
-        if (options.cutAfterEvents === 0) return writer.cut();
-        const set = subscribers() ?? new Set<Subscriber>();
-        this.#subscribers.set(message.id, set);
-        set.add(subscriber);
-        write('message.started', { message: { id: message.id, content: message.blocks.map(sendBlock) } });
-        if (message.status !== 'streaming') subscriber.complete();
-      },
-    );
-    return { body: writer.body, cut: () => writer.cut() };
-  }
-
-  /** Tells every open stream of the message about an applied append. */
-  patched(messageId: string, blockId: string, value: string): void {
-    for (const subscriber of [...(this.#subscribers.get(messageId) ?? [])]) subscriber.patch(blockId, value);
-  }
-
-  /** Tells every open stream of the message that it completed; the streams end. */
-  completed(messageId: string): void {
-    for (const subscriber of [...(this.#subscribers.get(messageId) ?? [])]) subscriber.complete();
-    this.#subscribers.delete(messageId);
-  }
-
-  /** Ends every open stream (reset, unsend of a streaming message). */
-  closeAll(messageId?: string): void {
-    const sets = messageId ? [this.#subscribers.get(messageId)] : [...this.#subscribers.values()];
-    for (const set of sets) for (const subscriber of [...(set ?? [])]) subscriber.close();
-    if (messageId) this.#subscribers.delete(messageId);
-    else this.#subscribers.clear();
-  }
-}
-
-const encoder = new TextEncoder();
-
-/** How a writer is set up. */
-interface SseWriterOptions {
-  keepAliveMs: number;
-  /** The request's signal: when the client aborts, the stream stops (and `onStop` is called). */
+  /** The request's signal: when the client aborts, the stream stops (nothing else changes). */
   signal?: AbortSignal | undefined;
   /** Called once when the stream stops for any reason but `close()`: a cut, a cancel, an abort. */
   onStop?: () => void;
 }
 
+/** One open stream of a message: its writer, its own seq, and where a cut_stream fault breaks it. */
+interface Follower {
+  message: MessageRecord;
+  writer: SseWriter;
+  seq: number;
+  cutAfter: number | undefined;
+}
+
+/** Every open stream, by message id. */
+export class StreamHub {
+  readonly #open = new Map<string, Set<Follower>>();
+
+  /** How many streams follow a message now; a stream leaves when it completes, is cut, or its client goes away. */
+  get openCount(): number {
+    let count = 0;
+    for (const set of this.#open.values()) count += set.size;
+    return count;
+  }
+
+  /** A stream that starts with `message.started` (text so far) and then follows live. */
+  open(message: MessageRecord, options: StreamOptions): SseWriter {
+    const followers = this.#open.get(message.id) ?? new Set<Follower>();
+    const writer = new SseWriter({
+      ...options,
+      onStop: () => {
+        followers.delete(follower);
+        options.onStop?.();
+      },
+    });
+    const follower: Follower = { message, writer, seq: 0, cutAfter: options.cutAfterEvents };
+    if (follower.cutAfter === 0) writer.cut();
+    else {
+      this.#open.set(message.id, followers.add(follower));
+      send(follower, 'message.started', {
+        message: { id: message.id, content: message.blocks.map(sendBlock) },
+      });
+      if (message.status !== 'streaming') this.completed(message.id);
+    }
+    return writer;
+  }
+
+  /** Tells every open stream of the message about an applied append. */
+  patched(messageId: string, blockId: string, value: string): void {
+    const patch = { op: 'appendText', blockId, path: '/text', value };
+    for (const follower of [...(this.#open.get(messageId) ?? [])]) {
+      send(follower, 'message.patch', { messageId, patch });
+    }
+  }
+
+  /** Tells every open stream of the message that it completed; the streams end. */
+  completed(messageId: string): void {
+    for (const follower of this.#open.get(messageId) ?? []) {
+      // `revision` is an extension field (the SDK must not require it): a reader of a replayed
+      // stream, which starts from the text so far, learns the final revision without counting.
+      send(follower, 'message.completed', { messageId, revision: follower.message.revision });
+    }
+    this.closeAll(messageId);
+  }
+
+  /** Ends every open stream (reset, completion or unsend of a streaming message). */
+  closeAll(messageId?: string): void {
+    const sets = messageId ? [this.#open.get(messageId)] : [...this.#open.values()];
+    if (messageId) this.#open.delete(messageId);
+    else this.#open.clear();
+    for (const set of sets) for (const follower of set ?? []) follower.writer.close();
+  }
+}
+
+/** One event of a message's stream; it is cut at once when a fault says "after that many events". */
+function send(follower: Follower, type: string, fields: Record<string, unknown>): void {
+  const { writer, message } = follower;
+  if (writer.done) return;
+  follower.seq += 1;
+  const { seq } = follower;
+  writer.event(type, {
+    schema: EVENT_SCHEMA,
+    eventId: newId('evt'),
+    conversationId: message.conversation_id,
+    type,
+    seq,
+    ...fields,
+  });
+  if (follower.cutAfter !== undefined && seq >= follower.cutAfter) writer.cut();
+}
+
+const encoder = new TextEncoder();
+
 /** Writes one event stream; `body` is the answer's body. */
 export class SseWriter {
   readonly body: ReadableStream<Uint8Array>;
-  readonly #options: SseWriterOptions;
+  readonly #options: StreamOptions;
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   #keepAlive: ReturnType<typeof setTimeout> | undefined;
   #done = false;
   #cutPending = false;
 
-  /** `start` runs once the stream exists: the first frames are written from there. */
-  constructor(options: SseWriterOptions, start: (writer: SseWriter) => void) {
+  constructor(options: StreamOptions) {
     this.#options = options;
     this.body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.#controller = controller;
-        start(this);
-        this.#armKeepAlive();
       },
       // A cut waits until the reader has taken the frames already written (error() drops queued ones).
       pull: () => {
@@ -250,12 +218,14 @@ export class SseWriter {
       // The client went away: only this stream stops.
       cancel: () => this.#stop(),
     });
-    options.signal?.addEventListener(
+    this.#armKeepAlive();
+    const { signal } = options;
+    signal?.addEventListener(
       'abort',
       () => {
         if (this.#done) return;
         this.#stop();
-        this.#controller.error(options.signal?.reason);
+        this.#controller.error(signal.reason);
       },
       { once: true },
     );

@@ -3,7 +3,6 @@
 import { EVENT_SCHEMA } from '../schemas/common.js';
 import { signWebhook } from '../webhooks/signature.js';
 import { newId } from './ids.js';
-import { deliveryMade } from './live-feed.js';
 import type { AgentRecord } from './state.js';
 import { iso, type MockWorld } from './state.js';
 
@@ -133,7 +132,7 @@ export class WebhookDispatcher {
         error: result.error,
       };
       current.state.deliveries.push(delivery);
-      deliveryMade(current, delivery);
+      current.events.emit(() => ({ type: 'delivery', delivery: { ...delivery } }));
     }
     return result;
   }
