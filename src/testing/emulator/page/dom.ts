@@ -72,9 +72,9 @@ export function choices<T extends { id: string }>(
   select.disabled = items.length === 0;
 }
 
-/** 14:03:27 for an ISO timestamp. */
-export function clockTime(iso: string | null | undefined): string {
-  const date = new Date(iso ?? '');
+/** 14:03:27 for an ISO timestamp or a time in ms; '' for none. */
+export function clockTime(time: string | number | null | undefined): string {
+  const date = new Date(time ?? '');
   return Number.isNaN(date.getTime()) ? '' : date.toISOString().slice(11, 19);
 }
 

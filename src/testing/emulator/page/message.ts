@@ -1,6 +1,6 @@
 // One message as the page draws it: its parts (text, quick replies, files, consent cards), its state
 // (streaming, unsent), receipts and reactions. `actions` are the page's handlers.
-import type { MessagePart } from '../../../schemas/messages.js';
+import type { Action, MessagePart } from '../../../schemas/messages.js';
 import type { MockMessage as Message, MockInvite } from '../../../schemas/mock-events.js';
 import { bytes, clockTime, duration, h } from './dom.js';
 import { mockNow, nameOf, type PageQuestion } from './state.js';
@@ -14,12 +14,8 @@ export interface MessageActions {
   accept(inviteId: string, userId: string): void;
 }
 
-/** An action of an actions block, as history holds it. */
-interface QuickReply {
-  actionId?: string;
-  label?: string;
-  behavior?: { type?: string; value?: string };
-}
+/** An action of an actions block, as history holds it: any field may be missing. */
+type QuickReply = Partial<Action>;
 
 const CONSENT = /^accept:(inv_.+)$/;
 
@@ -98,14 +94,13 @@ const ENDED: Record<string, string> = {
 /** The line under a question: pending (until when), or how it ended. */
 function questionLine({ status, deadlineMs }: PageQuestion) {
   if (status !== 'pending') return h('div.question', h('span.badge.badge-ended', ENDED[status] ?? status));
-  const at = deadlineMs === undefined ? '' : clockTime(new Date(deadlineMs).toISOString());
-  const left = deadlineMs === undefined ? 0 : (deadlineMs - mockNow(store)) / 1000;
-  const when =
-    deadlineMs === undefined
-      ? 'no timeout'
-      : left > 0
-        ? `times out at ${at} (in ${duration(left)})`
-        : `past its deadline at ${at}: the bot's timeout ends it`;
+  const at = clockTime(deadlineMs);
+  const left = ((deadlineMs ?? 0) - mockNow(store)) / 1000;
+  const when = !at
+    ? 'no timeout'
+    : left > 0
+      ? `times out at ${at} (in ${duration(left)})`
+      : `past its deadline at ${at}: the bot's timeout ends it`;
   return h('div.question', h('span.badge.badge-pending', 'waiting for an answer'), h('span', when));
 }
 
