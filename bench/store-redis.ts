@@ -2,7 +2,8 @@
 // policy. Deliveries per CPU-second of the bot's process (redis-server's own CPU not counted), the
 // store commands one delivery sends to an idle conversation (each awaited in turn: one round trip each), and
 // the time a lock hand-off adds between two queued messages of one conversation (the second
-// delivery taken by a second instance on the same Redis, woken by the release).
+// delivery taken by a second instance on the same Redis, woken by the release), and the bytes Redis
+// sends per message as one conversation's backlog grows from 1 to 100.
 import { createClient } from 'redis';
 import { type BotStore, createBot, createMemoryStore } from '../src/index.js';
 import { createRedisStore, type RedisStoreClient } from '../src/redis/index.js';
@@ -13,12 +14,18 @@ import { fmt, median, percentile } from './lib/stats.js';
 import { startWorld, type World } from './lib/world.js';
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 400);
+const BACKLOGS = [1, 10, 100];
+// A message text this long makes a delivery's body about 30 KB: the store's traffic is its bodies.
+const BODY_CHARS = 30_000;
 const HANDOFFS = Number(process.env.BENCH_HANDOFFS ?? 30);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const silent = () => {};
 
-/** Signed `message.received` deliveries, captured from the mock (each its own event, one per message). */
-async function captureDeliveries(count: number, conversations: number) {
+/**
+ * Signed `message.received` deliveries, captured from the mock (each its own event, one per message),
+ * each text padded to `chars` characters.
+ */
+async function captureDeliveries(count: number, conversations: number, chars = 0) {
   const captured: Request[] = [];
   let capturing = false;
   const world = await startWorld({
@@ -33,7 +40,8 @@ async function captureDeliveries(count: number, conversations: number) {
   capturing = true;
   for (let i = 0; i < count; i++) {
     const c = i % conversations;
-    world.mock.postUserMessage(world.conversations[c]!, { user_id: world.userIds[c]!, text: `m${i}` });
+    const text = `m${i} `.padEnd(chars, 'x');
+    world.mock.postUserMessage(world.conversations[c]!, { user_id: world.userIds[c]!, text });
   }
   await world.mock.idle();
   return { world, captured };
@@ -128,6 +136,66 @@ async function handoff(world: World, requests: Request[], stores: [BotStore, Bot
   return gaps;
 }
 
+/** The bytes redis-server has sent its clients so far (INFO stats `total_net_output_bytes`). */
+async function bytesSent(client: RedisStoreClient) {
+  const info = String(await client.sendCommand(['INFO', 'stats']));
+  return Number(/total_net_output_bytes:(\d+)/.exec(info)?.[1] ?? Number.NaN);
+}
+
+/**
+ * Bytes Redis sends per message while one bot works through a backlog of `backlog` messages queued
+ * behind a held conversation ('queue' policy, one conversation): from the holder's release of its
+ * first message until every queued one was handled, divided by `backlog`. What two back-to-back
+ * INFO calls cost is taken off.
+ */
+async function backlogBytes(
+  world: World,
+  requests: Request[],
+  client: RedisStoreClient,
+  prefix: string,
+  backlog: number,
+) {
+  const bot = createBot({
+    apiKey: world.apiKey,
+    webhookSecret: world.webhookSecret,
+    baseUrl: world.baseUrl,
+    store: createRedisStore({ client, prefix }),
+    logger: silent,
+  });
+  let gate: (() => void) | undefined;
+  const opened = new Promise<void>((resolve) => {
+    gate = resolve;
+  });
+  let held!: () => void;
+  const holding = new Promise<void>((resolve) => {
+    held = resolve;
+  });
+  let runs = 0;
+  bot.on('message.received', async () => {
+    if (++runs > 1) return;
+    held();
+    await opened;
+  });
+  const first = bot.fetch(requests[0]!.clone());
+  await holding;
+  const waiting = requests.slice(1, backlog + 1).map((request) => bot.fetch(request.clone()));
+  const queue = `${prefix}q:queue:${world.conversations[0]}`;
+  while (Number(await client.sendCommand(['ZCARD', queue])) < backlog + 1) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const probe = await bytesSent(client);
+  const before = await bytesSent(client);
+  const info = before - probe; // one INFO reply, counted again in `after`
+  gate?.();
+  const answers = await Promise.all([first, ...waiting]);
+  await bot.idle();
+  const after = await bytesSent(client);
+  if (runs !== backlog + 1 || answers.some((response) => response.status !== 200)) {
+    throw new Error(`backlog ${backlog}: ${runs} runs, answers ${answers.map((r) => r.status).join(',')}`);
+  }
+  return (after - before - info) / backlog;
+}
+
 async function measure(): Promise<Outcome> {
   const redis = await startRedis();
   const clients = [createClient({ url: redis.url }), createClient({ url: redis.url })];
@@ -183,7 +251,17 @@ async function measure(): Promise<Outcome> {
     const memoryPairs = await captureDeliveries(HANDOFFS * 2, 1);
     const shared = createMemoryStore();
     const memoryGaps = await handoff(memoryPairs.world, memoryPairs.captured, [shared, shared]);
-    for (const world of [many.world, pairs.world, memoryPairs.world]) await world.close();
+    progress('store-redis: traffic per message against the backlog');
+    const big = await captureDeliveries(Math.max(...BACKLOGS) + 1, 1, BODY_CHARS);
+    const bodyBytes = new TextEncoder().encode(await big.captured[0]!.clone().text()).length;
+    const traffic: number[] = [];
+    for (const backlog of BACKLOGS) {
+      traffic.push(
+        await backlogBytes(big.world, big.captured, clients[0]!, `${prefix}b${backlog}:`, backlog),
+      );
+    }
+    const flat = traffic.at(-1)! <= 1.5 * traffic[0]!;
+    for (const world of [many.world, pairs.world, memoryPairs.world, big.world]) await world.close();
 
     const ratio = middle((r) => r.memory.perCpuSecond / r.redis.perCpuSecond);
     return {
@@ -199,6 +277,12 @@ async function measure(): Promise<Outcome> {
           result: fmt(commandsPerDelivery, 1),
           goal: '<= 2',
           status: commandsPerDelivery <= 2 ? 'met' : 'NOT MET',
+        },
+        {
+          measurement: `Redis bytes sent per message, backlog ${BACKLOGS.join(' / ')} ('queue', ${fmt(bodyBytes / 1024, 1)} KiB bodies)`,
+          result: traffic.map((bytes) => `${fmt(bytes / 1024, 1)} KiB`).join(' / '),
+          goal: 'flat (backlog 100 at most 1.5x backlog 1)',
+          status: flat ? 'met' : 'NOT MET',
         },
         {
           measurement: 'lock hand-off between two queued messages (median / p95)',
@@ -235,6 +319,14 @@ async function measure(): Promise<Outcome> {
           'A delivery to an idle conversation is two scripts: `admit` (claim + enqueue + lock + read) and ' +
           '`settle` (done mark + removal + release + publish), src/redis/compound-scripts.ts; before them it ' +
           'was eight commands (claim, enqueue, lock, take, mark done, take again, release, publish).',
+        '',
+        `Traffic against the backlog: one bot ('queue' policy) holds one conversation while ${BACKLOGS.join(', ')} ` +
+          `more deliveries of it (${fmt(bodyBytes / 1024, 1)} KiB signed bodies) are queued behind it; then its ` +
+          "handler returns and the backlog is worked through (handlers that do nothing). Redis's INFO " +
+          '`total_net_output_bytes` from that release until every delivery was answered, less what the ' +
+          'INFO calls cost, divided by the backlog: what Redis sends per message, replies and published ' +
+          'releases included. The holder reads only the head of the queue after each message; a read of ' +
+          'the whole queue would send the square of the backlog.',
         '',
         `Lock hand-off: ${HANDOFFS} pairs of messages in one conversation; the first is held by bot A until ` +
           'released; the second was delivered to bot B (a second store instance on its own connection) and ' +

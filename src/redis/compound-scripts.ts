@@ -7,9 +7,10 @@ import { script } from './scripts.js';
 /**
  * KEYS: [1] the dedupe claim (read only when ARGV[1] is '1'), [2] the queue, [3] the lock.
  * ARGV: [1] '1' to claim, [2] the claim's value, [3] its TTL in ms, [4] the member's score, [5] the
- * member, [6] the queue's TTL in ms, [7] the lock token, [8] the lock's TTL in ms.
+ * member, [6] the queue's TTL in ms, [7] the lock token, [8] the lock's TTL in ms, [9] the index of
+ * the last member to read (-1: all).
  * Answers {0, current value} (claim refused, nothing queued), {1} (queued, the lock is someone else's)
- * or {2, members} (queued, the lock won, the whole queue read lowest score first and kept).
+ * or {2, members} (queued, the lock won, the queue read lowest score first, up to ARGV[9], and kept).
  */
 export const ADMIT = script(`
 if ARGV[1] == '1' and not redis.call('SET', KEYS[1], ARGV[2], 'NX', 'PX', ARGV[3]) then
@@ -18,24 +19,25 @@ end
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[6])
 if not redis.call('SET', KEYS[3], ARGV[7], 'NX', 'PX', ARGV[8]) then return {1} end
-return {2, redis.call('ZRANGE', KEYS[2], 0, -1)}`);
+return {2, redis.call('ZRANGE', KEYS[2], 0, ARGV[9])}`);
 
 /**
  * KEYS: [1] the lock, [2] the queue, [3...] the marks. ARGV: [1] the lock token, [2] the lock's TTL in
  * ms, [3] the channel the release is published on, [4] its message, [5] the queue's TTL in ms ('':
- * unchanged), [6] n, the settled members that follow ([7] to [6 + n]), then each mark's value and TTL.
+ * unchanged), [6] the index of the last member to read (-1: all), [7] n, the settled members that
+ * follow ([8] to [7 + n]), then each mark's value and TTL.
  * Answers {0} (the lock is not this token's: marks written, nothing else touched), {1, members} (the
- * settled removed, the rest read, the lock kept and extended, the queue too) or {2} (the queue is
- * empty: the lock released and the release published).
+ * settled removed, the rest read up to ARGV[6], the lock kept and extended, the queue too) or {2} (the
+ * queue is empty: the lock released and the release published).
  */
 export const SETTLE = script(`
-local n = tonumber(ARGV[6])
+local n = tonumber(ARGV[7])
 for i = 3, #KEYS do
-  redis.call('SET', KEYS[i], ARGV[n + 2 * i + 1], 'PX', ARGV[n + 2 * i + 2])
+  redis.call('SET', KEYS[i], ARGV[n + 2 * i + 2], 'PX', ARGV[n + 2 * i + 3])
 end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {0} end
-if n > 0 then redis.call('ZREM', KEYS[2], unpack(ARGV, 7, 6 + n)) end
-local members = redis.call('ZRANGE', KEYS[2], 0, -1)
+if n > 0 then redis.call('ZREM', KEYS[2], unpack(ARGV, 8, 7 + n)) end
+local members = redis.call('ZRANGE', KEYS[2], 0, ARGV[6])
 if #members > 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   if ARGV[5] ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[5]) end

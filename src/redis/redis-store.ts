@@ -45,6 +45,15 @@ function checkScore(score: number, operation: string): string {
   return String(score);
 }
 
+/** The ZRANGE stop index of a read of at most `limit` members (-1: all of them). */
+function lastIndex(limit: number | undefined, operation: string): string {
+  if (limit === undefined) return '-1';
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new ValidationError([{ field: 'limit', message: 'must be an integer of at least 1' }], operation);
+  }
+  return String(limit - 1);
+}
+
 /** Queue members as a script answers them (an empty queue may come back as nothing at all). */
 const strings = (members: unknown): string[] => (Array.isArray(members) ? members.map(String) : []);
 
@@ -137,7 +146,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       return strings(await evalScript('readQueued', READ_QUEUED, [queueKey(key)], [...settled]));
     },
 
-    async admit({ claim, queue, lock }): Promise<AdmitResult> {
+    async admit({ claim, queue, lock, limit }): Promise<AdmitResult> {
       const score = checkScore(queue.score, 'admit');
       const token = nanoid();
       const keys = [
@@ -154,13 +163,23 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         px(queue.ttlMs, 'admit'),
         token,
         px(lock.ttlMs, 'admit'),
+        lastIndex(limit, 'admit'),
       ];
       const [step, answer] = (await evalScript('admit', ADMIT, keys, args)) as [number, unknown];
       if (step === 0) return { claimed: false, current: answer == null ? undefined : String(answer) };
       if (step === 1) return { claimed: true, lock: undefined };
       return { claimed: true, lock: { key: lock.key, token }, queued: strings(answer) };
     },
-    async settle({ lock, lockTtlMs, queueTtlMs, marks, settled, queue, released }): Promise<SettleResult> {
+    async settle({
+      lock,
+      lockTtlMs,
+      queueTtlMs,
+      marks,
+      settled,
+      queue,
+      released,
+      limit,
+    }): Promise<SettleResult> {
       const keys = [lockKey(lock.key), queueKey(queue)];
       const args = [
         lock.token,
@@ -168,6 +187,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         channelName(released.channel),
         released.message,
         queueTtlMs === undefined ? '' : px(queueTtlMs, 'settle'),
+        lastIndex(limit, 'settle'),
         String(settled.length),
         ...settled,
       ];

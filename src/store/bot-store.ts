@@ -76,7 +76,8 @@ export interface BotStore {
 
   /**
    * Optional, one atomic step: claims `claim` (set if absent), then queues the member, then tries the
-   * lock, and when it won takes the whole queue. A store without it gets the same steps one by one.
+   * lock, and when it won reads the queue (up to `limit` members). A store without it gets the same
+   * steps one by one.
    */
   admit?(request: AdmitRequest): Promise<AdmitResult>;
   /**

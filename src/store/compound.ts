@@ -27,13 +27,19 @@ export interface AdmitRequest {
   };
   /** Then try the lock on `key` for `ttlMs`, as {@link BotStore.acquireLock} does. */
   readonly lock: { readonly key: string; readonly ttlMs: number };
+  /**
+   * When the lock was won, read at most this many members, lowest score first; omitted: all. A
+   * holder that runs one message at a time reads only the head, so what a read costs does not grow
+   * with the backlog.
+   */
+  readonly limit?: number;
 }
 
 /**
  * What {@link BotStore.admit} did: the claim was refused (nothing queued; `current` is the claim's
  * value, `undefined` only if it vanished meanwhile), or the member is queued and the lock was won
- * (`queued`: the whole queue read as {@link BotStore.readQueued} reads it, the member among it) or is
- * held by someone else.
+ * (`queued`: the queue read as {@link BotStore.readQueued} reads it, up to `limit` members) or is held
+ * by someone else.
  */
 export type AdmitResult =
   | { readonly claimed: false; readonly current: string | undefined }
@@ -56,8 +62,10 @@ export interface SettleRequest {
   readonly marks: readonly { readonly key: string; readonly value: string; readonly ttlMs: number }[];
   /** Then, while the lock is still this token's: these members removed from the queue at `queue`... */
   readonly settled: readonly string[];
-  /** ...and the queue read; if it is empty, the lock released. */
+  /** ...and the queue read (at most `limit` members, lowest score first; omitted: all); if it is empty, the lock released. */
   readonly queue: string;
+  /** The most members the read answers, as {@link AdmitRequest.limit}. */
+  readonly limit?: number;
   /** Published once the lock was released here. */
   readonly released: { readonly channel: string; readonly message: string };
 }
@@ -89,6 +97,10 @@ export async function claimOnce(
   return { claimed: false, current };
 }
 
+/** The first `limit` members read (all without one). @internal */
+export const head = (members: string[], limit: number | undefined) =>
+  limit === undefined ? members : members.slice(0, limit);
+
 /**
  * {@link BotStore.admit} from the store's primitives, for a store without it (not atomic: a claim that
  * vanishes between `setIfAbsent` and `get` is tried once more). @internal
@@ -102,7 +114,7 @@ export async function composeAdmit(store: BotStore, request: AdmitRequest): Prom
   await store.enqueue(queue.key, queue.member, queue.score, queue.ttlMs);
   const held = await store.acquireLock(lock.key, lock.ttlMs);
   if (!held) return { claimed: true, lock: undefined };
-  return { claimed: true, lock: held, queued: await store.readQueued(queue.key) };
+  return { claimed: true, lock: held, queued: head(await store.readQueued(queue.key), request.limit) };
 }
 
 /**
@@ -112,7 +124,7 @@ export async function composeAdmit(store: BotStore, request: AdmitRequest): Prom
 export async function composeSettle(store: BotStore, request: SettleRequest): Promise<SettleResult> {
   for (const mark of request.marks) await store.set(mark.key, mark.value, mark.ttlMs);
   if (!(await store.renewLock(request.lock, request.lockTtlMs))) return { outcome: 'lost' };
-  const queued = await store.readQueued(request.queue, request.settled);
+  const queued = head(await store.readQueued(request.queue, request.settled), request.limit);
   if (queued.length > 0) return { outcome: 'queued', queued };
   if (!(await store.releaseLock(request.lock))) return { outcome: 'lost' };
   await store.publish(request.released.channel, request.released.message);

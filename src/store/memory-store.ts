@@ -3,7 +3,13 @@
 // `admit` and `settle` run their steps in that one turn too.
 
 import type { BotStore, StoreLock, Unsubscribe } from './bot-store.js';
-import type { AdmitRequest, AdmitResult, SettleRequest, SettleResult } from './compound.js';
+import {
+  type AdmitRequest,
+  type AdmitResult,
+  head,
+  type SettleRequest,
+  type SettleResult,
+} from './compound.js';
 
 /** Options of {@link createMemoryStore}. */
 export interface MemoryStoreOptions {
@@ -137,21 +143,21 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     for (const listener of channels.get(channel) ?? []) queueMicrotask(() => listener(message));
   };
 
-  const admit = ({ claim, queue, lock }: AdmitRequest): AdmitResult => {
+  const admit = ({ claim, queue, lock, limit }: AdmitRequest): AdmitResult => {
     if (claim && !setIfAbsent(claim.key, claim.value, claim.ttlMs)) {
       return { claimed: false, current: live(claim.key)?.value };
     }
     enqueue(queue.key, queue.member, queue.score, queue.ttlMs);
     const held = acquireLock(lock.key, lock.ttlMs);
     return held
-      ? { claimed: true, lock: held, queued: readQueued(queue.key, []) }
+      ? { claimed: true, lock: held, queued: head(readQueued(queue.key, []), limit) }
       : { claimed: true, lock: undefined };
   };
   const settle = (request: SettleRequest): SettleResult => {
-    const { lock, lockTtlMs, queueTtlMs, marks, settled, queue, released } = request;
+    const { lock, lockTtlMs, queueTtlMs, marks, settled, queue, released, limit } = request;
     for (const mark of marks) write(mark.key, mark.value, mark.ttlMs);
     if (!holds(lock)) return { outcome: 'lost' };
-    const queued = readQueued(queue, settled);
+    const queued = head(readQueued(queue, settled), limit);
     if (queued.length > 0) {
       renewLock(lock, lockTtlMs);
       const kept = queues.get(queue);

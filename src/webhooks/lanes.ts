@@ -323,6 +323,11 @@ export function createLanes(o: LaneOptions) {
   // found members left, so a backlog worked through for longer is kept while its holder lives.
   const queueTtlMs = o.maxHandlerMs + 2 * o.lockTtlMs + o.debounceMs;
   const pollMs = renewalEveryMs(o.lockTtlMs);
+  // 'queue' runs the head alone and reads again after it (a retry of an earlier message queued
+  // meanwhile comes next), so it reads only the head: a read costs one message whatever the backlog
+  // (a read of the whole queue per message would make the store send the square of the backlog).
+  // The others hand everything queued to one run.
+  const readLimit = policy === 'queue' ? { limit: 1 } : {};
   // Every run's lifetime under one timer, and every renewal of a lock or a claim under another;
   // neither keeps a Node process alive on its own.
   const lifetimes = createDeadlines(o.maxHandlerMs, false);
@@ -630,6 +635,7 @@ export function createLanes(o: LaneOptions) {
             settled,
             queue: queueKey(conversationId),
             released: { channel: `released:${conversationId}`, message: '' },
+            ...readLimit,
           };
           const next = await (store.settle ? store.settle(request) : composeSettle(store, request));
           marks = [];
@@ -650,14 +656,7 @@ export function createLanes(o: LaneOptions) {
           result = 'closed';
           break;
         }
-        // 'queue' handles the first message alone, then reads again (a retry of an earlier message
-        // queued meanwhile comes next); the others hand everything queued to one run.
-        const batch = await runnable(
-          policy === 'queue' ? members.slice(0, 1) : members,
-          freshMember,
-          ran,
-          settled,
-        );
+        const batch = await runnable(members, freshMember, ran, settled);
         members = undefined;
         if (batch.length === 0) continue;
         const items = batch.map(({ item }) => item);
@@ -845,6 +844,7 @@ export function createLanes(o: LaneOptions) {
       claim,
       queue: { key: queueKey(conversationId), member, score: sequenceOf(item), ttlMs: queueTtlMs },
       lock: { key: lockKey(conversationId), ttlMs: o.lockTtlMs },
+      ...readLimit,
     };
     // The store's own step, one atomic call; a store without it has the same steps composed from its
     // primitives (the BotStore contract, src/store/compound.ts).

@@ -101,6 +101,25 @@ export function describeCompoundContract(
       expect(await peer.get('dedupe:evt_2')).toBeUndefined();
     });
 
+    it('with a limit, admit and settle read only the head of the queue, and keep the rest queued', async () => {
+      const { peer, a } = await setup();
+      await peer.enqueue('queue:cnv_1', 'evt_3', 3, LONG);
+      await peer.enqueue('queue:cnv_1', 'evt_1', 1, LONG);
+      const admitted = await a.admit(admitting('evt_2', 2, { limit: 1 }));
+      expect(admitted).toMatchObject({ claimed: true, queued: ['evt_1'] });
+      const { lock } = admitted as { lock: StoreLock };
+      expect(await a.settle({ ...settling(lock, ['evt_1']), limit: 1 })).toEqual({
+        outcome: 'queued',
+        queued: ['evt_2'],
+      });
+      expect(await a.settle({ ...settling(lock, ['evt_2']), limit: 2 })).toEqual({
+        outcome: 'queued',
+        queued: ['evt_3'],
+      });
+      expect(await a.settle({ ...settling(lock, ['evt_3']), limit: 1 })).toEqual({ outcome: 'released' });
+      expect(await peer.readQueued('queue:cnv_1')).toEqual([]);
+    });
+
     it('the claim and the lock keep the TTLs admit was given', async () => {
       const { peer, a } = await setup();
       await a.admit({
