@@ -47,24 +47,20 @@ export type {
   UserClientOptions,
 } from './core/options.js';
 // LLM-native bots: model streams in, conversation history out
-export {
-  type AiSdkMessage,
-  type AiSdkPart,
-  type AnthropicMessage,
-  type FileUrlResolver,
-  type HistoryOptions,
-  type ModelMessageFormat,
-  type ModelMessageFormats,
-  type ModelMessagesOptions,
-  type ModelSourceKind,
-  ModelStreamError,
-  type ModelStreamSource,
-  type OpenAIChatMessage,
-  type TextStreamOptions,
-  type ToolCallInfo,
-  toModelMessages,
-  toTextStream,
-} from './llm/index.js';
+export type { HistoryOptions } from './llm/conversation-history.js';
+export type { FileUrlResolver } from './llm/conversation-turns.js';
+export type {
+  AiSdkMessage,
+  AiSdkPart,
+  AnthropicMessage,
+  ModelMessageFormat,
+  ModelMessageFormats,
+  OpenAIChatMessage,
+} from './llm/model-formats.js';
+export { type ModelMessagesOptions, toModelMessages } from './llm/model-messages.js';
+export { type ModelSourceKind, ModelStreamError } from './llm/model-stream-error.js';
+export type { ToolCallInfo } from './llm/stream-pieces.js';
+export { type ModelStreamSource, type TextStreamOptions, toTextStream } from './llm/to-text-stream.js';
 export type { Agents } from './resources/agents.js';
 export type { Attachments, UploadData, UploadInput, UploadProgress } from './resources/attachments.js';
 export type { Conversations, UserConversations } from './resources/conversations.js';
@@ -137,24 +133,21 @@ export {
   type Unsubscribe,
 } from './store/index.js';
 // Streaming: SSE bodies as typed events, and replies that stream.
+export type { MessageStream } from './streaming/message-stream.js';
 export type {
-  CoalesceOptions,
-  PipeReplyOptions,
-  ReplyLedger,
   ReplyOptions,
   ReplyOutcome,
   ReplyResult,
-  ReplySource,
   ReplyTransport,
   StreamBody,
-  StreamedBlock,
-  StreamedMessage,
   StreamOptions,
-} from './streaming/index.js';
-export type { MessageStream } from './streaming/message-stream.js';
+} from './streaming/options.js';
+export type { PipeReplyOptions, ReplySource } from './streaming/pipe-reply.js';
 export { ReplyMismatchError } from './streaming/reply-mismatch-error.js';
 export type { ReplyWriter } from './streaming/reply-writer.js';
-export { storeLedger } from './streaming/store-ledger.js';
+export { type ReplyLedger, storeLedger } from './streaming/store-ledger.js';
+export type { StreamedBlock, StreamedMessage } from './streaming/streamed-message.js';
+export type { CoalesceOptions } from './streaming/write-buffer.js';
 // Webhooks and bots
 export {
   type AnswerCheck,

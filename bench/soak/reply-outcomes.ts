@@ -1,7 +1,7 @@
 // Soak rows of issue 11: replies from a model that fails (before its first token, halfway), each
 // followed by the delivery's retry, and two concurrent writers per key. Every case must end with
 // 0 lost answers, 0 doubled (or interleaved) texts and 0 cut replies left unmarked.
-import { DEFAULT_INTERRUPTED_NOTE } from '../../src/streaming/defaults.js';
+import { DEFAULT_INTERRUPTED_NOTE } from '../../src/streaming/options.js';
 import type { Row } from '../lib/report.js';
 import { fmt, seededRandom } from '../lib/stats.js';
 import { agentMessages, startWorld, textOf, type World } from '../lib/world.js';

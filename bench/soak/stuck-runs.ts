@@ -12,7 +12,7 @@ import {
   createMemoryStore,
   MessageGivenUpError,
 } from '../../src/index.js';
-import { DEFAULT_INTERRUPTED_NOTE } from '../../src/streaming/defaults.js';
+import { DEFAULT_INTERRUPTED_NOTE } from '../../src/streaming/options.js';
 import type { Row } from '../lib/report.js';
 import { fmt, seededRandom } from '../lib/stats.js';
 import { agentMessages, startWorld, textOf, type World } from '../lib/world.js';

@@ -7,7 +7,6 @@ import type { RequestOptions } from '../core/options.js';
 import { count, parseInput, RequestOptionsSchema } from '../core/validate.js';
 import { AGENT_SEND_SCHEMA } from '../schemas/common.js';
 import { type MessageStatus, SendMessageRequest } from '../schemas/messages.js';
-import { DEFAULT_COALESCE, DEFAULT_INTERRUPTED_NOTE } from './defaults.js';
 import { defaultLedger } from './reply-lease.js';
 import type { ReplyLedger } from './store-ledger.js';
 import { DEFAULT_PROGRESS_TIMEOUT_MS } from './stream-sink.js';
@@ -161,6 +160,10 @@ export function checkReplyOptions(options: ReplyOptions | undefined, context: st
   };
 }
 
+/** The note of a reply cut short, by default. */
+export const DEFAULT_INTERRUPTED_NOTE = ' … [interrupted]';
+// When buffered text is sent by default, as Slack's `chatStream` buffers.
+const DEFAULT_COALESCE = { chars: 256, ms: 100 };
 const DEFAULT_WRITER_WAIT_MS = 10_000;
 // A lease outlives a stalled step (a progress deadline plus a read-back) and is renewed while held.
 const DEFAULT_WRITER_LEASE_MS = 30_000;

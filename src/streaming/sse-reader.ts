@@ -9,7 +9,8 @@ import {
 } from '../core/errors.js';
 import { type MessagePatchEvent, parseStreamEvent, type StreamEvent } from '../schemas/stream.js';
 
-import { DEFAULT_IDLE_TIMEOUT_MS } from './defaults.js';
+/** How long a stream may stay silent by default: four times the service's 15 s keep-alive. */
+const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
 // An event is at most 32,000 characters of text plus its envelope; anything far larger is not the service.
 const MAX_BUFFERED_CHARS = 4 * 1024 * 1024;

@@ -6,10 +6,10 @@ import {
 } from 'agent-messaging';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-// Private: textOfBlocks is the stream's internal text view, checked beside the public reader.
-import { textOfBlocks } from '../../src/streaming/index.js';
 // Private: a MessageStream over a body made here (a user gets one from messages.stream).
 import { MessageStream } from '../../src/streaming/message-stream.js';
+// Private: textOfBlocks is the stream's internal text view, checked beside the public reader.
+import { textOfBlocks } from '../../src/streaming/streamed-message.js';
 import { recordedBytes, recordedFinalText } from './fixtures/recorded-stream.js';
 import { bodyOf, eventsOf, manualBody, splitAt, sse } from './helpers.js';
 
