@@ -1,18 +1,26 @@
 // Chat SDK's platform Adapter over the Agent Messaging Service. Deliveries go through `createBot`
 // (verification, dedupe by webhook-id, the status codes the service's retries rely on) and then
 // into Chat SDK; posts and streams go through the client with keys derived from the delivery.
+//
+// Chat SDK names a conversation by a thread id string. Ours carries the conversation's kind as the
+// adapter learned it: `ams:agent:cnv_...` is a user's own conversation with the agent (a direct
+// message), `ams:group:cnv_...` a group. Anyone can write such a string, so the adapter decides
+// `isDM` from what the service said of the conversation, never from the string.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   type Adapter,
   type AdapterPostableMessage,
+  type Attachment,
   type ChatInstance,
-  type Message as ChatMessage,
+  Message as ChatMessage,
   defaultEmojiResolver,
   type EmojiValue,
   type FetchOptions,
   type FetchResult,
   type FormattedContent,
   NotImplementedError,
+  parseMarkdown,
   type RawMessage,
   type StreamChunk,
   type StreamOptions,
@@ -22,19 +30,38 @@ import {
 } from 'chat';
 import type { AgentClient } from '../client/agent-client.js';
 import { ValidationError } from '../core/errors.js';
-import type { Message } from '../schemas/messages.js';
+import { idempotencyKeyFor } from '../core/idempotency.js';
+import type { Message, SendMessageResponse } from '../schemas/messages.js';
+import type { ReplyResult } from '../streaming/options.js';
 import { createBot } from '../webhooks/bot.js';
-import type { Bot, MessageContext } from '../webhooks/bot-types.js';
-import { type ChatSdkAdapterOptions, checkAdapterOptions } from './options.js';
+import type { Bot, BotOptions, MessageContext } from '../webhooks/bot-types.js';
 import { NO_VALUE, toContent, toPostableParts } from './postable.js';
-import {
-  type AgentMessagingThread,
-  type ConversationKind,
-  decodeThreadId,
-  encodeThreadId,
-} from './thread-id.js';
-import { type AgentMessagingRawMessage, toChatMessage } from './to-chat-message.js';
-import { inTurn, nextPostKey } from './turn.js';
+
+/** Options of `createAgentMessagingAdapter`. */
+export interface ChatSdkAdapterOptions extends BotOptions {
+  /**
+   * The agent's id (`agt_...`), so history read before the first delivery knows which messages are
+   * the agent's own; learned from the first delivery otherwise.
+   */
+  agentId?: string;
+  /** The bot's name in Chat SDK (mention matching, logs); the Chat instance's `userName` by default. */
+  userName?: string;
+}
+
+/** The kinds of conversation an agent takes part in. */
+export type ConversationKind = 'agent' | 'group';
+
+/** What a thread id holds. */
+export interface AgentMessagingThread {
+  kind: ConversationKind;
+  conversationId: string;
+}
+
+/**
+ * `raw` of what the adapter hands Chat SDK: the service's Message for received and fetched messages,
+ * the send answer's message for a post, the reply's result for a stream.
+ */
+export type AgentMessagingRawMessage = Message | SendMessageResponse['message'] | ReplyResult;
 
 const MAX_PAGE = 100;
 const DEFAULT_PAGE = 50;
@@ -61,10 +88,22 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
   #chat: ChatInstance | undefined;
 
   constructor(options: ChatSdkAdapterOptions) {
-    const checked = checkAdapterOptions(options);
-    if (checked.agentId !== undefined) this.botUserId = checked.agentId;
-    this.userName = checked.userName ?? 'agent';
-    this.#bot = createBot(checked.bot);
+    const context = 'createAgentMessagingAdapter';
+    if (typeof options !== 'object' || options === null) {
+      throw new ValidationError([{ field: 'options', message: 'must be an object' }], context);
+    }
+    const { agentId, userName, ...bot } = options;
+    const issues = [];
+    if (agentId !== undefined && (typeof agentId !== 'string' || !agentId.startsWith('agt_'))) {
+      issues.push({ field: 'agentId', message: 'must be an agent id (agt_...)' });
+    }
+    if (userName !== undefined && (typeof userName !== 'string' || userName.trim() === '')) {
+      issues.push({ field: 'userName', message: 'must be a non-blank string' });
+    }
+    if (issues.length > 0) throw new ValidationError(issues, context);
+    if (agentId !== undefined) this.botUserId = agentId;
+    this.userName = userName ?? 'agent';
+    this.#bot = createBot(bot);
     this.client = this.#bot.client;
     this.#bot.on('message.received', (ctx) => this.#deliver(ctx));
   }
@@ -294,6 +333,85 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
       metadata: { conversation },
     };
   }
+}
+
+/** `ams:<kind>:<conversation id>`. */
+function encodeThreadId({ kind, conversationId }: AgentMessagingThread): string {
+  return `ams:${kind}:${conversationId}`;
+}
+
+/** The kind and conversation id of a thread id; a ValidationError for anything else. */
+function decodeThreadId(threadId: string): AgentMessagingThread {
+  const [prefix, kind, conversationId, ...rest] = String(threadId).split(':');
+  if (prefix !== 'ams' || (kind !== 'agent' && kind !== 'group') || !conversationId || rest.length > 0) {
+    const message = `must look like ams:agent:cnv_... or ams:group:cnv_..., got ${JSON.stringify(threadId)}`;
+    throw new ValidationError([{ field: 'threadId', message }], 'chat-sdk');
+  }
+  return { kind, conversationId };
+}
+
+// The delivery a Chat SDK handler is answering. Every reply it posts takes a key derived from the
+// delivery's webhook-id and the reply's position in the handler, so the service's redelivery of the
+// same event (up to about 18 hours later) replays those replies instead of posting them twice.
+const turns = new AsyncLocalStorage<{ webhookId: string; posts: number }>();
+
+/** Runs `work` as the handling of delivery `webhookId`. */
+function inTurn<T>(webhookId: string, work: () => Promise<T>): Promise<T> {
+  return turns.run({ webhookId, posts: 0 }, work);
+}
+
+/**
+ * The Idempotency-Key of the next post of the current turn, or `undefined` outside one (a post
+ * made on its own, which then gets a fresh key from the client).
+ */
+function nextPostKey(): string | undefined {
+  const turn = turns.getStore();
+  if (!turn) return undefined;
+  turn.posts += 1;
+  return idempotencyKeyFor(turn.webhookId, `chat-sdk:post:${turn.posts}`);
+}
+
+/**
+ * A service Message of `thread` as Chat SDK's Message, seen by the agent `agentId`: the author is
+ * "me" when the agent sent it, a mention when the service lists the agent in `invoked_agents`
+ * (PROTOCOL.md section 14). The text a user sees: text parts joined by newlines, the fallback text
+ * when there are none; a file part names its attachment (the bytes are fetched through the client).
+ */
+function toChatMessage(
+  message: Message,
+  thread: AgentMessagingThread,
+  agentId: string,
+): ChatMessage<AgentMessagingRawMessage> {
+  const parts = message.parts ?? [];
+  const texts = parts.filter((part) => typeof part.text === 'string').map((part) => part.text);
+  const text = texts.length > 0 ? texts.join('\n') : (message.fallback_text ?? '');
+  const attachments: Attachment[] = parts
+    .filter((part) => part.attachment_id !== undefined)
+    .map((part) => ({ type: part.type === 'image' ? 'image' : 'file', name: String(part.attachment_id) }));
+  const senderId = message.sender.id;
+  const isMe = senderId === agentId;
+  return new ChatMessage<AgentMessagingRawMessage>({
+    id: message.id,
+    threadId: encodeThreadId(thread),
+    text,
+    formatted: parseMarkdown(text),
+    raw: message,
+    author: {
+      userId: senderId,
+      userName: senderId,
+      fullName: senderId,
+      isBot: isMe || senderId.startsWith('agt_') ? true : senderId.startsWith('usr_') ? false : 'unknown',
+      isMe,
+    },
+    metadata: {
+      dateSent: new Date(message.created_at),
+      edited: Boolean(message.edited_at),
+      ...(message.edited_at ? { editedAt: new Date(message.edited_at) } : {}),
+    },
+    attachments,
+    // The service decides mentions (the `@handle` rule); only a message it names us in is one.
+    isMention: !isMe && (message.invoked_agents ?? []).includes(agentId),
+  });
 }
 
 /** Text of a Chat SDK stream: strings, and the text of `markdown_text` chunks; progress chunks are not text. */

@@ -20,13 +20,15 @@
  * @packageDocumentation
  */
 
-import { AgentMessagingAdapter } from './adapter.js';
-import type { ChatSdkAdapterOptions } from './options.js';
+import { AgentMessagingAdapter, type ChatSdkAdapterOptions } from './adapter.js';
 
-export type { AgentMessagingAdapter } from './adapter.js';
-export type { ChatSdkAdapterOptions } from './options.js';
-export type { AgentMessagingThread, ConversationKind } from './thread-id.js';
-export type { AgentMessagingRawMessage } from './to-chat-message.js';
+export type {
+  AgentMessagingAdapter,
+  AgentMessagingRawMessage,
+  AgentMessagingThread,
+  ChatSdkAdapterOptions,
+  ConversationKind,
+} from './adapter.js';
 
 /** Chat SDK's platform adapter for this service: verified deliveries in, posts and streams out. */
 export function createAgentMessagingAdapter(options: ChatSdkAdapterOptions): AgentMessagingAdapter {
