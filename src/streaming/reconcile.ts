@@ -5,29 +5,12 @@ import { AgentMessagingError, ConnectionError, InvalidResponseError, TimeoutErro
 import { isTransient, retryDelayMs } from '../core/retry.js';
 import { ReplyMismatchError } from './reply-mismatch-error.js';
 
-/** The service holds text that no prefix of the reply explains. @internal */
-export const DIVERGED = 'diverged';
-
 /**
- * Compares the block's text on the service (`applied`) with the text the reply expects once every
- * handed batch is applied (`expected`). Appends apply whole and in order, so `applied` is a prefix
- * of `expected` (the rest is `missing`); text beyond `expected` (`surplus`) is text the reply never
- * wrote: another writer's, or a line applied after the writer read back. Either way it is not the reply.
- * @internal
- */
-export function compareApplied(
-  expected: string,
-  applied: string,
-): { missing: string; surplus: string } | typeof DIVERGED {
-  if (applied.startsWith(expected)) return { missing: '', surplus: applied.slice(expected.length) };
-  if (expected.startsWith(applied)) return { missing: expected.slice(applied.length), surplus: '' };
-  return DIVERGED;
-}
-
-/**
- * The text the service is missing of `expected`, from what it holds (`state`). Text beyond
- * `expected`, or text no prefix explains, is a ReplyMismatchError; text missing from a message
- * already completed can no longer be added, and is an error too.
+ * The text the service is missing of `expected` (the text the reply expects once every handed batch
+ * is applied), from what it holds (`state`). Appends apply whole and in order, so the text applied
+ * is a prefix of `expected`; text beyond it, or text no prefix explains, is text the reply never
+ * wrote (another writer's, or a line applied after the writer read back): a ReplyMismatchError. Text
+ * missing from a message already completed can no longer be added, and is an error too.
  * @internal
  */
 export function missingText(
@@ -37,16 +20,16 @@ export function missingText(
   revision: number,
   operation: string,
 ): string {
-  const compared = compareApplied(expected, state.text);
-  if (compared === DIVERGED || compared.surplus !== '') {
+  if (!expected.startsWith(state.text)) {
     throw new ReplyMismatchError(messageId, expected.length, state.text.length, revision, state.revision);
   }
-  if (compared.missing !== '' && state.status !== 'streaming') {
+  const missing = expected.slice(state.text.length);
+  if (missing !== '' && state.status !== 'streaming') {
     throw new AgentMessagingError(
       `${operation}: message ${messageId} was completed before all of the reply's text was applied.`,
     );
   }
-  return compared.missing;
+  return missing;
 }
 
 const isNotStreaming = (error: unknown) => ConflictError.is(error) && error.code === 'message_not_streaming';

@@ -2,13 +2,12 @@
 // and the sink that feeds it (patch lines on the open request, or the append endpoint).
 import { ApiError } from '../core/api-error.js';
 import { AgentMessagingError, ConnectionError, InvalidResponseError } from '../core/errors.js';
-import type { RequestOptions } from '../core/options.js';
 import { isTransient } from '../core/retry.js';
 import type { SendMessageRequest } from '../schemas/messages.js';
 import type { StreamEvent } from '../schemas/stream.js';
 import { NdjsonBody } from './ndjson-body.js';
 import { isEventStream, messageStreamOf } from './open-message-stream.js';
-import type { ReplyOptions } from './options.js';
+import type { CheckedReplyOptions } from './options.js';
 import { AppendSink, type ReplyApi, type ReplySink } from './reply-sinks.js';
 import { StreamSink } from './stream-sink.js';
 
@@ -20,14 +19,9 @@ const WINDOW_BATCHES = 4;
  * broken start falls back to the JSON start with the same key, which replays a committed message),
  * else the JSON start, whose sink is the append endpoint.
  */
-export async function openMessage(
-  ctx: StartContext,
-  transport: ReplyOptions['transport'],
-  streamedBodies: boolean,
-  chars: number,
-  progressMs: number,
-): Promise<{ started: StartedReply; sink: ReplySink }> {
-  if (transport !== 'append' && streamedBodies) {
+export async function openMessage(ctx: StartContext): Promise<{ started: StartedReply; sink: ReplySink }> {
+  const { transport, coalesce, progressTimeoutMs, request } = ctx.checked;
+  if (transport !== 'append' && ctx.streamedBodies) {
     try {
       const result = await startStreamed(ctx);
       if ('refused' in result) {
@@ -40,8 +34,8 @@ export async function openMessage(
             started,
             body,
             started.events,
-            chars * WINDOW_BATCHES,
-            progressMs,
+            coalesce.chars * WINDOW_BATCHES,
+            progressTimeoutMs,
             started.cancel,
           ),
         };
@@ -49,7 +43,7 @@ export async function openMessage(
         // A replay does not read this request's lines: go on through the append endpoint.
         result.body.abort(new AgentMessagingError('replayed start'));
         result.started.cancel();
-        return { started: result.started, sink: new AppendSink(ctx.api, result.started, ctx.request) };
+        return { started: result.started, sink: new AppendSink(ctx.api, result.started, request) };
       }
     } catch (error) {
       // The start may have been committed before the connection broke: the JSON start below
@@ -60,19 +54,22 @@ export async function openMessage(
   const started = await startPlain(ctx);
   // The ids are all the append transport needs from the stream: close it.
   started.cancel();
-  return { started, sink: new AppendSink(ctx.api, started, ctx.request) };
+  return { started, sink: new AppendSink(ctx.api, started, request) };
 }
 
-/** What the start needs. @internal */
+/** What opening a reply's message needs. @internal */
 export interface StartContext {
   api: ReplyApi;
-  /** Conversation id, already checked and encoded. */
+  /** Conversation id, already checked. */
   conversationId: string;
   /** The checked send shape, `stream: true`. */
   shape: SendMessageRequest;
-  request: RequestOptions & { idempotencyKey: string };
-  idleTimeoutMs: number | undefined;
+  checked: CheckedReplyOptions;
+  /** Whether this runtime can send a streamed request body. */
+  streamedBodies: boolean;
   operation: string;
+  /** The Idempotency-Key of this attempt's message. */
+  idempotencyKey: string;
 }
 
 /** The message a reply writes to, as `message.started` described it. @internal */
@@ -140,7 +137,7 @@ async function startOnce(
 ): Promise<StartedReply | Refused> {
   // The connection's own abort, so a writer can drop it while a read of its answer is pending.
   const connection = new AbortController();
-  const user = ctx.request.signal;
+  const user = ctx.checked.request.signal;
   const signal = user === undefined ? connection.signal : AbortSignal.any([user, connection.signal]);
   const response = await ctx.api.transport.raw('messages.send', {
     params: { conversation_id: ctx.conversationId },
@@ -149,7 +146,7 @@ async function startOnce(
     contentType: ndjson ? 'application/x-ndjson' : 'application/json',
     accept: 'text/event-stream',
     operation: ctx.operation,
-    options: { ...ctx.request, signal },
+    options: { ...ctx.checked.request, idempotencyKey: ctx.idempotencyKey, signal },
   });
   const replayed = response.headers.get('idempotent-replayed') === 'true';
   if (ndjson && !isEventStream(response)) {
@@ -160,7 +157,10 @@ async function startOnce(
       ),
     };
   }
-  const stream = messageStreamOf(response, ctx.operation, { idleTimeoutMs: ctx.idleTimeoutMs, signal });
+  const stream = messageStreamOf(response, ctx.operation, {
+    idleTimeoutMs: ctx.checked.idleTimeoutMs,
+    signal,
+  });
   const events = stream[Symbol.asyncIterator]();
   let first: IteratorResult<StreamEvent>;
   try {

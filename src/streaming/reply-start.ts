@@ -15,7 +15,7 @@ import {
   streamingSendShape,
 } from './options.js';
 import { holdReply } from './reply-lease.js';
-import { openMessage, type StartContext, type StartedReply } from './reply-open.js';
+import { openMessage, type StartedReply } from './reply-open.js';
 import { AppendSink, type AppliedState, type ReplyApi, readBack } from './reply-sinks.js';
 import { noteAfter, ReplyWriter } from './reply-writer.js';
 import { supportsStreamedBodies } from './streamed-bodies.js';
@@ -42,7 +42,6 @@ export async function startReply(
   const operation = 'messages.startReply';
   // Checked here, before anything is sent; the transport encodes it into the path.
   pathId(ConversationId, conversationId, 'conversationId', operation);
-  const cnv = conversationId;
   const checked = checkReplyOptions(options, operation);
   const shape = streamingSendShape(body, operation);
   const streamedBodies = checked.streamedBodies ?? supportsStreamedBodies();
@@ -61,22 +60,8 @@ export async function startReply(
     signal,
   });
   try {
-    const ctx = (idempotencyKey: string): StartContext => ({
-      api,
-      conversationId: cnv,
-      shape,
-      request: { ...checked.request, idempotencyKey },
-      idleTimeoutMs: checked.idleTimeoutMs,
-      operation,
-    });
     const open = (idempotencyKey: string) =>
-      openMessage(
-        ctx(idempotencyKey),
-        checked.transport,
-        streamedBodies,
-        checked.coalesce.chars,
-        checked.progressTimeoutMs,
-      );
+      openMessage({ api, conversationId, shape, checked, streamedBodies, operation, idempotencyKey });
     let { started, sink } = await open(held.messageKey);
     let finished: AppliedState | undefined;
     if (started.replayed) {
@@ -87,7 +72,7 @@ export async function startReply(
       // goes to a new message under the next attempt's key, never mixed into another's text.
       // Ended marked but not given up (its ender died or failed before that), it is a cut message
       // all the same: this reply goes to the next attempt, it does not replay the cut text.
-      const state = await readBack(api, cnv, started, checked.request);
+      const state = await readBack(api, conversationId, started, checked.request);
       const note = checked.interruptedNote;
       // The note as written after text that ended with a space has lost its leading space (noteAfter).
       const markedCut = note !== '' && state.status !== 'streaming' && state.text.endsWith(note.trimStart());
@@ -108,7 +93,7 @@ export async function startReply(
     );
     const writer = new ReplyWriter({
       api,
-      conversationId: cnv,
+      conversationId,
       messageId: started.messageId,
       blockId: started.blockId,
       blockIndex: started.blockIndex,
