@@ -1,6 +1,9 @@
 // The soak's bot processes: each `node --import tsx bench/soak-cluster-bot.ts`, started with the
-// world's credentials, ready once it prints its port; killed with SIGKILL by the chaos loop.
+// world's credentials, ready once it prints its port. Their `log` lines are gathered in one list, in
+// the order they arrive. The soak SIGKILLs them, pauses and resumes them (SIGSTOP, SIGCONT), and
+// stops them with SIGTERM, which they answer with `bot.close`.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { ROOT } from '../lib/child.js';
 
 /** A running bot process. */
@@ -16,10 +19,33 @@ export interface Kill {
   at: number;
 }
 
-/** Starts, kills and stops bot processes. */
+/** One line a bot logged (see soak-cluster-bot.ts). */
+export interface LogEntry {
+  event:
+    | 'received'
+    | 'responded'
+    | 'start'
+    | 'stopped'
+    | 'end'
+    | 'answered'
+    | 'timed out'
+    | 'closing'
+    | 'closed';
+  pid: number;
+  at: number;
+  /** Numbers the handler runs of one process. */
+  run?: number;
+  conversationId?: string;
+  text?: string;
+  webhookId?: string;
+  status?: number;
+}
+
+/** Starts, kills, pauses and stops bot processes. */
 export function startBots(env: Record<string, string>) {
   const running = new Set<BotProcess>();
   const kills: Kill[] = [];
+  const log: LogEntry[] = [];
 
   const start = () =>
     new Promise<BotProcess>((resolve, reject) => {
@@ -28,38 +54,54 @@ export function startBots(env: Record<string, string>) {
         env: { ...process.env, ...env },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
-      let output = '';
+      let rest = '';
       child.stdout?.setEncoding('utf8');
       child.stdout?.on('data', (chunk: string) => {
-        output += chunk;
-        const match = /ready (\d+)/.exec(output);
-        if (match && child.pid !== undefined) {
-          const bot = { pid: child.pid, port: Number(match[1]), child };
-          running.add(bot);
-          resolve(bot);
+        const lines = (rest + chunk).split('\n');
+        rest = lines.pop() ?? '';
+        for (const line of lines) {
+          if (line.startsWith('log ')) log.push(JSON.parse(line.slice(4)) as LogEntry);
+          const ready = /^ready (\d+)$/.exec(line);
+          if (ready && child.pid !== undefined) {
+            const bot = { pid: child.pid, port: Number(ready[1]), child };
+            running.add(bot);
+            resolve(bot);
+          }
         }
       });
       child.once('error', reject);
       child.once('exit', (code) => reject(new Error(`a bot exited with ${code} before it was ready`)));
     });
 
+  const exited = (bot: BotProcess) =>
+    bot.child.exitCode !== null || bot.child.signalCode !== null
+      ? Promise.resolve()
+      : once(bot.child, 'exit');
+
   return {
     start,
     kills,
+    log,
+    running: () => [...running],
     pickVictim: (random: () => number) => [...running][Math.floor(random() * running.size)],
     kill(bot: BotProcess) {
       running.delete(bot);
       kills.push({ pid: bot.pid, at: Date.now() });
       bot.child.kill('SIGKILL');
     },
+    pause: (bot: BotProcess) => void bot.child.kill('SIGSTOP'),
+    resume: (bot: BotProcess) => void bot.child.kill('SIGCONT'),
+    /** SIGTERM, answered by `bot.close`; resolves with the exit code once the process is gone. */
+    async terminate(bot: BotProcess) {
+      running.delete(bot);
+      const gone = exited(bot);
+      bot.child.kill('SIGTERM');
+      await gone;
+      return bot.child.exitCode;
+    },
     async stopAll() {
-      const exits = [...running].map(
-        (bot) =>
-          new Promise((resolve) =>
-            bot.child.exitCode !== null ? resolve(null) : bot.child.once('exit', resolve),
-          ),
-      );
-      for (const bot of running) bot.child.kill('SIGTERM');
+      const exits = [...running].map(exited);
+      for (const bot of running) bot.child.kill('SIGKILL');
       running.clear();
       await Promise.all(exits);
     },

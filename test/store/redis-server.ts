@@ -1,10 +1,15 @@
 // A real Redis for the tests: `redis-server` (installed by scripts/ensure-redis.sh) started on a free
 // loopback port with no persistence, one per test file, and stopped after it. With REDIS_URL set the
-// tests use that server instead (each test picks its own key prefix, so files never collide).
+// tests use that server instead (each test picks its own key prefix, so files never collide). The
+// cluster soak also starts one with persistence (the append-only file in a directory of its own) and
+// restarts, pauses and resumes it on its port.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 
@@ -16,6 +21,16 @@ export interface TestRedis {
   owned: boolean;
   /** Stops the server this file started; nothing for REDIS_URL. */
   stop(): Promise<void>;
+  /** Sends a signal to the server this file started (SIGSTOP and SIGCONT pause and resume it). */
+  signal(signal: NodeJS.Signals): void;
+  /** Shuts the server down (SIGTERM: it writes its data as a restart does), waits `downMs`, starts it again on its port. */
+  restart(downMs?: number): Promise<void>;
+}
+
+/** How the server keeps its data. */
+export interface RedisOptions {
+  /** The append-only file on, fsynced every second (`appendonly yes`, `appendfsync everysec`). */
+  appendonly?: boolean;
 }
 
 async function freePort(): Promise<number> {
@@ -28,10 +43,13 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-async function spawnOn(port: number): Promise<ChildProcess | undefined> {
+async function spawnOn(port: number, dir: string | undefined): Promise<ChildProcess | undefined> {
+  const persistence = dir
+    ? ['--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec']
+    : ['--appendonly', 'no'];
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--daemonize', 'no'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -49,21 +67,47 @@ async function spawnOn(port: number): Promise<ChildProcess | undefined> {
 }
 
 /** Starts a Redis for one test file (call in `beforeAll`, stop in `afterAll`). */
-export async function startRedis(): Promise<TestRedis> {
+export async function startRedis(options: RedisOptions = {}): Promise<TestRedis> {
   const external = process.env.REDIS_URL;
-  if (external) return { url: external, owned: false, stop: async () => {} };
+  if (external) {
+    const refuse = () => {
+      throw new Error('REDIS_URL: a server this process did not start cannot be signalled or restarted');
+    };
+    return {
+      url: external,
+      owned: false,
+      stop: async () => {},
+      signal: refuse,
+      restart: async () => refuse(),
+    };
+  }
+  const dir = options.appendonly ? mkdtempSync(join(tmpdir(), 'redis-aof-')) : undefined;
+  const ended = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+  const end = async (child: ChildProcess, signal: NodeJS.Signals) => {
+    if (ended(child)) return;
+    const exited = once(child, 'exit');
+    child.kill(signal);
+    await exited;
+  };
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort();
-    const child = await spawnOn(port);
-    if (!child) continue;
+    const first = await spawnOn(port, dir);
+    if (!first) continue;
+    let child = first;
     return {
       url: `redis://127.0.0.1:${port}`,
       owned: true,
       async stop() {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        const exited = once(child, 'exit');
-        child.kill('SIGKILL');
-        await exited;
+        await end(child, 'SIGKILL');
+        if (dir) rmSync(dir, { recursive: true, force: true });
+      },
+      signal: (signal) => void child.kill(signal),
+      async restart(downMs = 0) {
+        await end(child, 'SIGTERM');
+        await new Promise((resolve) => setTimeout(resolve, downMs));
+        const next = await spawnOn(port, dir);
+        if (!next) throw new Error(`redis-server: port ${port} was taken while it restarted`);
+        child = next;
       },
     };
   }

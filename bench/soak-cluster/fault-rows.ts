@@ -1,0 +1,329 @@
+// The fault rows of `npm run soak:cluster` (issue 24): each starts its own world (a persistent
+// redis-server, the mock, 3 bot processes with the SDK's default settings behind the round-robin
+// proxy), sends steady traffic (every conversation gets a message every 2 s; each reply streams for
+// about 1.2 s, as a model's would), injects one fault a few seconds in, keeps the traffic up until
+// a few seconds after the fault, then waits in real time for every message to be answered (settle.ts:
+// the service's 5 s retry comes after 5 s; a message that only the 5-minute retry answers is counted
+// as such). Each row counts lost, doubled, unmarked cuts, overlapping handlers, conversations out of
+// order among messages that reached a bot within the documented wait bound, and messages that
+// waited for the 5-minute retry (none allowed when the fault lasted less than the first retry
+// interval plus `ackTimeoutMs`).
+import { createClient } from 'redis';
+import { startRedis, type TestRedis } from '../../test/store/redis-server.js';
+import type { Row } from '../lib/report.js';
+import { fmt } from '../lib/stats.js';
+import { startWorld } from '../lib/world.js';
+import { type BotProcess, startBots } from './bots.js';
+import { checkCluster } from './check.js';
+import { type LossyLink, startLossyLink } from './lossy-link.js';
+import { startNetwork } from './network.js';
+import { startProxy } from './proxy.js';
+import { settle } from './settle.js';
+
+/** The service's first retry (PROTOCOL.md section 6) plus the SDK's default `ackTimeoutMs`. */
+const SHORT_FAULT_MS = 5000 + 8000;
+/** The SDK's default `lockTtlMs`: a dead holder's lock and claims are gone after it. */
+const LOCK_TTL_MS = 30_000;
+/** The most a rolling restart may take per instance (Kubernetes' default grace period). */
+const GRACE_MS = 30_000;
+const CONVERSATIONS = 12;
+const ROUND_MS = 2000;
+/** Traffic before the fault, and after it ends. */
+const LEAD_MS = 3000;
+const TAIL_MS = 4000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What a fault can reach. */
+interface FaultContext {
+  redis: TestRedis;
+  link: LossyLink | undefined;
+  bots: ReturnType<typeof startBots>;
+  random: () => number;
+  /** Starts a bot and puts it behind the proxy. */
+  addBot(): Promise<BotProcess>;
+  /** Takes a bot out of the proxy's rotation. */
+  removeBot(bot: BotProcess): void;
+  /** The running bot with the most handlers running now. */
+  busyBot(): BotProcess;
+}
+
+/** What a fault did. */
+interface Injected {
+  /** How long the fault lasted, for the 5-minute-retry rule. */
+  faultMs: number;
+  note: string;
+  /** A goal of the row's own (the rolling restart's time per instance), with whether it is met. */
+  own?: { result: string; goal: string; met: boolean };
+  /** No reply may be cut at all, marked or not (a graceful restart). */
+  noCuts?: boolean;
+}
+
+/** One row. */
+export interface FaultRow {
+  name: string;
+  /** In `soak:cluster:ci` too: short and passing reliably. */
+  ci: boolean;
+  /** The bots reach Redis through the lossy link. */
+  lossy?: boolean;
+  inject(context: FaultContext): Promise<Injected>;
+}
+
+const pauseRedis =
+  (ms: number) =>
+  async ({ redis }: FaultContext): Promise<Injected> => {
+    redis.signal('SIGSTOP');
+    await sleep(ms);
+    redis.signal('SIGCONT');
+    return { faultMs: ms, note: `redis-server stopped (SIGSTOP) for ${ms / 1000} s, then resumed` };
+  };
+
+/** The rows, in the order they run. */
+export const FAULT_ROWS: FaultRow[] = [
+  {
+    name: 'Redis restart with persistence',
+    ci: true,
+    async inject({ redis }) {
+      const started = Date.now();
+      await redis.restart(1000);
+      const faultMs = Date.now() - started;
+      return {
+        faultMs,
+        note: `redis-server (appendonly yes, everysec) shut down with SIGTERM, 1 s down, started again on its port from its append-only file: ${fmt(faultMs / 1000, 1)} s without Redis`,
+      };
+    },
+  },
+  { name: 'Redis pause 3 s', ci: false, inject: pauseRedis(3000) },
+  { name: 'Redis pause 30 s', ci: false, inject: pauseRedis(30_000) },
+  {
+    name: 'lossy link to Redis',
+    ci: false,
+    lossy: true,
+    async inject({ link }) {
+      if (!link) throw new Error('the lossy row needs its link');
+      link.lossy(true);
+      await sleep(15_000);
+      link.lossy(false);
+      return {
+        faultMs: 2000,
+        note: `every connection to Redis through a TCP link that, for 15 s, cut ${link.cuts} connections and stalled them ${link.stalls} times for 0.3 to 2 s each (each loss lasts at most 2 s)`,
+      };
+    },
+  },
+  {
+    name: 'paused instance 10 s',
+    ci: false,
+    async inject({ bots, busyBot }) {
+      const bot = busyBot();
+      const open = openRuns(bots.log, bot.pid);
+      bots.pause(bot);
+      await sleep(10_000);
+      bots.resume(bot);
+      return {
+        faultMs: 10_000,
+        note: `a bot process stopped (SIGSTOP) for 10 s with ${open} handlers running, still behind the proxy, then resumed (SIGCONT)`,
+      };
+    },
+  },
+  {
+    name: 'rolling restart with bot.close',
+    ci: true,
+    async inject({ bots, addBot, removeBot }) {
+      const times: number[] = [];
+      const codes: (number | null)[] = [];
+      for (const old of bots.running()) {
+        // As a Deployment's rolling update does: the new instance is started, the old one leaves the
+        // load balancer and gets SIGTERM; its handler closes the bot (soak-cluster-bot.ts).
+        const replacement = addBot();
+        removeBot(old);
+        const started = Date.now();
+        codes.push(await bots.terminate(old));
+        times.push(Date.now() - started);
+        await replacement;
+      }
+      const slowest = Math.max(...times);
+      return {
+        faultMs: 0,
+        note: `each of the 3 instances in turn: a new one started, the old one out of the proxy and sent SIGTERM (server.close, bot.close({ deadline: 20000 }), exit); SIGTERM to exit ${times.map((t) => fmt(t / 1000, 1)).join(', ')} s, exit codes ${codes.join(', ')}`,
+        own: {
+          result: `slowest instance ${fmt(slowest / 1000, 1)} s`,
+          goal: `<= ${GRACE_MS / 1000} s each`,
+          met: slowest <= GRACE_MS && codes.every((code) => code === 0),
+        },
+        noCuts: true,
+      };
+    },
+  },
+  {
+    name: 'SIGKILL mid-reply',
+    ci: false,
+    async inject({ bots, busyBot, addBot, removeBot }) {
+      const bot = busyBot();
+      const open = openRuns(bots.log, bot.pid);
+      removeBot(bot);
+      bots.kill(bot);
+      await addBot();
+      return {
+        faultMs: 0,
+        note: `a bot process SIGKILLed with ${open} handlers streaming, a new one started`,
+      };
+    },
+  },
+];
+
+/** Handlers of process `pid` that started and have not ended. */
+function openRuns(log: ReturnType<typeof startBots>['log'], pid: number) {
+  let open = 0;
+  for (const entry of log) {
+    if (entry.pid !== pid) continue;
+    if (entry.event === 'start') open++;
+    if (entry.event === 'end') open--;
+  }
+  return open;
+}
+
+/** Runs one row from a fresh world; answers its summary row and its details. */
+export async function runFaultRow(row: FaultRow, random: () => number) {
+  const redis = await startRedis({ appendonly: true });
+  const link = row.lossy ? await startLossyLink(Number(new URL(redis.url).port), random) : undefined;
+  const prefix = `soak:${process.pid}:`;
+  const proxy = await startProxy();
+  const network = startNetwork({ random, faulty: false });
+  const world = await startWorld({
+    users: CONVERSATIONS,
+    webhookUrl: proxy.url,
+    mock: { fetch: network.fetch },
+  });
+  const bots = startBots({
+    REDIS_URL: link?.url ?? redis.url,
+    SOAK_PREFIX: prefix,
+    SOAK_API_KEY: world.apiKey,
+    SOAK_WEBHOOK_SECRET: world.webhookSecret,
+    SOAK_BASE_URL: world.baseUrl,
+    SOAK_CHUNK_MS: '150',
+  });
+  const reader = createClient({ url: redis.url, socket: { reconnectStrategy: () => 100 } });
+  reader.on('error', () => {});
+  await reader.connect();
+  try {
+    const addBot = async () => {
+      const bot = await bots.start();
+      proxy.add(bot.port);
+      return bot;
+    };
+    const context: FaultContext = {
+      redis,
+      link,
+      bots,
+      random,
+      addBot,
+      removeBot: (bot) => proxy.remove(bot.port),
+      busyBot: () => {
+        const running = bots.running();
+        const open = running.map((bot) => openRuns(bots.log, bot.pid));
+        return running[open.indexOf(Math.max(...open))] as BotProcess;
+      },
+    };
+    for (let i = 0; i < 3; i++) await addBot();
+    network.open();
+    const started = Date.now();
+
+    let fault: Injected | undefined;
+    let faultEnded = Number.POSITIVE_INFINITY;
+    const injecting = sleep(LEAD_MS).then(async () => {
+      fault = await row.inject(context);
+      faultEnded = Date.now();
+    });
+    let rounds = 0;
+    const postedAt = new Map<string, number>();
+    while (Date.now() < faultEnded + TAIL_MS) {
+      for (let c = 0; c < CONVERSATIONS; c++) {
+        const text = `c${c} m${rounds}`;
+        postedAt.set(text, Date.now());
+        world.mock.postUserMessage(world.conversations[c]!, { user_id: world.userIds[c]!, text });
+        await sleep(ROUND_MS / CONVERSATIONS);
+      }
+      rounds++;
+    }
+    await injecting;
+    const size = { messages: rounds * CONVERSATIONS, conversations: CONVERSATIONS };
+    const check = () => checkCluster({ world, bots, network, reader, prefix, size, startedAt: started });
+    const { waited } = await settle({
+      world,
+      eventOf: network.eventOf,
+      check,
+      quietMs: LOCK_TTL_MS + 5000,
+      limitMs: 240_000,
+    });
+    const result = await check();
+    const seconds = (Date.now() - started) / 1000;
+    // How long each message waited for its answer: from its post to the end of its last handler run.
+    const endedAt = new Map<string, number>();
+    for (const entry of bots.log) if (entry.event === 'end' && entry.text) endedAt.set(entry.text, entry.at);
+    const waits = new Map([...postedAt].map(([text, at]) => [text, (endedAt.get(text) ?? Number.NaN) - at]));
+    return report(row, fault as Injected, result, waited, waits, seconds);
+  } finally {
+    await bots.stopAll();
+    await proxy.close();
+    await world.close();
+    await link?.close();
+    reader.destroy();
+    await redis.stop();
+  }
+}
+
+function report(
+  row: FaultRow,
+  fault: Injected,
+  result: Awaited<ReturnType<typeof checkCluster>>,
+  waited: { retryS: number; texts: string[] }[],
+  waits: ReadonlyMap<string, number>,
+  seconds: number,
+) {
+  // On the real clock, of the messages answered before the mock's clock moved to a later retry.
+  const later = new Set(waited.flatMap((w) => w.texts));
+  const inTime = [...waits]
+    .filter(([text, wait]) => !later.has(text) && !Number.isNaN(wait))
+    .map(([, wait]) => wait);
+  const slowest = Math.max(0, ...inTime);
+  const overShort = inTime.filter((wait) => wait >= SHORT_FAULT_MS).length;
+  const c = result.counts;
+  const messages = c.answeredOnce + c.missing + c.doubled;
+  const firstLong = waited[0];
+  const waitedLong = firstLong?.texts.filter((text) => result.answeredTexts.has(text)).length ?? 0;
+  const short = fault.faultMs < SHORT_FAULT_MS;
+  const cuts = fault.noCuts ? c.interrupted + c.cut : c.cut;
+  const met =
+    c.missing === 0 &&
+    c.doubled === 0 &&
+    c.interleaved === 0 &&
+    cuts === 0 &&
+    c.overlapping === 0 &&
+    c.outOfOrder === 0 &&
+    (!short || waitedLong === 0) &&
+    (fault.own?.met ?? true);
+  const summary: Row = {
+    measurement: `fault: ${row.name}`,
+    result:
+      `${fmt(messages)} messages: ${c.missing} lost, ${c.doubled} doubled, ${c.cut} cut unmarked (${c.interrupted} marked), ` +
+      `${c.overlapping} overlapping runs, ${c.outOfOrder} conversations out of order (${c.undelivered} late past the bound), ` +
+      `${waitedLong} waited for the 5-minute retry${fault.own ? `; ${fault.own.result}` : ''}`,
+    goal:
+      `0 lost, 0 doubled, 0 ${fault.noCuts ? 'cut replies' : 'cut unmarked'}, 0 overlapping, 0 out of order, ` +
+      `${short ? '0 waited for the 5-minute retry' : '5-minute retries allowed (fault longer than 13 s)'}` +
+      `${fault.own ? `; ${fault.own.goal}` : ''}`,
+    status: met ? 'met' : 'NOT MET',
+  };
+  const laterRetries = waited
+    .slice(1)
+    .map((w) => `${w.texts.length} still unanswered at the ${w.retryS / 60}-minute retry`)
+    .join(', ');
+  const details = [
+    `**${row.name}** (${fmt(seconds, 0)} s): ${fault.note}. ${fmt(messages)} messages over ${CONVERSATIONS} conversations, ` +
+      `${fmt(c.attempts)} delivery attempts, ${fmt(c.handlerRuns)} handler runs; of the messages answered before the ` +
+      `5-minute retry, the slowest ended its run ${fmt(slowest / 1000, 1)} s after its post (${overShort} took ${SHORT_FAULT_MS / 1000} s or more); ` +
+      `${firstLong ? `${firstLong.texts.length} messages unanswered when only the 5-minute retry was left (${waitedLong} answered by it${laterRetries ? `; ${laterRetries}` : ''})` : 'no message waited for the 5-minute retry'}. ` +
+      `Left in Redis: ${c.stranded} queued, ${c.inFlight} claims in flight.`,
+    ...result.problems.slice(0, process.env.SOAK_DEBUG ? 400 : 8),
+  ];
+  return { met, row: summary, details };
+}
