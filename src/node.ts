@@ -14,8 +14,8 @@ import {
   writeResponse,
 } from './node-bridge.js';
 import type { Bot } from './webhooks/bot-types.js';
-import { MAX_DELIVERY_BYTES } from './webhooks/capped-body.js';
 import { type DeliveryAnswer, NOT_POST } from './webhooks/delivery.js';
+import { MAX_DELIVERY_BYTES } from './webhooks/verify.js';
 
 /** What {@link toNodeHandler} serves: a bot of `createBot`, or anything with its `handleDelivery`. */
 export type DeliveryHandler = Pick<Bot, 'handleDelivery'>;

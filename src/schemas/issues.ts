@@ -1,3 +1,6 @@
+// Parsing by schema, as every parse of the SDK and the mock does it: the one safeParse (with the SDK's
+// English messages), an open union of events parsed by their `type`, and the failed parse's issues,
+// each naming its field.
 import * as z from 'zod/mini';
 import { issueMessage } from './issue-messages.js';
 
@@ -15,6 +18,21 @@ export function safeParse<S extends z.core.$ZodType>(
   return z.safeParse(schema, value, WITH_MESSAGES);
 }
 
+/**
+ * Parses an event whose `type` picks its schema. A type with no schema is checked against the
+ * base shape only and passed through as it came, so a new event kind never breaks a reader;
+ * the static types name the known kinds, so `switch (event.type)` narrows.
+ */
+export function parseByType<Known>(
+  schemas: Record<string, z.core.$ZodType>,
+  base: z.core.$ZodType,
+  data: unknown,
+): z.core.util.SafeParseResult<Known> {
+  const type = typeof data === 'object' && data !== null ? (data as { type?: unknown }).type : undefined;
+  const schema = typeof type === 'string' && Object.hasOwn(schemas, type) ? schemas[type] : undefined;
+  return safeParse(schema ?? base, data) as z.core.util.SafeParseResult<Known>;
+}
+
 /** `content[0].text` from a zod path, the way a user would name the field. */
 export function fieldPath(path: readonly PropertyKey[]): string {
   let out = '';
@@ -25,6 +43,7 @@ export function fieldPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
+/** One field a check refused, and why. */
 export interface FieldIssue {
   /** The field, as `user_ids[3]`; empty for the whole body. */
   field: string;

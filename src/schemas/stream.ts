@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { BlockId, EVENT_SCHEMA, type Wire } from './common.js';
+import { parseByType } from './issues.js';
 import { MAX_MESSAGE_TEXT, ResponseBlock } from './messages.js';
-import { parseByType } from './open-union.js';
 
 // ---- Events of the `text/event-stream` answer (PROTOCOL.md section 8) ----
 

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import type { Wire } from './common.js';
 import { GroupInvite } from './invites.js';
+import { parseByType } from './issues.js';
 import { Message } from './messages.js';
-import { parseByType } from './open-union.js';
 
 // ---- Events delivered to the agent's webhook (PROTOCOL.md section 6) ----
 

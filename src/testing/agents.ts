@@ -1,4 +1,4 @@
-import { generateWebhookSecret } from '../webhooks/signature.js';
+import { generateWebhookSecret } from '../webhooks/verify.js';
 import { agentOf } from './access.js';
 import { json, MockError, notFound } from './http.js';
 import { newAgentToken, newId } from './ids.js';

@@ -25,7 +25,7 @@ export type {
   MockStateSnapshot,
   MockUser,
 } from '../schemas/mock-events.js';
-export { generateWebhookSecret, type SignedHeaders, signWebhook } from '../webhooks/signature.js';
+export { generateWebhookSecret, type SignedHeaders, signWebhook } from '../webhooks/verify.js';
 export {
   createFakeModelServer,
   type FakeModelApi,

@@ -1,7 +1,7 @@
 // Webhook delivery (PROTOCOL.md section 6): signed with Standard Webhooks, 10 s timeout, retried
 // on the mock clock after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h with the same webhook-id, then dropped.
 import { EVENT_SCHEMA } from '../schemas/common.js';
-import { signWebhook } from '../webhooks/signature.js';
+import { signWebhook } from '../webhooks/verify.js';
 import { newId } from './ids.js';
 import type { AgentRecord } from './state.js';
 import { iso, type MockWorld } from './state.js';

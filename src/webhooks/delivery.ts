@@ -16,13 +16,14 @@ import {
   type Traced,
   telemetryLoading,
 } from '../telemetry.js';
-import { MAX_DELIVERY_BYTES, readLimitedBody } from './capped-body.js';
 import { admitOnceSettled, type EarlyRuns, pollInterval } from './dedupe.js';
 import type { Admission } from './lanes.js';
 import { createDeadlines, type Deadlines } from './timers.js';
 import {
   bodyBytes,
+  MAX_DELIVERY_BYTES,
   readHeader,
+  readLimitedBody,
   type VerifiedDelivery,
   type WebhookBody,
   type WebhookHeaders,

@@ -33,10 +33,12 @@ export {
   SessionConflictError,
   type SessionOptions,
 } from './session.js';
-export { generateWebhookSecret, type SignedHeaders, signWebhook } from './signature.js';
 export type { StopTyping } from './typing.js';
 export {
   DEFAULT_TOLERANCE_SEC,
+  generateWebhookSecret,
+  type SignedHeaders,
+  signWebhook,
   type VerifyWebhookOptions,
   verifyWebhook,
   type WebhookBody,

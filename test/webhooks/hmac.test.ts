@@ -7,7 +7,7 @@ import { generateWebhookSecret } from 'agent-messaging/testing';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 // Private: a unit test of the HMAC signer behind signWebhook and verifyWebhook.
-import { createSigner } from '../../src/webhooks/signature.js';
+import { createSigner } from '../../src/webhooks/verify.js';
 
 describe('the HMAC signer of a webhook secret', () => {
   const secret = generateWebhookSecret();
