@@ -33,6 +33,7 @@ interface Instruments {
   turnWait: OtelApi.Histogram;
   replies: OtelApi.Counter;
   retries: OtelApi.Counter;
+  gaps: OtelApi.Counter;
 }
 
 let api: Api | null | undefined;
@@ -281,6 +282,9 @@ function makeInstruments(meter: OtelApi.Meter): Instruments {
     }),
     replies: meter.createCounter(`${PREFIX}replies`, { description: 'Replies, by outcome and transport' }),
     retries: meter.createCounter(`${PREFIX}client.retries`, { description: 'Client requests sent again' }),
+    gaps: meter.createCounter(`${PREFIX}order.gaps`, {
+      description: 'Missing predecessors a message waited for, by outcome (arrived, given_up)',
+    }),
   };
 }
 
@@ -306,5 +310,8 @@ export const metric = {
   },
   retry(method: string, route: string): void {
     meters()?.retries.add(1, { 'http.request.method': method, 'url.template': route });
+  },
+  gap(outcome: 'arrived' | 'given_up'): void {
+    meters()?.gaps.add(1, { 'agent_messaging.outcome': outcome });
   },
 };

@@ -24,6 +24,7 @@ const BOT_OPTION_KEYS = new Set([
   'lockTtlMs',
   'maxHandlerMs',
   'maxAttempts',
+  'gapWaitMs',
   'toleranceSec',
   'waitUntil',
   'typingRenewMs',
@@ -58,6 +59,9 @@ export function checkOptions(options: BotOptions): FieldIssue[] {
     if (value !== undefined && !(nonNegative(value) && value > 0)) {
       issues.push({ field, message: 'must be a positive number of milliseconds' });
     }
+  }
+  if (options.gapWaitMs !== undefined && !nonNegative(options.gapWaitMs)) {
+    issues.push({ field: 'gapWaitMs', message: 'must be a number of milliseconds >= 0' });
   }
   const { maxAttempts } = options;
   if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && maxAttempts >= 1)) {

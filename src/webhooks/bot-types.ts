@@ -77,6 +77,14 @@ export interface BotOptions extends AgentClientOptions {
    */
   maxAttempts?: number;
   /**
+   * Under `'queue'` and `'interrupt'`, how long a message waits for a user message before it in its
+   * conversation that has not reached the bot (a delivery that failed and awaits the service's retry,
+   * or a run that failed and awaits its own), in milliseconds; 15000 by default (the service's 10 s
+   * delivery timeout plus its 5 s first retry). Past it the message runs and the missing one, if it
+   * comes later, runs after it. 0 never waits. See docs/bot.md, "Order with gaps".
+   */
+  gapWaitMs?: number;
+  /**
    * Turns on `ctx.session` (`{}` for the defaults): how long a conversation's state lives (`ttlMs`)
    * and what it starts as (`initial`). Without it no session is read or saved, and `ctx.session`
    * throws a ValidationError naming `session`.

@@ -9,6 +9,7 @@ import { checkOptions, createClient } from './bot-options.js';
 import type { Bot, BotErrorInfo, BotOptions } from './bot-types.js';
 import { createEarlyRuns } from './dedupe.js';
 import { answerRequest, type DeliveryTrace, deliver } from './delivery.js';
+import { DEFAULT_GAP_WAIT_MS } from './gaps.js';
 import { createLanes } from './lanes.js';
 import { createKindCache, createRun } from './message-context.js';
 import { createQuestions, type Questions } from './questions.js';
@@ -111,6 +112,9 @@ export function createBot(options: BotOptions): Bot {
     maxHandlerMs: options.maxHandlerMs ?? DEFAULT_MAX_HANDLER_MS,
     debounceMs: options.debounceMs ?? DEFAULT_DEBOUNCE_MS,
     maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    gapWaitMs: options.gapWaitMs ?? DEFAULT_GAP_WAIT_MS,
+    history: async (conversationId, query) =>
+      (await client.conversations.listMessages(conversationId, query)).messages,
     run,
     report,
     debug: debugLog(logger),

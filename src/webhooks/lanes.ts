@@ -45,6 +45,7 @@ import type { AdmitRequest, SettleRequest } from '../store/compound.js';
 import { claimOnce, composeAdmit, composeSettle } from '../store/compound.js';
 import { StoreUnavailableError } from '../store/store-error.js';
 import type { DeliveryTrace } from './delivery.js';
+import { createOrder, type HistoryPage } from './gaps.js';
 import { MessageGivenUpError } from './given-up-error.js';
 import { createDeadlines, type Deadline, type Deadlines } from './timers.js';
 
@@ -189,6 +190,10 @@ export interface LaneOptions {
   debounceMs: number;
   /** How many failed runs of a message are tried before it is given up. */
   maxAttempts: number;
+  /** How long a message waits for a missing predecessor under 'queue' and 'interrupt' (gaps.ts). */
+  gapWaitMs: number;
+  /** One page of a conversation's history, read once per gap to tell a missing user message. */
+  history: HistoryPage;
   /** Runs every handler for the batch (the last item is the message; all are `ctx.messages`). */
   run(items: readonly Delivery[], signal: AbortSignal): Promise<void>;
   /** Reports a failure to onError handlers or the logger; never throws. */
@@ -345,6 +350,12 @@ export function createLanes(o: LaneOptions) {
   const active = new Set<Run>();
   // Set by `close()`: holders let their conversation go after the run they are in, waiters leave.
   let closing = false;
+  // 'queue' and 'interrupt' wait a bounded time for a missing predecessor (gaps.ts); 'debounce' does not.
+  const ordered = (policy === 'queue' || policy === 'interrupt') && o.gapWaitMs > 0;
+  // A holder waiting for a missing predecessor reads its queue again this often, or at once when a
+  // delivery of this process joins the conversation's queue.
+  const gapPollMs = Math.min(pollMs, 500);
+  const gapWakes = new Map<string, () => void>();
 
   const notifyReleased = (conversationId: string) => {
     const wakers = releases.get(conversationId);
@@ -366,6 +377,19 @@ export function createLanes(o: LaneOptions) {
       if (wakers.size === 0 && releases.get(conversationId) === wakers) releases.delete(conversationId);
     };
     return { released, wake, cancel };
+  };
+
+  /** A holder's pause for a missing predecessor: the batch's claims kept alive, woken by a delivery here. */
+  const pauseForGap = async (conversationId: string, items: readonly Delivery[], ms: number) => {
+    const letGo = holdClaims(items.map((item) => item.webhookId));
+    const woken = new AbortController();
+    gapWakes.set(conversationId, () => woken.abort());
+    try {
+      await sleep(Math.min(ms, gapPollMs), woken.signal).catch(() => {});
+    } finally {
+      gapWakes.delete(conversationId);
+      letGo();
+    }
   };
 
   const renew = (hold: Hold) => {
@@ -597,6 +621,9 @@ export function createLanes(o: LaneOptions) {
       running: undefined,
     };
     hold.renewal = renewals.add(renew, hold);
+    const order = ordered
+      ? createOrder({ store, waitMs: o.gapWaitMs, history: o.history, debug }, conversationId)
+      : undefined;
     let unsubscribe: (() => Promise<void>) | undefined;
     let result: 'drained' | 'stopped' | 'closed' = 'stopped';
     // What the next settle records (done marks, members to remove) and the runs it answers for: a
@@ -618,6 +645,7 @@ export function createLanes(o: LaneOptions) {
             debug?.('run interrupted by a newer message', { conversationId, sequence: message });
             stopRun(running, 'interrupted');
           }
+          gapWakes.get(conversationId)?.();
         });
       }
       let members = admitted?.queued;
@@ -660,6 +688,14 @@ export function createLanes(o: LaneOptions) {
         members = undefined;
         if (batch.length === 0) continue;
         const items = batch.map(({ item }) => item);
+        if (order) {
+          const waitMs = await order.wait(items.map(sequenceOf), items[0]?.event.agentId ?? '');
+          if (waitMs > 0) {
+            // Read again after the pause: the missing message may be queued by then (or the bot closing).
+            if (!closing) await pauseForGap(conversationId, items, waitMs);
+            continue;
+          }
+        }
         const run: Run = { items, controller: new AbortController(), stop: undefined, hold };
         hold.running = run;
         const outcome = await execute(run);
@@ -673,6 +709,8 @@ export function createLanes(o: LaneOptions) {
         // A failed store leaves the message unsettled, a lost lock leaves it queued for the next holder.
         if (outcome === 'store_failed') break;
         for (const item of done) marks.push(doneWrite(item.webhookId));
+        const mark = order?.ran(done.map(sequenceOf), outcome === 'failed' ? rest.map(sequenceOf) : []);
+        if (mark) marks.push(mark);
         if (hold.loss) break;
         // A run stopped by the bot's close stays at the head of the queue for the next holder.
         if (outcome !== 'closed') settled.push(...batch.map(({ member }) => member));
@@ -756,6 +794,8 @@ export function createLanes(o: LaneOptions) {
         letGo ??= holdClaims([item.webhookId]);
         if (!unsubscribe) {
           debug?.('waiting: the conversation is held', { webhookId: item.webhookId, conversationId });
+          // A holder here waiting for a missing predecessor reads the queue again: this may be it.
+          gapWakes.get(conversationId)?.();
           // Then try once more at once: the holder may have released before we listened.
           unsubscribe = await store.subscribe(`released:${conversationId}`, () => next?.wake());
         } else {
@@ -867,6 +907,7 @@ export function createLanes(o: LaneOptions) {
   const close = () => {
     closing = true;
     for (const conversationId of [...releases.keys()]) notifyReleased(conversationId);
+    for (const wake of [...gapWakes.values()]) wake();
   };
 
   /** Fires the signal of every run still going (the close's deadline passed): their replies end marked. */

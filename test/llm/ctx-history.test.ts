@@ -117,6 +117,10 @@ describe('ctx.history', () => {
       { role: 'user', content: 'go' },
     ]);
     expect(historyRequests(mock)).toEqual([
+      // The runtime's own reads before a run (docs/bot.md "Order with gaps"): sequence 2 before the
+      // click, 5 and 6 before 'go', are the agent's messages, not user messages still to come.
+      { before_sequence: '3', limit: '1' },
+      { before_sequence: '7', limit: '2' },
       { limit: '20' },
       { limit: '50' },
       { limit: '50' },

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRedisStore } from 'agent-messaging/redis';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 
@@ -139,6 +140,16 @@ export function redisForFile() {
     server: undefined as unknown as TestRedis,
     raw: undefined as unknown as Awaited<ReturnType<typeof connectClient>>,
     cleanups: [] as (() => Promise<unknown>)[],
+    /** A Redis store on a connection of its own (as one instance of a bot), closed after the test. */
+    async store(prefix: string) {
+      const client = await connectClient(file.server.url);
+      const store = createRedisStore({ client, prefix });
+      file.cleanups.push(async () => {
+        await store.close();
+        client.destroy();
+      });
+      return store;
+    },
   };
   beforeAll(async () => {
     file.server = await startRedis();

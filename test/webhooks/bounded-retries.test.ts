@@ -95,7 +95,8 @@ describe('bounded retries', () => {
   it("under 'queue', a run past maxHandlerMs fails its attempt at once and the next message runs, not 409", async () => {
     const store = createMemoryStore();
     // The slow runs wait for their signal; 'next' must be answered within its ackTimeoutMs (8 s).
-    const loop = await createLoop({ store, maxHandlerMs: 1000 });
+    // gapWaitMs 0: 'next' does not wait for the failed run's retry (order-gaps.test.ts shows that wait).
+    const loop = await createLoop({ store, maxHandlerMs: 1000, gapWaitMs: 0 });
     const ids = new Map<string, string>();
     const ran: string[] = [];
     const started = gate();

@@ -1,0 +1,173 @@
+// Order with gaps, under 'queue' and 'interrupt': a message runs only once every user message before it
+// in its conversation ran, or once it waited `gapWaitMs` for the missing ones.
+//
+// `sequence` counts every message of a conversation (PROTOCOL.md section 7): the user's, the agent's
+// own replies, other agents' messages and unsent tombstones. The store keeps, per conversation, the
+// highest sequence run (`order:{conversationId}`, written by the settle that records the run, kept as
+// long as the service's retries last). A holder about to run sequence `top` looks at the sequences
+// between that record and `top` that are not queued: a user message among them is a delivery that
+// failed or has not come yet (the service retries 5 s after a failed attempt). One history read
+// (`GET /v1/conversations/{id}/messages?before_sequence=top&limit=n`) per gap tells them apart: the
+// agent's own messages, other agents' messages (never delivered) and tombstones are no gap; a user's
+// message is, and the holder waits for it, reading the queue again, at most `gapWaitMs` from when it
+// saw the gap. Then the message runs and the gap is given up (debug log, `order.gaps` metric): a
+// missing message that comes later still runs, after its successor. A run that failed is a gap too,
+// awaiting its retry: its holder knows it without a history read, and a first run that failed sets
+// the record below its sequence.
+//
+// No record (the first message a bot sees in a conversation, or one idle past the retention) means no
+// wait. The record is written by the lock's holder, so a holder that lost its lock may set it back;
+// the next gap then costs one history read and, at worst, one bounded wait.
+
+import type { Message } from '../schemas/messages.js';
+import type { BotStore } from '../store/bot-store.js';
+import { metric } from '../telemetry.js';
+import type { DebugLog } from './lanes.js';
+
+/**
+ * How long a message waits for a missing predecessor, by default: the service's 10 s delivery timeout
+ * plus its 5 s first retry, so a predecessor whose first attempt failed in any way arrives within it.
+ */
+export const DEFAULT_GAP_WAIT_MS = 15_000;
+
+/** The most sequences one history read looks at (the service's page limit). */
+const MAX_GAP = 100;
+
+/** How long the highest sequence run of a conversation is kept: the service's whole retry schedule. */
+const ORDER_RETENTION_MS = 18 * 60 * 60 * 1000;
+
+/** One page of a conversation's history, newest first. @internal */
+export type HistoryPage = (
+  conversationId: string,
+  query: { before_sequence: number; limit: number },
+) => Promise<readonly Message[]>;
+
+/** What a conversation's order needs from the bot. @internal */
+export interface OrderOptions {
+  store: BotStore;
+  /** How long a message waits for a missing predecessor (`gapWaitMs`). */
+  waitMs: number;
+  history: HistoryPage;
+  debug: DebugLog | undefined;
+}
+
+/** A store write of the settle that records a run. */
+interface OrderMark {
+  key: string;
+  value: string;
+  ttlMs: number;
+}
+
+/** True for a message no delivery will bring: the agent's own, another agent's, or a tombstone. */
+const noDelivery = (message: Message, agentId: string) =>
+  message.status === 'deleted' || message.sender.id === agentId || !message.sender.id.startsWith('usr_');
+
+/**
+ * A conversation's order while one holder holds its lock: `wait` answers how long its next run must
+ * still wait for a missing predecessor (0: run now), `ran` records a run and answers the store mark
+ * for the settle. @internal
+ */
+export function createOrder(o: OrderOptions, conversationId: string) {
+  const key = `order:${conversationId}`;
+  // The highest sequence run; `null` until read from the store, `undefined` when it has none.
+  let last: number | undefined | null = null;
+  // Sequences no delivery will bring (history said so, or their wait was given up).
+  const settledGaps = new Set<number>();
+  // User messages still to come: history said so, or their run failed and awaits its retry.
+  const pending = new Set<number>();
+  // Sequences history was read for, so a gap is read once.
+  const checked = new Set<number>();
+  let deadline: number | undefined;
+
+  const missingBelow = (floor: number, top: number, queued: ReadonlySet<number>) => {
+    const missing: number[] = [];
+    for (let sequence = Math.max(floor + 1, top - MAX_GAP); sequence < top; sequence += 1) {
+      if (!queued.has(sequence) && !settledGaps.has(sequence)) missing.push(sequence);
+    }
+    return missing;
+  };
+
+  /** Reads history once for the sequences not looked at yet; what it cannot tell counts as no gap. */
+  const look = async (missing: number[], top: number, agentId: string) => {
+    const unread = missing.filter((sequence) => !checked.has(sequence) && !pending.has(sequence));
+    if (unread.length === 0) return;
+    for (const sequence of missing) checked.add(sequence);
+    const lowest = Math.min(...unread);
+    let page: readonly Message[];
+    try {
+      page = await o.history(conversationId, { before_sequence: top, limit: top - lowest });
+    } catch (error) {
+      // Unknown: each is waited for, within the same bound.
+      o.debug?.('history read failed: waiting for the missing sequences', {
+        conversationId,
+        error: String(error),
+      });
+      for (const sequence of unread) pending.add(sequence);
+      return;
+    }
+    const bySequence = new Map(page.map((message) => [message.sequence, message]));
+    for (const sequence of unread) {
+      const message = bySequence.get(sequence);
+      if (message && !noDelivery(message, agentId)) pending.add(sequence);
+      else settledGaps.add(sequence);
+    }
+  };
+
+  const wait = async (sequences: readonly number[], agentId: string): Promise<number> => {
+    if (last === null) {
+      const value = await o.store.get(key);
+      const read = value === undefined ? Number.NaN : Number(value);
+      last = Number.isSafeInteger(read) ? read : undefined;
+    }
+    if (last === undefined || sequences.length === 0) return 0;
+    const queued = new Set(sequences);
+    const top = Math.max(...sequences);
+    let missing = missingBelow(last, top, queued);
+    if (missing.length > 0) {
+      await look(missing, top, agentId);
+      missing = missingBelow(last, top, queued);
+    }
+    if (missing.length === 0) {
+      if (deadline !== undefined) metric.gap('arrived');
+      deadline = undefined;
+      return 0;
+    }
+    const now = Date.now();
+    if (deadline === undefined) {
+      deadline = now + o.waitMs;
+      o.debug?.('waiting for a missing message', {
+        conversationId,
+        sequence: top,
+        missing,
+        waitMs: o.waitMs,
+      });
+    }
+    if (now < deadline) return deadline - now;
+    // The bound: the message runs, and the missing ones are no longer waited for.
+    o.debug?.('gave up waiting for a missing message: ran out of order', {
+      conversationId,
+      sequence: top,
+      missing,
+    });
+    metric.gap('given_up');
+    for (const sequence of missing) {
+      settledGaps.add(sequence);
+      pending.delete(sequence);
+    }
+    deadline = undefined;
+    return 0;
+  };
+
+  const ran = (done: readonly number[], failed: readonly number[]): OrderMark | undefined => {
+    // A first run that failed: the record starts below it, so its successors wait for its retry.
+    if (last == null && failed.length > 0) last = Math.min(...failed) - 1;
+    for (const sequence of failed) pending.add(sequence);
+    for (const sequence of done) pending.delete(sequence);
+    const highest = Math.max(last ?? 0, ...done);
+    if (done.length === 0 && failed.length === 0) return undefined;
+    last = highest;
+    return { key, value: String(highest), ttlMs: ORDER_RETENTION_MS };
+  };
+
+  return { wait, ran };
+}

@@ -1,0 +1,132 @@
+// Order with gaps (docs/bot.md, "Order"): under 'queue' and 'interrupt' a message waits, at most
+// `gapWaitMs`, for a user message before it whose delivery failed or whose run awaits its retry; one
+// history read tells a missing user message from the agent's own messages and tombstones.
+import type { BotOptions } from 'agent-messaging';
+import { describe, expect, it } from 'vitest';
+import { createLoop, type Loop } from './harness.js';
+
+/** A loop whose deliveries of a text in `failing` are answered 502 before they reach the bot. */
+async function gappyLoop(options: Partial<BotOptions>) {
+  const loop = await createLoop(options);
+  const failing = new Set<string>();
+  loop.route(async (request) => {
+    const body = (await request.clone().json()) as { message?: { fallback_text?: string } };
+    const text = body.message?.fallback_text;
+    if (text !== undefined && failing.has(text)) return new Response('bad gateway', { status: 502 });
+    return loop.bot.fetch(request);
+  });
+  const seen: string[] = [];
+  loop.bot.on('message.received', async (ctx) => {
+    seen.push(ctx.text);
+    await ctx.reply(`Echo: ${ctx.text}`);
+  });
+  return { loop, failing, seen };
+}
+
+/** The history reads the bot made: their `before_sequence` and `limit`. */
+const historyReads = (loop: Loop) =>
+  loop
+    .requests({ method: 'GET', path: /\/conversations\/[^/]+\/messages$/ })
+    .filter((entry) => entry.query.before_sequence !== undefined)
+    .map((entry) => ({ before: entry.query.before_sequence, limit: entry.query.limit }));
+
+/** The answers to each message.received delivery's attempts, the messages in the order first tried. */
+function attemptsByMessage(loop: Loop): (number | null)[][] {
+  const byEvent = new Map<string, (number | null)[]>();
+  for (const delivery of loop.mock.deliveries) {
+    if (delivery.type !== 'message.received') continue;
+    byEvent.set(delivery.event_id, [...(byEvent.get(delivery.event_id) ?? []), delivery.status]);
+  }
+  return [...byEvent.values()];
+}
+
+describe('order with gaps', () => {
+  it("a message waits for a predecessor whose delivery failed, and runs after the service's retry brought it", async () => {
+    const { loop, failing, seen } = await gappyLoop({ gapWaitMs: 60_000, ackTimeoutMs: 1000 });
+    await loop.post('one'); // sequence 1, its reply 2
+    failing.add('two');
+    await loop.post('two'); // sequence 3: answered 502, retried 5 s later
+    // Sequence 4 waits for 3: past ackTimeoutMs its delivery is answered 409 and the wait goes on.
+    await loop.post('three');
+    expect(seen).toEqual(['one']);
+    failing.clear();
+    await loop.mock.clock.advance(6);
+    await loop.mock.idle();
+    await loop.bot.idle();
+    expect(seen).toEqual(['one', 'two', 'three']);
+    expect((await loop.agentMessages()).map((message) => message.fallback_text)).toEqual([
+      'Echo: one',
+      'Echo: two',
+      'Echo: three',
+    ]);
+    // One history read, for the gap before sequence 4: 2 was the agent's reply, 3 a user's message.
+    expect(historyReads(loop)).toEqual([{ before: '4', limit: '2' }]);
+    // one: 200; two: 502, then 200 once retried; three: 409 (still waiting), then 200 once it ran.
+    expect(attemptsByMessage(loop)).toEqual([[200], [502, 200], [409, 200]]);
+  });
+
+  it('waits no longer than gapWaitMs: the message then runs, and the missing one still runs after it', async () => {
+    const { loop, failing, seen } = await gappyLoop({ gapWaitMs: 1500, ack: 'immediately' });
+    await loop.post('one');
+    await loop.bot.idle(); // its reply takes sequence 2
+    failing.add('two');
+    await loop.post('two');
+    await loop.post('three');
+    await loop.bot.idle(); // the wait for 'two' runs out (1.5 s), then 'three' runs
+    expect(seen).toEqual(['one', 'three']);
+    failing.clear();
+    await loop.mock.clock.advance(6);
+    await loop.mock.idle();
+    await loop.bot.idle();
+    expect(seen).toEqual(['one', 'three', 'two']);
+    expect(historyReads(loop)).toEqual([{ before: '4', limit: '2' }]);
+  });
+
+  it("the agent's own messages and unsent tombstones are no gap: the next message runs at once", async () => {
+    const { loop, seen } = await gappyLoop({ gapWaitMs: 60_000, ack: 'immediately' });
+    await loop.post('one'); // 1, its reply 2
+    await loop.bot.idle();
+    // The agent posts on its own (3) and takes one back (4, a tombstone): no delivery brings either.
+    await loop.bot.client.messages.send(loop.conversationId, { text: 'by the way' });
+    const { message } = await loop.bot.client.messages.send(loop.conversationId, { text: 'oops' });
+    await loop.bot.client.messages.unsend(message.id);
+    await loop.post('two'); // 5
+    await loop.bot.idle();
+    expect(seen).toEqual(['one', 'two']);
+    expect(historyReads(loop)).toEqual([{ before: '5', limit: '3' }]);
+  });
+
+  it('a run that failed holds its successor until the retry ran it', async () => {
+    const loop = await createLoop({ gapWaitMs: 60_000, ackTimeoutMs: 1000 });
+    const seen: string[] = [];
+    loop.bot.on('message.received', async (ctx) => {
+      seen.push(ctx.text);
+      if (ctx.text === 'one' && seen.length === 1) throw new Error('the model was down');
+      await ctx.reply(`Echo: ${ctx.text}`);
+    });
+    loop.bot.onError(() => undefined);
+    await loop.post('one'); // 500: retried 5 s later
+    await loop.post('two');
+    expect(seen).toEqual(['one']);
+    await loop.mock.clock.advance(6);
+    await loop.mock.idle();
+    await loop.bot.idle();
+    expect(seen).toEqual(['one', 'one', 'two']);
+    // The failed run set the record below its sequence; the next holder read history once to see
+    // that sequence 1 is a user's message.
+    expect(historyReads(loop)).toEqual([{ before: '2', limit: '1' }]);
+    expect((await loop.agentMessages()).map((m) => m.fallback_text)).toEqual(['Echo: one', 'Echo: two']);
+  });
+
+  it("'concurrent' never waits, and gapWaitMs must be a number of milliseconds >= 0", async () => {
+    const { loop, failing, seen } = await gappyLoop({ concurrency: 'concurrent', gapWaitMs: 60_000 });
+    await loop.post('one');
+    failing.add('two');
+    await loop.post('two');
+    await loop.post('three');
+    await loop.bot.idle();
+    expect(seen).toEqual(['one', 'three']);
+    expect(historyReads(loop)).toEqual([]);
+    await expect(createLoop({ gapWaitMs: -1 })).rejects.toThrow(/gapWaitMs/);
+  });
+});
