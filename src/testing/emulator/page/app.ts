@@ -1,5 +1,5 @@
-// The emulator page: loads a snapshot, follows the live feed, redraws what changed, and turns clicks
-// and forms into calls to /_mock and /v1.
+// The emulator page: loads a snapshot, follows the live feed, redraws after each burst of events
+// (making again only what changed), and turns clicks and forms into calls to /_mock and /v1.
 import { drawActivity } from './activity.js';
 import { api } from './api.js';
 import { actingUser, drawChat, drawTyping } from './chat.js';
@@ -7,52 +7,39 @@ import { byId, duration, fill, fullTime } from './dom.js';
 import { bindForms, messageOf, run, toast } from './forms.js';
 import type { MessageActions } from './message.js';
 import { drawSidebar } from './sidebar.js';
-import { applyEvent, applySnapshot, type Changed, conversationsOf, EVENT_TYPES, mockNow } from './state.js';
+import { applyEvent, applySnapshot, conversationsOf, EVENT_TYPES, mockNow } from './state.js';
 import { store } from './store.js';
 import { bindTabs } from './tabs.js';
 
-type Pending = Pick<Changed, 'lists' | 'all' | 'log'> & { chat: boolean };
-
 let selected: string | null = decodeURIComponent(location.hash.slice(1)) || null;
-let pending: Pending = { lists: true, chat: true, all: true, log: true };
-let scheduled = false;
+/** Whether the next redraw makes every message again; undefined while none is scheduled. */
+let redrawAll: boolean | undefined;
 /** A conversation chosen before the live feed brought it: an install answers before its event. */
 let awaited: string | null = null;
 /** Events that arrive while a snapshot is loading wait here, with their seq. */
 let buffer: [event: MessageEvent<string>, seq: number][] | null = null;
 
-function schedule(changed: Omit<Changed, 'reload'>) {
-  pending.lists ||= changed.lists;
-  pending.log ||= changed.log;
-  pending.all ||= changed.all;
-  pending.chat ||= changed.all || changed.conversation === selected;
-  if (!scheduled) {
-    scheduled = true;
-    // One redraw per burst of events: a fast stream of patches is drawn at most every 16 ms.
-    setTimeout(flush, 16);
-  }
+function schedule(all: boolean) {
+  // One redraw per burst of events: a fast stream of patches is drawn at most every 16 ms.
+  if (redrawAll === undefined) setTimeout(flush, 16);
+  redrawAll = redrawAll || all;
 }
 
-const redrawAll = () => schedule({ lists: true, log: true, all: true, conversation: selected });
-
 function flush() {
-  scheduled = false;
-  const work = pending;
-  pending = { lists: false, chat: false, all: false, log: false };
+  let all = redrawAll ?? true;
+  redrawAll = undefined;
+  let chat = true;
   if (selected && selected === awaited) {
     // Draw it once it is here; until then the pane keeps what it shows.
     if (store.conversations.has(selected)) awaited = null;
-    else work.chat = false;
+    else chat = false;
   } else if (!selected || !store.conversations.has(selected)) {
-    const newest = conversationsOf(store)[0];
-    if (newest || selected) {
-      selected = newest ? newest.id : null;
-      Object.assign(work, { lists: true, chat: true, all: true });
-    }
+    selected = conversationsOf(store)[0]?.id ?? null;
+    all = true;
   }
-  if (work.lists) drawSidebar(selected, actions.select);
-  if (work.chat) drawChat(selected, work.all, actions);
-  if (work.log) drawActivity();
+  drawSidebar(selected, actions.select);
+  if (chat) drawChat(selected, all, actions);
+  drawActivity();
   drawClock();
 }
 
@@ -69,7 +56,7 @@ const actions: MessageActions = {
     selected = conversationId;
     awaited = store.conversations.has(conversationId) ? null : conversationId;
     history.replaceState(null, '', `#${encodeURIComponent(conversationId)}`);
-    redrawAll();
+    schedule(true);
     setTimeout(() => byId('composer-text').focus(), 20);
   },
   click(conversationId, messageId, actionId) {
@@ -101,7 +88,7 @@ async function load() {
     buffer = null;
     // Events up to event_seq are already in the snapshot.
     for (const [message, seq] of waiting) if (seq > snapshot.event_seq) onEvent(message);
-    redrawAll();
+    schedule(true);
   } catch (error) {
     buffer = null;
     toast(`Could not load the state of the mock: ${messageOf(error)}`);
@@ -113,7 +100,7 @@ function onEvent(message: MessageEvent<string>) {
   if (buffer) return void buffer.push([message, seq]);
   const changed = applyEvent(store, JSON.parse(message.data));
   if (changed.reload) void load();
-  else schedule(changed);
+  else schedule(changed.all);
 }
 
 function connect() {

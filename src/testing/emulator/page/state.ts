@@ -1,6 +1,6 @@
 // What the page knows: a copy of the mock's state, filled from GET /_mock/state and kept current by
 // the events of GET /_mock/events. No DOM, no timers, no globals: the reducer changes only the state
-// it is given and answers what changed, so the page redraws only that (and vitest tests it as is).
+// it is given and answers whether every message must be made again (vitest tests it as is).
 import type { Delivery, RequestLogEntry } from '../../../schemas/mock-control.js';
 import type * as Mock from '../../../schemas/mock-events.js';
 
@@ -30,16 +30,13 @@ export function createState() {
 /** The page's copy of the mock. */
 export type PageState = ReturnType<typeof createState>;
 
-/** What one event changed: what the page must redraw. */
+/**
+ * What one event asks of the page, which redraws what is kept cheaply (each message's item, each log
+ * row, is made once) after every burst of events.
+ */
 export interface Changed {
-  lists: boolean;
-  /**
-   * Every message may read differently (a name, an expiry, a question's end): redraw them all. Else
-   * only the messages of `conversation` that changed are redrawn: an update brings a new object.
-   */
+  /** Every message may read differently (a name, an expiry, a question's end): make them all again. */
   all: boolean;
-  conversation: string | null;
-  log: boolean;
   /** The mock was reset: load a fresh snapshot. */
   reload: boolean;
 }
@@ -57,7 +54,7 @@ function putConversation(state: PageState, view: Mock.MockConversation): void {
 function pushLog<T>(list: T[], item: T) {
   list.push(item);
   if (list.length > MAX_LOG) list.splice(0, list.length - MAX_LOG);
-  return { log: true };
+  return {};
 }
 
 function put<T extends { id: string }>(map: Map<string, T>, item: T, changed: Partial<Changed>) {
@@ -92,7 +89,7 @@ type Reducer<T extends Mock.MockEventType> = (
 ) => Partial<Changed>;
 
 // Every card and badge may read differently (names, statuses, expiries).
-const EVERYTHING = { lists: true, all: true } as const;
+const EVERYTHING = { all: true };
 
 function messageEvent(state: PageState, event: EventOf<'message.created' | 'message.updated'>) {
   state.conversations.get(event.conversation_id)?.messages.set(event.message.id, event.message);
@@ -100,9 +97,7 @@ function messageEvent(state: PageState, event: EventOf<'message.created' | 'mess
   state.typing.delete(`${event.conversation_id}|${event.message.sender.id}`);
   // A message that asks or ends a question changes how the question's earlier messages read.
   const { metadata } = event.message;
-  const all = metadata?.question !== undefined || metadata?.question_end !== undefined;
-  // The conversation list shows the last message.
-  return { lists: true, conversation: event.conversation_id, all };
+  return { all: metadata?.question !== undefined || metadata?.question_end !== undefined };
 }
 
 // One reducer per event type of the mock's feed: the compiler checks that none is missing, and the
@@ -114,18 +109,18 @@ const REDUCERS: { [T in Mock.MockEventType]: Reducer<T> } = {
     const expiresMs = event.state === 'start' ? Date.parse(event.expires_at) : 0;
     const { conversation_id, actor_id } = event;
     state.typing.set(`${conversation_id}|${actor_id}`, { conversation_id, actor_id, expiresMs });
-    return { conversation: conversation_id };
+    return {};
   },
   'conversation.updated': (state, event) => {
     putConversation(state, event.conversation);
-    return { ...EVERYTHING, conversation: event.conversation.id };
+    return EVERYTHING;
   },
   'invite.updated': (state, event) => put(state.invites, event.invite, EVERYTHING),
   'agent.created': (state, event) => put(state.agents, event.agent, EVERYTHING),
   'agent.updated': (state, event) => put(state.agents, event.agent, EVERYTHING),
   'user.created': (state, event) => put(state.users, event.user, EVERYTHING),
   'user.updated': (state, event) => put(state.users, event.user, EVERYTHING),
-  'attachment.updated': (state, event) => put(state.attachments, event.attachment, { all: true }),
+  'attachment.updated': (state, event) => put(state.attachments, event.attachment, EVERYTHING),
   delivery: (state, event) => pushLog(state.deliveries, event.delivery),
   request: (state, event) => pushLog(state.requests, event.request),
   clock: (state, event, now) => {
@@ -139,9 +134,9 @@ const REDUCERS: { [T in Mock.MockEventType]: Reducer<T> } = {
 /** The event types the page follows: every type of the mock's feed. */
 export const EVENT_TYPES = Object.keys(REDUCERS) as Mock.MockEventType[];
 
-/** Applies one event of the live feed and answers what to redraw; `now` is this machine's clock. */
+/** Applies one event of the live feed and answers what it asks of the page; `now` is this machine's clock. */
 export function applyEvent(state: PageState, event: Mock.MockEvent, now = Date.now()): Changed {
-  const changed: Changed = { lists: false, all: false, conversation: null, log: false, reload: false };
+  const changed: Changed = { all: false, reload: false };
   // An event type this page does not know yet has no reducer: nothing to draw.
   const reduce = REDUCERS[event.type] as Reducer<Mock.MockEventType> | undefined;
   return reduce ? { ...changed, ...reduce(state, event, now) } : changed;
