@@ -21,6 +21,13 @@ export interface StoreLock {
   readonly token: string;
 }
 
+/**
+ * How often a lock, claim or lease of `ttlMs` is renewed while held: every second, or every third of
+ * the TTL when that is shorter. Several tries fit in the TTL, so a store pause or a stall that holds
+ * up renewals for a few seconds (3.5 s of a bot's default 4.5 s TTL) is ridden out. @internal
+ */
+export const renewalEveryMs = (ttlMs: number) => Math.max(1, Math.floor(Math.min(ttlMs / 3, 1000)));
+
 /** Stops a {@link BotStore.subscribe} subscription. */
 export type Unsubscribe = () => Promise<void>;
 

@@ -63,10 +63,11 @@ export interface ReplyOptions extends StreamOptions {
    */
   writerWaitMs?: number;
   /**
-   * How long a writer's lease on its key lasts unless renewed (default 30000); it is renewed every
-   * third of that while the writer writes. A writer whose renewal fails (a stall outlived the lease,
-   * or another writer took it) stops with a ConflictError `reply_lease_lost` and writes nothing more.
-   * Keep it above `progressTimeoutMs`: a stalled step must not outlive the lease.
+   * How long a writer's lease on its key lasts unless renewed (default 30000; a bot's `ctx.reply`
+   * uses the bot's `lockTtlMs`); it is renewed every second (every third of it when shorter) while the
+   * writer writes, also while a step waits on the service. A writer whose renewal fails (a stall
+   * outlived the lease, or another writer took it) stops with a ConflictError `reply_lease_lost` and
+   * writes nothing more. A dead writer's key is taken over once its lease expired.
    * @example writerLeaseMs: 60_000
    */
   writerLeaseMs?: number;

@@ -12,6 +12,7 @@
 import { ConflictError } from '../core/api-error.js';
 import { idempotencyKeyFor } from '../core/idempotency.js';
 import { sleep } from '../core/retry.js';
+import { renewalEveryMs } from '../store/bot-store.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import { type ReplyLedger, storeLedger } from './store-ledger.js';
 
@@ -60,8 +61,9 @@ const POLL_MS = 25;
 const RENEW_RETRY_MS = 1_000;
 
 /**
- * Takes the lease on `key`, waiting up to `waitMs` for its holder, and renews it every third of its
- * TTL until released. Throws a ConflictError when the key stays held.
+ * Takes the lease on `key`, waiting up to `waitMs` for its holder, and renews it every second (every
+ * third of its TTL when shorter) until released, as a bot's conversation locks are. Throws a
+ * ConflictError when the key stays held.
  * @internal
  */
 export async function holdReply(key: string, options: HoldOptions): Promise<HeldReply> {
@@ -113,7 +115,7 @@ export async function holdReply(key: string, options: HoldOptions): Promise<Held
       if (released) return;
       if (kept) renew();
       else lose();
-    }, ttlMs / 3);
+    }, renewalEveryMs(ttlMs));
     timer.unref?.();
   };
   renew();

@@ -152,7 +152,7 @@ export interface BotReplyOptions {
   onToolCall?: (call: ToolCallInfo) => unknown;
   /**
    * A streamed reply's lease on its key, as `messages.reply` takes it (default: the bot's `lockTtlMs`):
-   * renewed every third of it while the reply writes; a writer that loses it stops with `reply_lease_lost`.
+   * renewed every second while the reply writes; a writer that loses it stops with `reply_lease_lost`.
    * @example writerLeaseMs: 60_000
    */
   writerLeaseMs?: number;

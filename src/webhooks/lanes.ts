@@ -14,14 +14,14 @@
 // message queued between the holder's last read and its release is never stranded (Chat SDK's second
 // bug), whatever instance queued it. A delivery hears its outcome only once its settle recorded it.
 //
-// The lock is renewed every third of its TTL while held, and a run is bounded by `maxHandlerMs`:
-// past it the run's signal fires and the holder, still renewing, waits one lock TTL more for the run
-// to end, so no other holder can run the batch while it may still be running. A run that ended counts
-// as a failed attempt; one that did not is given up at once (marked done, never run again) and the
-// holder moves on, the stuck run's replies being refused by its fired signal (message-context.ts). A
-// message whose runs failed `maxAttempts` times is given up too (attempts counted in the store, below),
-// so no message is retried forever. Every renewal, lifetime and grace of the bot shares one timer each
-// (timers.ts).
+// The lock is renewed every second (a third of its TTL when shorter) while held, and a run is bounded
+// by `maxHandlerMs`: past it the run's signal fires and the holder, still renewing, waits one lock
+// TTL more for the run to end, so no other holder can run the batch while it may still be running.
+// A run that ended counts as a failed attempt; one that did not is given up at once (marked done,
+// never run again) and the holder moves on, the stuck run's replies being refused by its fired
+// signal (message-context.ts). A message whose runs failed `maxAttempts` times is given up too
+// (attempts counted in the store, below), so no message is retried forever. Every renewal, lifetime
+// and grace of the bot shares one timer each (timers.ts).
 //
 // Deliveries are deduplicated by webhook-id in the same store. The service retries a delivery with the
 // same id for 5 s + 5 min + 30 min + 2 h + 5 h + 10 h (PROTOCOL.md section 6), about 17.6 hours, so a
@@ -32,7 +32,7 @@
 //   release -> compareAndSet(id, 'in_flight', absent): the run failed, so the retry runs it
 //   attempt -> increment(attempts:id, 18 h): each failed run, counted where every instance sees it;
 //              the run that makes it `maxAttempts` gives the message up (marked done) instead
-// An in-flight claim is renewed every third of its TTL by whoever is alive and answerable for it: the
+// An in-flight claim is renewed as often by whoever is alive and answerable for it: the
 // process that took the delivery, while it waits for its conversation or runs it, and the
 // conversation's holder while it runs it. A claim whose every holder died expires within one TTL, so
 // the service's next retry runs the message; the message itself stays queued, so a later holder of
@@ -40,7 +40,7 @@
 
 import { sleep } from '../core/retry.js';
 import { type MessageReceivedEvent, parseWebhookEvent, type WebhookEvent } from '../schemas/webhooks.js';
-import type { BotStore, StoreLock } from '../store/bot-store.js';
+import { type BotStore, renewalEveryMs, type StoreLock } from '../store/bot-store.js';
 import type { AdmitRequest, SettleRequest } from '../store/compound.js';
 import { claimOnce, composeAdmit, composeSettle } from '../store/compound.js';
 import { StoreUnavailableError } from '../store/store-error.js';
@@ -101,7 +101,7 @@ async function writeMarks(store: BotStore, marks: readonly DedupeWrite[]): Promi
 }
 
 /**
- * Keeps the in-flight claims of ids alive, renewed at each of `renewals` (a third of `inFlightMs`)
+ * Keeps the in-flight claims of ids alive, renewed at each of `renewals` (renewalEveryMs(inFlightMs))
  * until the function `hold` answers is called; holds from several callers add up. `report` hears a
  * renewal that failed (the store is down: the claim may expire, the lock then guards).
  */
@@ -298,13 +298,6 @@ function loseHold(hold: Hold): void {
   hold.loss = 'lost';
   if (hold.running) stopRun(hold.running, 'lost');
 }
-
-/**
- * How often a lock, claim or lease of `ttlMs` is renewed while held: every second, or every third of
- * the TTL when that is shorter. Several tries fit in the TTL, so a store pause or a stall that holds
- * up renewals for a few seconds (3.5 s of the default 4.5 s TTL) is ridden out. @internal
- */
-export const renewalEveryMs = (ttlMs: number) => Math.max(1, Math.floor(Math.min(ttlMs / 3, 1000)));
 
 /** True when `error`, or an error in its `cause` chain, is the bot store's failure. */
 function causedByStore(error: unknown): boolean {

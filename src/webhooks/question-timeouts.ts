@@ -10,10 +10,9 @@
 
 import type { AgentClient } from '../client/agent-client.js';
 import { idempotencyKeyFor } from '../core/idempotency.js';
-import type { BotStore } from '../store/bot-store.js';
+import { type BotStore, renewalEveryMs } from '../store/bot-store.js';
 import type { BotReplyOptions } from './bot-types.js';
 import { createContextReply } from './context-reply.js';
-import { renewalEveryMs } from './lanes.js';
 import { BY_TIMEOUT, type Ending, endMarked, type QuestionStore } from './question-store.js';
 import type { AskOptions, QuestionDefinition, QuestionTimeoutContext } from './questions.js';
 
