@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `agent-messaging` command line: a small dispatcher of named commands, each with its own
 // options and help. Add a command by adding an entry to `commands`.
-import { parseArgs } from 'node:util';
+import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { runDemo } from './demo/run-demo.js';
 import { createMockService } from './testing/index.js';
 
@@ -11,8 +11,10 @@ export interface Command {
   summary: string;
   /** The usage text shown by `--help`. */
   usage: string;
-  /** Runs the command with the arguments after its name; resolves with the exit code. */
-  run(args: string[]): Promise<number>;
+  /** Its options besides `--help`, which every command takes. */
+  options: ParseArgsOptionsConfig;
+  /** Runs the command with its parsed options; resolves with the exit code. */
+  run(values: Record<string, string | boolean | undefined>): Promise<number>;
 }
 
 /** `agent-messaging mock [--port 4010]`: serves the mock service until Ctrl-C. */
@@ -28,19 +30,8 @@ const mock: Command = {
     '  -p, --port <port>  port to listen on; 0 picks a free one (default 4010)',
     '  -h, --help         show this help',
   ].join('\n'),
-  async run(args) {
-    const { values } = parseArgs({
-      args,
-      options: {
-        port: { type: 'string', short: 'p', default: '4010' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    });
-    if (values.help) {
-      console.log(this.usage);
-      return 0;
-    }
+  options: { port: { type: 'string', short: 'p', default: '4010' } },
+  async run(values) {
     const port = Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65_535) {
       console.error(`--port: must be an integer from 0 to 65535, got "${values.port}"`);
@@ -77,17 +68,9 @@ const demo: Command = {
     '  -t, --text <message>  what the user says (default "What can you do?")',
     '  -h, --help            show this help',
   ].join('\n'),
-  async run(args) {
-    const { values } = parseArgs({
-      args,
-      options: { text: { type: 'string', short: 't' }, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-    });
-    if (values.help) {
-      console.log(this.usage);
-      return 0;
-    }
-    return runDemo(values.text === undefined ? {} : { text: values.text });
+  options: { text: { type: 'string', short: 't' } },
+  async run(values) {
+    return runDemo(typeof values.text === 'string' ? { text: values.text } : {});
   },
 };
 
@@ -119,7 +102,13 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
-    return await command.run(rest);
+    const options = { ...command.options, help: { type: 'boolean', short: 'h' } } as const;
+    const { values } = parseArgs({ args: rest, options, strict: true });
+    if (values.help) {
+      console.log(command.usage);
+      return 0;
+    }
+    return await command.run(values);
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
     return 1;
