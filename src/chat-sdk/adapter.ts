@@ -28,9 +28,12 @@ import {
   type ThreadInfo,
   type WebhookOptions,
 } from 'chat';
+import * as z from 'zod/mini';
 import type { AgentClient } from '../client/agent-client.js';
 import { ValidationError } from '../core/errors.js';
 import { idempotencyKeyFor } from '../core/idempotency.js';
+import { parseInput } from '../core/validate.js';
+import { AgentId } from '../schemas/common.js';
 import type { Message, SendMessageResponse } from '../schemas/messages.js';
 import type { ReplyResult } from '../streaming/options.js';
 import { createBot } from '../webhooks/bot.js';
@@ -47,6 +50,11 @@ export interface ChatSdkAdapterOptions extends BotOptions {
   /** The bot's name in Chat SDK (mention matching, logs); the Chat instance's `userName` by default. */
   userName?: string;
 }
+
+const AdapterOptions = z.looseObject({
+  agentId: z.optional(AgentId),
+  userName: z.optional(z.string().check(z.regex(/\S/, { error: 'must be a non-blank string' }))),
+});
 
 /** The kinds of conversation an agent takes part in. */
 export type ConversationKind = 'agent' | 'group';
@@ -88,19 +96,9 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
   #chat: ChatInstance | undefined;
 
   constructor(options: ChatSdkAdapterOptions) {
-    const context = 'createAgentMessagingAdapter';
-    if (typeof options !== 'object' || options === null) {
-      throw new ValidationError([{ field: 'options', message: 'must be an object' }], context);
-    }
+    // The adapter's own options; the rest are the bot's, which createBot checks.
+    parseInput(AdapterOptions, options, 'createAgentMessagingAdapter');
     const { agentId, userName, ...bot } = options;
-    const issues = [];
-    if (agentId !== undefined && (typeof agentId !== 'string' || !agentId.startsWith('agt_'))) {
-      issues.push({ field: 'agentId', message: 'must be an agent id (agt_...)' });
-    }
-    if (userName !== undefined && (typeof userName !== 'string' || userName.trim() === '')) {
-      issues.push({ field: 'userName', message: 'must be a non-blank string' });
-    }
-    if (issues.length > 0) throw new ValidationError(issues, context);
     if (agentId !== undefined) this.botUserId = agentId;
     this.userName = userName ?? 'agent';
     this.#bot = createBot(bot);
