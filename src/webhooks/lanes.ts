@@ -307,6 +307,14 @@ function causedByStore(error: unknown): boolean {
   return false;
 }
 
+/** A holder under 'queue' or 'interrupt', as the deliveries of its process wake it from a gap's pause. */
+interface GapHolder {
+  /** A delivery of this process joined the queue since the holder's last read. */
+  joined: boolean;
+  /** Ends the holder's pause for a missing predecessor, while it pauses. */
+  wake: (() => void) | undefined;
+}
+
 /** The message id of a delivery, when its event carries one. */
 const messageIdOf = (item: Delivery) => (item.event as Partial<MessageReceivedEvent>).message?.id;
 
@@ -348,7 +356,14 @@ export function createLanes(o: LaneOptions) {
   // A holder waiting for a missing predecessor reads its queue again this often, or at once when a
   // delivery of this process joins the conversation's queue.
   const gapPollMs = Math.min(pollMs, 500);
-  const gapWakes = new Map<string, () => void>();
+  // The holders of this process under 'queue' and 'interrupt', by conversation.
+  const holders = new Map<string, GapHolder>();
+  const joined = (conversationId: string) => {
+    const holder = holders.get(conversationId);
+    if (!holder) return;
+    holder.joined = true;
+    holder.wake?.();
+  };
 
   const notifyReleased = (conversationId: string) => {
     const wakers = releases.get(conversationId);
@@ -372,15 +387,20 @@ export function createLanes(o: LaneOptions) {
     return { released, wake, cancel };
   };
 
-  /** A holder's pause for a missing predecessor: the batch's claims kept alive, woken by a delivery here. */
+  /**
+   * A holder's pause for a missing predecessor, its batch's claims kept alive: none when a delivery here
+   * joined the queue since the holder's last read, cut short when one joins meanwhile.
+   */
   const pauseForGap = async (conversationId: string, items: readonly Delivery[], ms: number) => {
+    const holder = holders.get(conversationId);
+    if (!holder || holder.joined) return;
     const letGo = holdClaims(items.map((item) => item.webhookId));
     const woken = new AbortController();
-    gapWakes.set(conversationId, () => woken.abort());
+    holder.wake = () => woken.abort();
     try {
       await sleep(Math.min(ms, gapPollMs), woken.signal).catch(() => {});
     } finally {
-      gapWakes.delete(conversationId);
+      holder.wake = undefined;
       letGo();
     }
   };
@@ -617,6 +637,8 @@ export function createLanes(o: LaneOptions) {
     const order = ordered
       ? createOrder({ store, waitMs: o.gapWaitMs, history: o.history, debug }, conversationId)
       : undefined;
+    const holder: GapHolder = { joined: false, wake: undefined };
+    if (order) holders.set(conversationId, holder);
     let unsubscribe: (() => Promise<void>) | undefined;
     let result: 'drained' | 'stopped' | 'closed' = 'stopped';
     // What the next settle records (done marks, members to remove) and the runs it answers for: a
@@ -638,7 +660,7 @@ export function createLanes(o: LaneOptions) {
             debug?.('run interrupted by a newer message', { conversationId, sequence: message });
             stopRun(running, 'interrupted');
           }
-          gapWakes.get(conversationId)?.();
+          joined(conversationId);
         });
       }
       let members = admitted?.queued;
@@ -658,6 +680,7 @@ export function createLanes(o: LaneOptions) {
             released: { channel: `released:${conversationId}`, message: '' },
             ...readLimit,
           };
+          holder.joined = false;
           const next = await (store.settle ? store.settle(request) : composeSettle(store, request));
           marks = [];
           settled = [];
@@ -716,6 +739,7 @@ export function createLanes(o: LaneOptions) {
       throw error;
     } finally {
       hold.stopped = true;
+      if (holders.get(conversationId) === holder) holders.delete(conversationId);
       if (hold.renewal) renewals.remove(hold.renewal);
       if (unsubscribe) await unsubscribe().catch((error: unknown) => o.report(error));
       // Released (and published) by the settle that found the queue empty; a holder that stopped
@@ -788,7 +812,7 @@ export function createLanes(o: LaneOptions) {
         if (!unsubscribe) {
           debug?.('waiting: the conversation is held', { webhookId: item.webhookId, conversationId });
           // A holder here waiting for a missing predecessor reads the queue again: this may be it.
-          gapWakes.get(conversationId)?.();
+          joined(conversationId);
           // Then try once more at once: the holder may have released before we listened.
           unsubscribe = await store.subscribe(`released:${conversationId}`, () => next?.wake());
         } else {
@@ -900,7 +924,7 @@ export function createLanes(o: LaneOptions) {
   const close = () => {
     closing = true;
     for (const conversationId of [...releases.keys()]) notifyReleased(conversationId);
-    for (const wake of [...gapWakes.values()]) wake();
+    for (const holder of holders.values()) holder.wake?.();
   };
 
   /** Fires the signal of every run still going (the close's deadline passed): their replies end marked. */

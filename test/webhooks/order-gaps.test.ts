@@ -2,8 +2,8 @@
 // `gapWaitMs`, for a user message before it whose delivery failed or whose run awaits its retry; one
 // history read tells a missing user message from the agent's own messages and tombstones.
 import type { BotOptions } from 'agent-messaging';
-import { describe, expect, it } from 'vitest';
-import { createLoop, type Loop } from './harness.js';
+import { describe, expect, it, vi } from 'vitest';
+import { createLoop, gate, type Loop } from './harness.js';
 
 /** A loop whose deliveries of a text in `failing` are answered 502 before they reach the bot. */
 async function gappyLoop(options: Partial<BotOptions>) {
@@ -116,6 +116,39 @@ describe('order with gaps', () => {
     // that sequence 1 is a user's message.
     expect(historyReads(loop)).toEqual([{ before: '2', limit: '1' }]);
     expect((await loop.agentMessages()).map((m) => m.fallback_text)).toEqual(['Echo: one', 'Echo: two']);
+  });
+
+  it("under 'interrupt' the newer message stops the run, waits for the missing one, and both run as one batch", async () => {
+    const loop = await createLoop({ concurrency: 'interrupt', gapWaitMs: 60_000, ack: 'immediately' });
+    const failing = new Set<string>();
+    loop.route(async (request) => {
+      const body = (await request.clone().json()) as { message?: { fallback_text?: string } };
+      if (failing.has(body.message?.fallback_text ?? '')) return new Response(null, { status: 502 });
+      return loop.bot.fetch(request);
+    });
+    const batches: string[][] = [];
+    const started = gate();
+    loop.bot.on('message.received', async (ctx) => {
+      batches.push(ctx.messages.map((message) => message.fallback_text ?? ''));
+      if (ctx.text !== 'one') return void (await ctx.reply(`Echo: ${ctx.text}`));
+      started.open();
+      await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+    });
+    await loop.post('one');
+    await started.opened;
+    failing.add('two');
+    await loop.post('two'); // 502
+    await loop.post('three'); // interrupts 'one', then waits for 'two'
+    // The holder read history for the gap before 'three': it waits now.
+    await vi.waitFor(() => expect(historyReads(loop)).toHaveLength(1), { timeout: 10_000 });
+    expect(batches).toEqual([['one']]);
+    failing.clear();
+    await loop.mock.clock.advance(6);
+    await loop.mock.idle();
+    await loop.bot.idle();
+    expect(batches).toEqual([['one'], ['two', 'three']]);
+    expect(historyReads(loop)).toEqual([{ before: '3', limit: '1' }]);
+    expect((await loop.agentMessages()).map((message) => message.fallback_text)).toEqual(['Echo: three']);
   });
 
   it("'concurrent' never waits, and gapWaitMs must be a number of milliseconds >= 0", async () => {
