@@ -3,13 +3,7 @@
 // `admit` and `settle` run their steps in that one turn too.
 
 import type { BotStore, StoreLock, Unsubscribe } from './bot-store.js';
-import {
-  type AdmitRequest,
-  type AdmitResult,
-  head,
-  type SettleRequest,
-  type SettleResult,
-} from './compound.js';
+import type { AdmitRequest, AdmitResult, SettleRequest, SettleResult } from './compound.js';
 
 /** Options of {@link createMemoryStore}. */
 export interface MemoryStoreOptions {
@@ -116,7 +110,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     queue.members.set(member, score);
     queue.expiresAt = now() + ttlMs;
   };
-  const readQueued = (key: string, settled: readonly string[]): string[] => {
+  // The queue's members lowest score first, at most `limit` of them (all without one).
+  const readQueued = (key: string, settled: readonly string[], limit?: number): string[] => {
     const queue = queues.get(key);
     if (!queue || queue.expiresAt <= now()) {
       queues.delete(key);
@@ -125,7 +120,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     for (const member of settled) queue.members.delete(member);
     if (queue.members.size === 0) queues.delete(key);
     if (queue.members.size <= 1) return [...queue.members.keys()];
-    return [...queue.members].sort((a, b) => a[1] - b[1]).map(([member]) => member);
+    const sorted = [...queue.members].sort((a, b) => a[1] - b[1]);
+    return (limit === undefined ? sorted : sorted.slice(0, limit)).map(([member]) => member);
   };
   const listen = (channel: string, onMessage: (message: string) => void) => {
     const listeners = channels.get(channel) ?? new Set<(message: string) => void>();
@@ -150,14 +146,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     enqueue(queue.key, queue.member, queue.score, queue.ttlMs);
     const held = acquireLock(lock.key, lock.ttlMs);
     return held
-      ? { claimed: true, lock: held, queued: head(readQueued(queue.key, []), limit) }
+      ? { claimed: true, lock: held, queued: readQueued(queue.key, [], limit) }
       : { claimed: true, lock: undefined };
   };
   const settle = (request: SettleRequest): SettleResult => {
     const { lock, lockTtlMs, queueTtlMs, marks, settled, queue, released, limit } = request;
     for (const mark of marks) write(mark.key, mark.value, mark.ttlMs);
     if (!holds(lock)) return { outcome: 'lost' };
-    const queued = head(readQueued(queue, settled), limit);
+    const queued = readQueued(queue, settled, limit);
     if (queued.length > 0) {
       renewLock(lock, lockTtlMs);
       const kept = queues.get(queue);

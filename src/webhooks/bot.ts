@@ -8,15 +8,15 @@ import { debugLog, logAt } from './bot-log.js';
 import { checkOptions, createClient } from './bot-options.js';
 import type { Bot, BotErrorInfo, BotOptions } from './bot-types.js';
 import { createEarlyRuns } from './dedupe.js';
-import { answerRequest, type DeliveryTrace, deliver } from './delivery.js';
+import { createTracker, type DeliveryDeps, deliveryHandler, fetchHandler } from './delivery.js';
 import { DEFAULT_GAP_WAIT_MS } from './gaps.js';
 import { createLanes } from './lanes.js';
-import { createKindCache, createRun } from './message-context.js';
-import { createQuestions, type Questions } from './questions.js';
-import { createRouter } from './router.js';
+import { createKindCache, createRun, type RunDeps } from './message-context.js';
+import { createQuestions } from './questions.js';
+import { createRouter, type RouterOptions } from './router.js';
 import { createSessions } from './session.js';
 import { createDeadlines } from './timers.js';
-import { prepareVerification, verifyPrepared, type WebhookHeaders } from './verify.js';
+import { prepareVerification } from './verify.js';
 
 /** How long a delivery waits for its handlers before answering 409 (retry later), under the service's 10 s timeout. */
 export const DEFAULT_ACK_TIMEOUT_MS = 8000;
@@ -58,9 +58,9 @@ export function createBot(options: BotOptions): Bot {
   const client = createClient(options, issues);
   if (issues.length > 0) throw new ValidationError(issues, 'createBot');
 
-  // The questions are made below, once the bot can report and count runs; the router asks them first.
-  let questions!: Questions;
-  const router = createRouter({ answer: (ctx, isCommand) => questions.take(ctx, isCommand) });
+  // The router asks the questions first once one is declared (bot.question sets its answer step).
+  const routing: RouterOptions = {};
+  const router = createRouter(routing);
   const errorHandlers: ((error: unknown, info: BotErrorInfo) => unknown)[] = [];
   const { logger } = options;
   const store = options.store ?? createMemoryStore();
@@ -79,22 +79,25 @@ export function createBot(options: BotOptions): Bot {
   };
 
   const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
-  const run = createRun({
+  // What the deliveries started, until it ended (bot.idle()).
+  const work = createTracker();
+  // `attach` is set by the first bot.question: a bot without questions runs no question code per message.
+  const runDeps: RunDeps = {
     client,
     store,
     writerLeaseMs: lockTtlMs,
     typingRenewMs: options.typingRenewMs,
-    dispatch: (ctx) => router.dispatch(ctx),
+    dispatch: router.dispatch,
     addressing: createKindCache(client),
     warn: (message, fields) => logAt(logger, 'warn', message, fields),
-    attach: (ctx) => questions.attach(ctx),
     // Only a bot that asked for sessions reads (and compare-and-sets) one per message.
     ...(options.session ? { around: createSessions(store, options.session) } : {}),
-  });
+  };
+  const run = createRun(runDeps);
 
   // Made by every bot: what it costs before a question is declared is a map and a closure.
   const { clock } = options;
-  questions = createQuestions({
+  const questions = createQuestions({
     store,
     client,
     nowMs: clock ? () => clock().getTime() : Date.now,
@@ -102,7 +105,7 @@ export function createBot(options: BotOptions): Bot {
     typingRenewMs: options.typingRenewMs,
     report: (error) => report(error, undefined, undefined),
     warn: (message, fields) => logAt(logger, 'warn', message, fields),
-    track: (work) => track(work),
+    track: work.track,
   });
   const lanes = createLanes({
     store,
@@ -120,31 +123,6 @@ export function createBot(options: BotOptions): Bot {
     debug: debugLog(logger),
   });
 
-  // Every handler run the bot started, for bot.idle(): a delivery answered early still counts.
-  // A count and the idle() calls waiting for it to reach zero: no set entry or closure per delivery.
-  let running = 0;
-  let idleWaiters: (() => void)[] = [];
-  const settled = () => {
-    running -= 1;
-    if (running > 0 || idleWaiters.length === 0) return;
-    const waiters = idleWaiters;
-    idleWaiters = [];
-    for (const wake of waiters) wake();
-  };
-  // What a run started, until all of it ended: a holder's drain after its own message included.
-  const track = <T>(work: Promise<T>) => {
-    running += 1;
-    work.then(settled, settled);
-    return work;
-  };
-
-  /** Claims a delivery and, once claimed, starts its handlers (in its conversation's order). */
-  const admit = async (event: WebhookEvent, webhookId: string, text: string, trace?: DeliveryTrace) => {
-    const admission = await lanes.admit(trace ? { webhookId, event, trace } : { webhookId, event }, text);
-    if (admission.claim === 'claimed') track(admission.drained);
-    return admission;
-  };
-
   // Checked by checkOptions above; each secret's key is prepared here once, not per delivery.
   const verification = prepareVerification({
     secret: ([] as string[]).concat(options.webhookSecret),
@@ -154,14 +132,17 @@ export function createBot(options: BotOptions): Bot {
   const ackTimeoutMs = options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS;
   // Set by bot.close(): the deliveries, the lanes and the question timer wind down.
   let closed: Promise<void> | undefined;
-  const deps = {
-    closing: () => closed !== undefined,
-    verify: (bytes: Uint8Array, headers: WebhookHeaders) => verifyPrepared(bytes, headers, verification),
+  // Plain values and the owning files' functions: a delivery runs no code of this file.
+  const deps: DeliveryDeps = {
+    closing: false,
+    verification,
     ack: options.ack ?? 'after-handler',
     ackTimeoutMs,
     acks: createDeadlines(ackTimeoutMs, true),
     early: createEarlyRuns(),
-    admit,
+    admit: lanes.admit,
+    work,
+    waitUntil: options.waitUntil,
     report,
     warn: (message: string, fields: Record<string, string>) => logAt(logger, 'warn', message, fields),
   };
@@ -189,8 +170,7 @@ export function createBot(options: BotOptions): Bot {
   };
 
   // The one entry: bot.fetch and toNodeHandler read a delivery's body and hand it here.
-  const handleDelivery: Bot['handleDelivery'] = (body, headers, call) =>
-    deliver(body, headers, deps, call?.waitUntil ?? options.waitUntil);
+  const handleDelivery = deliveryHandler(deps);
 
   const bot: Bot = {
     client,
@@ -220,6 +200,8 @@ export function createBot(options: BotOptions): Bot {
     },
     question(name, definition) {
       questions.declare(name, definition);
+      routing.answer = questions.take;
+      runDeps.attach = questions.attach;
       return bot;
     },
     fireDueQuestions: () => questions.fireDue(),
@@ -229,9 +211,7 @@ export function createBot(options: BotOptions): Bot {
       errorHandlers.push(handler);
       return bot;
     },
-    async idle() {
-      while (running > 0) await new Promise<void>((wake) => idleWaiters.push(wake));
-    },
+    idle: work.idle,
     close(closeOptions = {}) {
       const deadline = closeOptions.deadline ?? DEFAULT_CLOSE_DEADLINE_MS;
       if (!Number.isInteger(deadline) || deadline < 0) {
@@ -240,19 +220,12 @@ export function createBot(options: BotOptions): Bot {
           'bot.close',
         );
       }
+      deps.closing = true;
       closed ??= closeBot(deadline);
       return closed;
     },
     handleDelivery,
-    fetch: (request, _env, executionCtx) => {
-      const fromCtx = executionCtx?.waitUntil;
-      // Workers check `this` on waitUntil, so it is called as a method of its ctx.
-      return answerRequest(
-        request,
-        handleDelivery,
-        typeof fromCtx === 'function' ? { waitUntil: (p) => fromCtx.call(executionCtx, p) } : undefined,
-      );
-    },
+    fetch: fetchHandler(handleDelivery),
   };
   return bot;
 }

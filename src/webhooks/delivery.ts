@@ -16,15 +16,18 @@ import {
   type Traced,
   telemetryLoading,
 } from '../telemetry.js';
+import type { Bot } from './bot-types.js';
 import { admitOnceSettled, type EarlyRuns, pollInterval } from './dedupe.js';
-import type { Admission } from './lanes.js';
+import type { Admission, Delivery } from './lanes.js';
 import { createDeadlines, type Deadlines } from './timers.js';
 import {
   bodyBytes,
   MAX_DELIVERY_BYTES,
+  type PreparedVerification,
   readHeader,
   readLimitedBody,
   type VerifiedDelivery,
+  verifyPrepared,
   type WebhookBody,
   type WebhookHeaders,
   WebhookVerificationError,
@@ -58,15 +61,12 @@ export function endTurn(
 /** Hands a promise to the runtime so it may finish after the response (Workers' `ctx.waitUntil`). */
 export type WaitUntil = (promise: Promise<unknown>) => void;
 
-/** What a delivery needs from the bot. @internal */
+/** What a delivery needs from the bot: plain values and the functions of the files that own each step. @internal */
 export interface DeliveryDeps {
-  /** True once `bot.close()` was called: every delivery is answered 503 `shutting_down`. */
-  closing(): boolean;
-  /**
-   * Verifies the bytes and headers (options checked and keys prepared once); throws the typed error.
-   * Synchronous where the runtime signs synchronously (node:crypto).
-   */
-  verify(bytes: Uint8Array, headers: WebhookHeaders): VerifiedDelivery | Promise<VerifiedDelivery>;
+  /** Set by `bot.close()`: from then on every delivery is answered 503 `shutting_down`. */
+  closing: boolean;
+  /** The bot's secrets and tolerance, checked and prepared once (verify.ts). */
+  verification: PreparedVerification;
   ack: 'after-handler' | 'immediately';
   ackTimeoutMs: number;
   /** The runs answered 409 past `ackTimeoutMs` and still going, for their retries to wait on. */
@@ -75,15 +75,50 @@ export interface DeliveryDeps {
   acks: Deadlines;
   /**
    * Claims the delivery and, once claimed, runs its handlers (in its conversation's order) and settles
-   * its claim (released when the outcome could not be recorded); rejects only when the claim could not
-   * be made (the work never rejects).
+   * its claim (lanes.ts); rejects only when the claim could not be made (the work never rejects).
    */
-  admit(event: WebhookEvent, webhookId: string, text: string, trace?: DeliveryTrace): Promise<Admission>;
+  admit(delivery: Delivery, text: string): Promise<Admission>;
+  /** What the deliveries started, until it ended (`bot.idle()`). */
+  work: Tracker;
+  /** The bot's `waitUntil` option, for a call that passes none. */
+  waitUntil: WaitUntil | undefined;
   /** Reports a failure to onError handlers or the logger; never throws. */
   report(error: unknown, event: WebhookEvent | undefined, webhookId: string | undefined): void;
   /** Logs a refused delivery; never throws. */
   warn(message: string, fields: Record<string, string>): void;
 }
+
+/**
+ * The work the bot's deliveries started (a holder's drain after its own message included), until all
+ * of it ended: a count and the `idle()` calls waiting for it to reach zero, no entry per delivery.
+ * @internal
+ */
+export function createTracker() {
+  let running = 0;
+  let idleWaiters: (() => void)[] = [];
+  const settled = () => {
+    running -= 1;
+    if (running > 0 || idleWaiters.length === 0) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const wake of waiters) wake();
+  };
+  return {
+    /** Counts `work` until it settles; answers it. */
+    track<T>(work: Promise<T>): Promise<T> {
+      running += 1;
+      work.then(settled, settled);
+      return work;
+    },
+    /** Resolves once nothing counted is left. */
+    async idle(): Promise<void> {
+      while (running > 0) await new Promise<void>((wake) => idleWaiters.push(wake));
+    },
+  };
+}
+
+/** The work of a bot's deliveries (createTracker). @internal */
+export type Tracker = ReturnType<typeof createTracker>;
 
 /**
  * What a delivery is answered: its status, its headers (`content-type` and `content-length` among
@@ -168,6 +203,13 @@ async function ridingOut<T>(step: () => Promise<T>, deadline: number): Promise<T
   }
 }
 
+/** Admits a delivery (lanes.ts) and counts what a claimed one started, for `bot.idle()`. */
+async function admitCounted(deps: DeliveryDeps, delivery: Delivery, text: string): Promise<Admission> {
+  const admission = await deps.admit(delivery, text);
+  if (admission.claim === 'claimed') deps.work.track(admission.drained);
+  return admission;
+}
+
 /** Resolves with the work's outcome, or with `'timeout'` when it outlasts the deadlines' duration. */
 function within<T>(work: Promise<T>, deadlines: Deadlines): Promise<T | 'timeout'> {
   return new Promise((resolve, reject) => {
@@ -185,17 +227,26 @@ function within<T>(work: Promise<T>, deadlines: Deadlines): Promise<T | 'timeout
   });
 }
 
+/** `bot.handleDelivery` of a bot: {@link deliver} with its deps. @internal */
+export function deliveryHandler(deps: DeliveryDeps): Bot['handleDelivery'] {
+  return (body, headers, options) => deliver(body, headers, deps, options?.waitUntil ?? deps.waitUntil);
+}
+
 /**
- * `bot.fetch`: reads the Request's body (capped) and answers the Response of `handle` (the bot's
- * `handleDelivery`). @internal
+ * `bot.fetch` of a bot: reads the Request's body (capped) and answers the Response of `handle` (its
+ * `handleDelivery`), with the Workers execution context's `waitUntil` when one is given. @internal
  */
-export async function answerRequest(
-  request: Request,
-  handle: (body: Uint8Array, headers: Headers, options?: DeliveryOptions) => Promise<DeliveryAnswer>,
-  options: DeliveryOptions | undefined,
-): Promise<Response> {
-  const { status, headers, body } = await answerOf(request, handle, options);
-  return new Response(body, { status, headers });
+export function fetchHandler(handle: Bot['handleDelivery']): Bot['fetch'] {
+  return async (request, _env, executionCtx) => {
+    const fromCtx = executionCtx?.waitUntil;
+    // Workers check `this` on waitUntil, so it is called as a method of its ctx.
+    const options =
+      typeof fromCtx === 'function'
+        ? { waitUntil: (promise: Promise<unknown>) => fromCtx.call(executionCtx, promise) }
+        : undefined;
+    const { status, headers, body } = await answerOf(request, handle, options);
+    return new Response(body, { status, headers });
+  };
 }
 
 async function answerOf(
@@ -252,7 +303,7 @@ async function answerDelivery(
   span: Traced | undefined,
 ): Promise<{ answer: DeliveryAnswer; outcome: DeliveryOutcome; type?: string }> {
   // A closing bot starts nothing: the service retries, and another instance (or the next) answers.
-  if (deps.closing()) return { answer: SHUTTING_DOWN, outcome: 'refused' };
+  if (deps.closing) return { answer: SHUTTING_DOWN, outcome: 'refused' };
   let verified: VerifiedDelivery;
   const verifying = span && childSpan('agent-messaging.verify', {}, span);
   try {
@@ -264,7 +315,7 @@ async function answerDelivery(
     }
     // Awaited even when verified at once (node:crypto): the measured intake was cheaper with the
     // rest of the delivery one microtask later than the body's end, 'queue' the most (bench 10).
-    verified = await deps.verify(bytes, headers);
+    verified = await verifyPrepared(bytes, headers, deps.verification);
     endSpan(verifying);
   } catch (error) {
     endSpan(verifying, error);
@@ -291,14 +342,15 @@ async function answerDelivery(
   let waitMs = deps.ackTimeoutMs;
   try {
     const deadline = Date.now() + waitMs;
-    admission = await ridingOut(() => deps.admit(event, webhookId, verified.text, trace), deadline);
+    const delivery: Delivery = trace ? { webhookId, event, trace } : { webhookId, event };
+    const admit = () => admitCounted(deps, delivery, verified.text);
+    admission = await ridingOut(admit, deadline);
     waitMs = Math.max(0, deadline - Date.now());
     if (admission.claim === 'in_flight' && deps.ack !== 'immediately') {
       // Most likely the retry of a run answered 409: wait for that run's end (dedupe.ts), all
       // within one ackTimeoutMs, a run started again included.
       const deadline = Date.now() + waitMs;
-      const again = () => deps.admit(event, webhookId, verified.text, trace);
-      admission = await admitOnceSettled(webhookId, again, deps.early, deadline, pollInterval(waitMs));
+      admission = await admitOnceSettled(webhookId, admit, deps.early, deadline, pollInterval(waitMs));
       waitMs = Math.max(0, deadline - Date.now());
     }
   } catch (error) {

@@ -30,6 +30,7 @@ import {
 import type { EventContext, MessageContext } from './bot-types.js';
 import { createContextReply } from './context-reply.js';
 import { type DeliveryTrace, endTurn } from './delivery.js';
+import { nothingToCancel, refuseAsk } from './questions.js';
 import { sendFileReply } from './rich-replies.js';
 import { keepTyping, type StopTyping } from './typing.js';
 
@@ -225,6 +226,10 @@ export function createMessageContext(deps: MessageContextDeps): {
   };
   ctx.react = (emoji) => client.messages.react(message.id, { emoji, action: 'add' });
   ctx.markRead = () => client.conversations.markRead(conversationId, { message_id: message.id });
+  // A bot that declared no question: every name is unknown, and there is never one to cancel (the
+  // questions replace both once one is declared).
+  ctx.ask = refuseAsk;
+  ctx.cancelQuestion = nothingToCancel;
   ctx.history = (options) =>
     conversationHistory(
       { client, conversationId, agentId: event.agentId, batch: deps.batch.length ? deps.batch : [message] },
@@ -252,8 +257,11 @@ export interface RunDeps {
   warn(message: string, fields: Record<string, unknown>): void;
   /** Wraps the dispatch of a message with per-conversation state (sessions); optional. */
   around?(ctx: MessageContext, run: () => Promise<void>): Promise<void>;
-  /** Gives the context its `ctx.ask` and `ctx.cancelQuestion` (questions.ts). */
-  attach(ctx: MessageContext): void;
+  /**
+   * Gives the context the `ctx.ask` and `ctx.cancelQuestion` of the bot's questions (questions.ts);
+   * unset until a question is declared, and the context keeps the ones that refuse.
+   */
+  attach?: ((ctx: MessageContext) => void) | undefined;
 }
 
 /** Builds the `run` the lanes call for each batch. @internal */
@@ -292,7 +300,7 @@ export function createRun(deps: RunDeps) {
       sessions: deps.around !== undefined,
       warn: deps.warn,
     });
-    deps.attach(made.ctx);
+    deps.attach?.(made.ctx);
     const ctx = made.ctx as EventContext;
     bindSpan(ctx, span);
     try {

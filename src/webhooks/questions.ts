@@ -183,11 +183,12 @@ const unknownName = (name: unknown): FieldIssue => ({
   message: `no question named '${String(name)}': declare it with bot.question`,
 });
 
-/** `ctx.ask` of a bot that declared no question: every name is unknown. */
-const refuseAsk = async (name: string): Promise<never> => {
+/** `ctx.ask` of a bot that declared no question: every name is unknown. @internal */
+export const refuseAsk = async (name: string): Promise<never> => {
   throw new ValidationError([unknownName(name)], 'ctx.ask');
 };
-const nothingToCancel = async () => false;
+/** `ctx.cancelQuestion` of a bot that declared no question: nothing to cancel. @internal */
+export const nothingToCancel = async () => false;
 
 /** The questions of one bot: declared, asked, answered, timed out. @internal */
 export function createQuestions(deps: QuestionDeps) {
@@ -427,15 +428,8 @@ export function createQuestions(deps: QuestionDeps) {
       definitions.set(name as string, declared);
       if (declared.timeoutMs !== undefined) timeouts.start();
     },
-    /** Gives a message's context its `ask` and `cancelQuestion`. */
+    /** Gives a message's context its `ask` and `cancelQuestion` (once a question is declared). */
     attach(ctx: MessageContext) {
-      // A bot with no question declared makes nothing per message: ask refuses any name, and there
-      // is never a question to cancel.
-      if (definitions.size === 0) {
-        ctx.ask = refuseAsk;
-        ctx.cancelQuestion = nothingToCancel;
-        return;
-      }
       ctx.cancelQuestion = async () => {
         const by = `cancelled:${ctx.webhookId}`;
         const found = await model.current(ctx.conversationId);
@@ -460,12 +454,9 @@ export function createQuestions(deps: QuestionDeps) {
         return ask(from, name, text, options);
       };
     },
-    /**
-     * The answer step, before the routes: true when a question took the message. A bot that declared
-     * no question answers false at once, with no store read.
-     */
-    take(ctx: MessageContext, isCommand: boolean): false | Promise<boolean> {
-      return definitions.size === 0 ? false : answerStep(ctx, isCommand);
+    /** The answer step, before the routes (once a question is declared): true when a question took the message. */
+    take(ctx: MessageContext, isCommand: boolean): Promise<boolean> {
+      return answerStep(ctx, isCommand);
     },
     /** `bot.fireDueQuestions`: fires every question past its deadline; answers how many fired. */
     fireDue: timeouts.fireDue,
