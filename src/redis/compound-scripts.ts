@@ -5,12 +5,14 @@
 import { script } from './scripts.js';
 
 /**
- * KEYS: [1] the dedupe claim (read only when ARGV[1] is '1'), [2] the queue, [3] the lock.
+ * KEYS: [1] the dedupe claim (read only when ARGV[1] is '1'), [2] the queue, [3] the lock, [4] a value
+ * read with the queue when the lock is won (only when ARGV[10] is '1').
  * ARGV: [1] '1' to claim, [2] the claim's value, [3] its TTL in ms, [4] the member's score, [5] the
  * member, [6] the queue's TTL in ms, [7] the lock token, [8] the lock's TTL in ms, [9] the index of
- * the last member to read (-1: all).
+ * the last member to read (-1: all), [10] '1' to read KEYS[4].
  * Answers {0, current value} (claim refused, nothing queued), {1} (queued, the lock is someone else's)
- * or {2, members} (queued, the lock won, the queue read lowest score first, up to ARGV[9], and kept).
+ * or {2, members, value} (queued, the lock won, the queue read lowest score first, up to ARGV[9], and
+ * kept; KEYS[4]'s value when asked and set).
  */
 export const ADMIT = script(`
 if ARGV[1] == '1' and not redis.call('SET', KEYS[1], ARGV[2], 'NX', 'PX', ARGV[3]) then
@@ -19,7 +21,9 @@ end
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[6])
 if not redis.call('SET', KEYS[3], ARGV[7], 'NX', 'PX', ARGV[8]) then return {1} end
-return {2, redis.call('ZRANGE', KEYS[2], 0, ARGV[9])}`);
+local members = redis.call('ZRANGE', KEYS[2], 0, ARGV[9])
+if ARGV[10] == '1' then return {2, members, redis.call('GET', KEYS[4])} end
+return {2, members}`);
 
 /**
  * KEYS: [1] the lock, [2] the queue, [3...] the marks. ARGV: [1] the lock token, [2] the lock's TTL in

@@ -146,13 +146,14 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       return strings(await evalScript('readQueued', READ_QUEUED, [queueKey(key)], [...settled]));
     },
 
-    async admit({ claim, queue, lock, limit }): Promise<AdmitResult> {
+    async admit({ claim, queue, lock, limit, read }): Promise<AdmitResult> {
       const score = checkScore(queue.score, 'admit');
       const token = nanoid();
       const keys = [
         claim ? valueKey(claim.key) : queueKey(queue.key),
         queueKey(queue.key),
         lockKey(lock.key),
+        read === undefined ? queueKey(queue.key) : valueKey(read),
       ];
       const args = [
         claim ? '1' : '0',
@@ -164,11 +165,23 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         token,
         px(lock.ttlMs, 'admit'),
         lastIndex(limit, 'admit'),
+        read === undefined ? '0' : '1',
       ];
-      const [step, answer] = (await evalScript('admit', ADMIT, keys, args)) as [number, unknown];
+      const [step, answer, value] = (await evalScript('admit', ADMIT, keys, args)) as [
+        number,
+        unknown,
+        unknown,
+      ];
       if (step === 0) return { claimed: false, current: answer == null ? undefined : String(answer) };
       if (step === 1) return { claimed: true, lock: undefined };
-      return { claimed: true, lock: { key: lock.key, token }, queued: strings(answer) };
+      const held = { key: lock.key, token };
+      if (read === undefined) return { claimed: true, lock: held, queued: strings(answer) };
+      return {
+        claimed: true,
+        lock: held,
+        queued: strings(answer),
+        value: value == null ? undefined : String(value),
+      };
     },
     async settle({
       lock,

@@ -33,17 +33,28 @@ export interface AdmitRequest {
    * with the backlog.
    */
   readonly limit?: number;
+  /**
+   * When the lock was won, the value of this key is answered too (`value`), as {@link BotStore.get}
+   * reads it: what the new holder reads first (its conversation's order record) costs no round trip
+   * of its own.
+   */
+  readonly read?: string;
 }
 
 /**
  * What {@link BotStore.admit} did: the claim was refused (nothing queued; `current` is the claim's
  * value, `undefined` only if it vanished meanwhile), or the member is queued and the lock was won
- * (`queued`: the queue read as {@link BotStore.readQueued} reads it, up to `limit` members) or is held
- * by someone else.
+ * (`queued`: the queue read as {@link BotStore.readQueued} reads it, up to `limit` members; `value`:
+ * the value of `read`, when asked) or is held by someone else.
  */
 export type AdmitResult =
   | { readonly claimed: false; readonly current: string | undefined }
-  | { readonly claimed: true; readonly lock: StoreLock; readonly queued: string[] }
+  | {
+      readonly claimed: true;
+      readonly lock: StoreLock;
+      readonly queued: string[];
+      readonly value?: string | undefined;
+    }
   | { readonly claimed: true; readonly lock: undefined };
 
 /** What {@link BotStore.settle} does, in this order, as one step. */
@@ -114,7 +125,9 @@ export async function composeAdmit(store: BotStore, request: AdmitRequest): Prom
   await store.enqueue(queue.key, queue.member, queue.score, queue.ttlMs);
   const held = await store.acquireLock(lock.key, lock.ttlMs);
   if (!held) return { claimed: true, lock: undefined };
-  return { claimed: true, lock: held, queued: head(await store.readQueued(queue.key), request.limit) };
+  const queued = head(await store.readQueued(queue.key), request.limit);
+  if (request.read === undefined) return { claimed: true, lock: held, queued };
+  return { claimed: true, lock: held, queued, value: await store.get(request.read) };
 }
 
 /**

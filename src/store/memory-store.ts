@@ -139,15 +139,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     for (const listener of channels.get(channel) ?? []) queueMicrotask(() => listener(message));
   };
 
-  const admit = ({ claim, queue, lock, limit }: AdmitRequest): AdmitResult => {
+  const admit = ({ claim, queue, lock, limit, read }: AdmitRequest): AdmitResult => {
     if (claim && !setIfAbsent(claim.key, claim.value, claim.ttlMs)) {
       return { claimed: false, current: live(claim.key)?.value };
     }
     enqueue(queue.key, queue.member, queue.score, queue.ttlMs);
     const held = acquireLock(lock.key, lock.ttlMs);
-    return held
-      ? { claimed: true, lock: held, queued: readQueued(queue.key, [], limit) }
-      : { claimed: true, lock: undefined };
+    if (!held) return { claimed: true, lock: undefined };
+    const queued = readQueued(queue.key, [], limit);
+    if (read === undefined) return { claimed: true, lock: held, queued };
+    return { claimed: true, lock: held, queued, value: live(read)?.value };
   };
   const settle = (request: SettleRequest): SettleResult => {
     const { lock, lockTtlMs, queueTtlMs, marks, settled, queue, released, limit } = request;

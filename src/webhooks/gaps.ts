@@ -36,6 +36,9 @@ const MAX_GAP = 100;
 /** How long the highest sequence run of a conversation is kept: the service's whole retry schedule. */
 const ORDER_RETENTION_MS = 18 * 60 * 60 * 1000;
 
+/** The store key of a conversation's highest sequence run. @internal */
+export const orderKey = (conversationId: string) => `order:${conversationId}`;
+
 /** One page of a conversation's history, newest first. @internal */
 export type HistoryPage = (
   conversationId: string,
@@ -62,15 +65,27 @@ interface OrderMark {
 const noDelivery = (message: Message, agentId: string) =>
   message.status === 'deleted' || message.sender.id === agentId || !message.sender.id.startsWith('usr_');
 
+/** The record as the store keeps it: `undefined` for none (or not a sequence). */
+const readRecord = (value: string | undefined) => {
+  const read = value === undefined ? Number.NaN : Number(value);
+  return Number.isSafeInteger(read) ? read : undefined;
+};
+
 /**
  * A conversation's order while one holder holds its lock: `wait` answers how long its next run must
  * still wait for a missing predecessor (0: run now), `ran` records a run and answers the store mark
- * for the settle. @internal
+ * for the settle. `admitted`: the record as the admit that took the lock read it (else read at once
+ * when first needed). @internal
  */
-export function createOrder(o: OrderOptions, conversationId: string) {
-  const key = `order:${conversationId}`;
+export function createOrder(
+  o: OrderOptions,
+  conversationId: string,
+  admitted?: { value?: string | undefined },
+) {
+  const key = orderKey(conversationId);
   // The highest sequence run; `null` until read from the store, `undefined` when it has none.
-  let last: number | undefined | null = null;
+  // A store's own admit that does not know `read` answers no `value`: the record is read then.
+  let last: number | undefined | null = admitted && 'value' in admitted ? readRecord(admitted.value) : null;
   // Sequences no delivery will bring (history said so, or their wait was given up).
   const settledGaps = new Set<number>();
   // User messages still to come: history said so, or their run failed and awaits its retry.
@@ -114,11 +129,7 @@ export function createOrder(o: OrderOptions, conversationId: string) {
   };
 
   const wait = async (sequences: readonly number[], agentId: string): Promise<number> => {
-    if (last === null) {
-      const value = await o.store.get(key);
-      const read = value === undefined ? Number.NaN : Number(value);
-      last = Number.isSafeInteger(read) ? read : undefined;
-    }
+    if (last === null) last = readRecord(await o.store.get(key));
     if (last === undefined || sequences.length === 0) return 0;
     const queued = new Set(sequences);
     const top = Math.max(...sequences);

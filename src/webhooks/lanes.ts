@@ -45,7 +45,7 @@ import type { AdmitRequest, SettleRequest } from '../store/compound.js';
 import { claimOnce, composeAdmit, composeSettle } from '../store/compound.js';
 import { StoreUnavailableError } from '../store/store-error.js';
 import type { DeliveryTrace } from './delivery.js';
-import { createOrder, type HistoryPage } from './gaps.js';
+import { createOrder, type HistoryPage, orderKey } from './gaps.js';
 import { MessageGivenUpError } from './given-up-error.js';
 import { createDeadlines, type Deadline, type Deadlines } from './timers.js';
 
@@ -255,6 +255,9 @@ function readMember(member: string): QueuedItem | undefined {
 
 /** The queued messages a holder runs next, with the members they were read as. */
 type Batch = { member: string; item: QueuedItem }[];
+
+/** What an admit that won the lock read: the queue and, in order, the conversation's order record. */
+type Admitted = { lock: StoreLock; queued: string[]; value?: string | undefined };
 
 /** A conversation's lock while its holder works: renewed until it stops, or lost. */
 interface Hold {
@@ -617,7 +620,7 @@ export function createLanes(o: LaneOptions) {
   const drain = async (
     conversationId: string,
     fresh: { member: string; until: number } | undefined,
-    admitted?: { lock: StoreLock; queued: string[] },
+    admitted?: Admitted,
   ): Promise<'drained' | 'busy' | 'stopped' | 'closed'> => {
     const lock = admitted?.lock ?? (await store.acquireLock(lockKey(conversationId), o.lockTtlMs));
     if (!lock) return 'busy';
@@ -635,7 +638,7 @@ export function createLanes(o: LaneOptions) {
     };
     hold.renewal = renewals.add(renew, hold);
     const order = ordered
-      ? createOrder({ store, waitMs: o.gapWaitMs, history: o.history, debug }, conversationId)
+      ? createOrder({ store, waitMs: o.gapWaitMs, history: o.history, debug }, conversationId, admitted)
       : undefined;
     const holder: GapHolder = { joined: false, wake: undefined };
     if (order) holders.set(conversationId, holder);
@@ -762,7 +765,7 @@ export function createLanes(o: LaneOptions) {
     item: QueuedItem,
     member: string,
     fresh: { member: string; until: number },
-    admitted: { lock: StoreLock; queued: string[] } | undefined,
+    admitted: Admitted | undefined,
     told: (outcome: BatchOutcome) => void,
   ): Promise<BatchOutcome> => {
     const conversationId = item.event.conversationId;
@@ -902,6 +905,8 @@ export function createLanes(o: LaneOptions) {
       queue: { key: queueKey(conversationId), member, score: sequenceOf(item), ttlMs: queueTtlMs },
       lock: { key: lockKey(conversationId), ttlMs: o.lockTtlMs },
       ...readLimit,
+      // A holder that runs in order reads its conversation's order record first: read with the queue.
+      ...(ordered ? { read: orderKey(conversationId) } : {}),
     };
     // The store's own step, one atomic call; a store without it has the same steps composed from its
     // primitives (the BotStore contract, src/store/compound.ts).

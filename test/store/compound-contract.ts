@@ -71,6 +71,22 @@ export function describeCompoundContract(
       expect(await store.releaseLock(lock)).toBe(true); // the token is a real lock token
     });
 
+    it('admit that wins the lock answers the value of `read` with the queue; one that does not, nothing', async () => {
+      const { peer, a } = await setup();
+      await peer.set('order:cnv_1', '7', LONG);
+      const admitted = await a.admit(admitting('evt_8', 8, { read: 'order:cnv_1' }));
+      expect(admitted).toEqual({ claimed: true, lock: expect.any(Object), queued: ['evt_8'], value: '7' });
+      expect(await a.admit(admitting('evt_9', 9, { read: 'order:cnv_1' }))).toEqual({
+        claimed: true,
+        lock: undefined,
+      });
+      await peer.delete('order:cnv_1');
+      await peer.releaseLock((admitted as { lock: StoreLock }).lock);
+      const unset = await a.admit(admitting('evt_10', 10, { read: 'order:cnv_1' }));
+      expect(unset).toMatchObject({ claimed: true, queued: ['evt_8', 'evt_9', 'evt_10'] });
+      expect(unset).toHaveProperty('value', undefined);
+    });
+
     it('admit while another instance holds the lock queues the member and reads nothing', async () => {
       const { store, peer, a } = await setup();
       const held = (await peer.acquireLock('conversation:cnv_1', LONG))!;
