@@ -12,6 +12,7 @@ import {
   AppendSink,
   type AppliedState,
   type Completion,
+  endCut,
   type ReplyApi,
   type ReplySink,
   readBack,
@@ -123,17 +124,9 @@ export class ReplyDelivery {
    */
   async markCut(note: string): Promise<void> {
     const { signal: _, ...request } = this.#init.request;
-    const sink = new AppendSink(
-      this.#init.api,
-      { messageId: this.messageId, blockId: this.blockId },
-      request,
-    );
-    try {
-      if (note !== '') await sink.append(note);
-      await sink.complete(note.trim());
-    } catch {
-      // The service is unreachable, or the message already ended: nothing more can be done here.
-    }
+    const target = { messageId: this.messageId, blockId: this.blockId };
+    // The service unreachable, or the message ended otherwise: nothing more can be done here.
+    await endCut(this.#init.api, target, request, note).catch(() => {});
   }
 
   /**

@@ -2,6 +2,7 @@
 // request, or the append and complete endpoints; and the read-back that says what was applied.
 
 import type * as z from 'zod/mini';
+import { ConflictError } from '../core/api-error.js';
 import { AgentMessagingError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import { sleep } from '../core/retry.js';
@@ -106,6 +107,26 @@ export class AppendSink implements ReplySink {
   }
 
   close(): void {}
+}
+
+/**
+ * Ends a message cut short through the append endpoint: `note` appended (nothing when it is empty)
+ * and the message completed with `fallbackText`. A message another run completed meanwhile (the
+ * service's 10 minute auto-complete, say) is ended already.
+ * @internal
+ */
+export async function endCut(
+  api: ReplyApi,
+  target: SinkTarget,
+  request: RequestOptions,
+  note: string,
+  fallbackText = note.trim(),
+): Promise<void> {
+  const sink = new AppendSink(api, target, request);
+  if (note !== '') await sink.append(note);
+  await sink.complete(fallbackText).catch((error: unknown) => {
+    if (!(ConflictError.is(error) && error.code === 'message_not_streaming')) throw error;
+  });
 }
 
 /** What the service holds of a reply. @internal */

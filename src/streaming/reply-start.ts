@@ -2,7 +2,6 @@
 // dead writer left streaming ended marked, and a ReplyWriter handed back for the message it writes.
 import { ConflictError } from '../core/api-error.js';
 import { ValidationError } from '../core/errors.js';
-import type { RequestOptions } from '../core/options.js';
 import { pathId } from '../core/validate.js';
 import { ConversationId } from '../schemas/common.js';
 import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
@@ -15,8 +14,8 @@ import {
   streamingSendShape,
 } from './options.js';
 import { holdReply } from './reply-lease.js';
-import { openMessage, type StartedReply } from './reply-open.js';
-import { AppendSink, type AppliedState, type ReplyApi, readBack } from './reply-sinks.js';
+import { openMessage } from './reply-open.js';
+import { type AppliedState, endCut, type ReplyApi, readBack } from './reply-sinks.js';
 import { noteAfter, ReplyWriter } from './reply-writer.js';
 import { supportsStreamedBodies } from './streamed-bodies.js';
 
@@ -81,7 +80,12 @@ export async function startReply(
         // The read may have stalled past the lease: another run may be ending it now, so a run
         // that lost the lease marks nothing (the note would land twice).
         if (!(await held.stillHeld())) throw leaseLost(key);
-        if (state.status === 'streaming') await endDeadReply(api, started, note, checked.request, state.text);
+        // A dead writer's message: its text stays, marked as cut (once: a run that died after marking
+        // it left the note already), and it is completed. The reply lease makes enders take turns.
+        if (state.status === 'streaming') {
+          const marked = note === '' || state.text.endsWith(note.trimStart());
+          await endCut(api, started, checked.request, marked ? '' : noteAfter(state.text, note), note.trim());
+        }
         ({ started, sink } = await open(await held.giveUp()));
       } else if (state.status !== 'streaming') {
         finished = state;
@@ -126,24 +130,3 @@ const leaseLost = (key: string) =>
 // How long lines in flight at a cut get to land before the writer sends what is missing: a period,
 // renewed while they keep landing (reply-sinks.ts, MAX_SETTLE_PERIODS).
 const SETTLE_MS = 500;
-
-/**
- * Ends a message a dead writer left streaming: its text stays, marked as cut, and it is completed.
- * A text that already ends with the note was marked by a run that died (or failed) before completing
- * it: it is completed without a second note. (The append takes no key, so two enders reading it
- * unmarked at once could still both mark it; the reply lease makes them take turns.)
- */
-async function endDeadReply(
-  api: ReplyApi,
-  started: StartedReply,
-  note: string,
-  request: RequestOptions,
-  text: string,
-) {
-  const sink = new AppendSink(api, started, request);
-  if (note !== '' && !text.endsWith(note.trimStart())) await sink.append(noteAfter(text, note));
-  await sink.complete(note === '' ? '' : note.trim()).catch((error: unknown) => {
-    // Another run completed it meanwhile (the service's 10 minute auto-complete, say): it is ended.
-    if (!(ConflictError.is(error) && error.code === 'message_not_streaming')) throw error;
-  });
-}
