@@ -45,6 +45,14 @@ export interface HeldReply {
   release(): Promise<void>;
 }
 
+/** The failure of a writer whose lease another writer may hold now: it writes nothing more. @internal */
+export const leaseLost = (reply: string, why: string) =>
+  new ConflictError({
+    status: 409,
+    code: 'reply_lease_lost',
+    message: `reply ${reply} lost its writer's lease ${why}`,
+  });
+
 /** How a writer takes a key. @internal */
 export interface HoldOptions {
   ledger: ReplyLedger;

@@ -1,6 +1,3 @@
-// Starting a reply: one writer per key (the lease), the message opened (reply-open.ts), a message a
-// dead writer left streaming ended marked, and a ReplyWriter handed back for the message it writes.
-import { ConflictError } from '../core/api-error.js';
 import { ValidationError } from '../core/errors.js';
 import { pathId } from '../core/validate.js';
 import { ConversationId } from '../schemas/common.js';
@@ -13,7 +10,7 @@ import {
   startKey,
   streamingSendShape,
 } from './options.js';
-import { holdReply } from './reply-lease.js';
+import { holdReply, leaseLost } from './reply-lease.js';
 import { openMessage } from './reply-open.js';
 import { type AppliedState, endCut, type ReplyApi, readBack } from './reply-sinks.js';
 import { noteAfter, ReplyWriter } from './reply-writer.js';
@@ -79,7 +76,8 @@ export async function startReply(
         sink.close();
         // The read may have stalled past the lease: another run may be ending it now, so a run
         // that lost the lease marks nothing (the note would land twice).
-        if (!(await held.stillHeld())) throw leaseLost(key);
+        if (!(await held.stillHeld()))
+          throw leaseLost(key, "while it read back a dead writer's message; another writer ends it");
         // A dead writer's message: its text stays, marked as cut (once: a run that died after marking
         // it left the note already), and it is completed. The reply lease makes enders take turns.
         if (state.status === 'streaming') {
@@ -119,13 +117,6 @@ export async function startReply(
     throw error;
   }
 }
-
-const leaseLost = (key: string) =>
-  new ConflictError({
-    status: 409,
-    code: 'reply_lease_lost',
-    message: `reply ${key} lost its writer's lease while it read back a dead writer's message; another writer ends it`,
-  });
 
 // How long lines in flight at a cut get to land before the writer sends what is missing: a period,
 // renewed while they keep landing (reply-sinks.ts, MAX_SETTLE_PERIODS).

@@ -9,7 +9,7 @@ import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
 import { annotateActive } from '../telemetry.js';
 import type { ReplyOutcome, ReplyResult, ReplyTransport } from './options.js';
 import { type DeliveryInit, ReplyDelivery } from './reply-delivery.js';
-import type { HeldReply } from './reply-lease.js';
+import { type HeldReply, leaseLost } from './reply-lease.js';
 import type { AppliedState } from './reply-sinks.js';
 import { WriteBuffer } from './write-buffer.js';
 
@@ -246,10 +246,8 @@ export function noteAfter(text: string, note: string): string {
   return text === '' || /\s$/.test(text) ? note.trimStart() : note;
 }
 
-/** The failure of a writer whose lease another writer may hold now: it sends nothing more. */
 const leaseLostError = (messageId: string) =>
-  new ConflictError({
-    status: 409,
-    code: 'reply_lease_lost',
-    message: `reply ${messageId} lost its writer's lease (not renewed within writerLeaseMs, or taken by another writer); this writer sends nothing more`,
-  });
+  leaseLost(
+    messageId,
+    '(not renewed within writerLeaseMs, or taken by another writer); this writer sends nothing more',
+  );
