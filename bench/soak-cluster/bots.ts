@@ -19,6 +19,13 @@ export interface Kill {
   at: number;
 }
 
+/** A time a process was stopped (SIGSTOP to SIGCONT; `to` is Infinity while it still is). */
+export interface Pause {
+  pid: number;
+  from: number;
+  to: number;
+}
+
 /** One line a bot logged (see soak-cluster-bot.ts). */
 export interface LogEntry {
   event:
@@ -45,6 +52,7 @@ export interface LogEntry {
 export function startBots(env: Record<string, string>) {
   const running = new Set<BotProcess>();
   const kills: Kill[] = [];
+  const pauses: Pause[] = [];
   const log: LogEntry[] = [];
 
   const start = () =>
@@ -81,6 +89,7 @@ export function startBots(env: Record<string, string>) {
   return {
     start,
     kills,
+    pauses,
     log,
     running: () => [...running],
     pickVictim: (random: () => number) => [...running][Math.floor(random() * running.size)],
@@ -89,8 +98,15 @@ export function startBots(env: Record<string, string>) {
       kills.push({ pid: bot.pid, at: Date.now() });
       bot.child.kill('SIGKILL');
     },
-    pause: (bot: BotProcess) => void bot.child.kill('SIGSTOP'),
-    resume: (bot: BotProcess) => void bot.child.kill('SIGCONT'),
+    pause(bot: BotProcess) {
+      bot.child.kill('SIGSTOP');
+      pauses.push({ pid: bot.pid, from: Date.now(), to: Number.POSITIVE_INFINITY });
+    },
+    resume(bot: BotProcess) {
+      bot.child.kill('SIGCONT');
+      const pause = pauses.findLast((p) => p.pid === bot.pid);
+      if (pause) pause.to = Date.now();
+    },
     /** SIGTERM, answered by `bot.close`; resolves with the exit code once the process is gone. */
     async terminate(bot: BotProcess) {
       running.delete(bot);
