@@ -26,11 +26,6 @@ export class NdjsonBody {
     });
   }
 
-  /** True until the body ended, failed, or the connection cancelled it. */
-  get open(): boolean {
-    return this.#open;
-  }
-
   /** Pushes one JSON line; false when the body no longer takes lines. */
   line(value: unknown): boolean {
     if (!this.#open) return false;
@@ -45,21 +40,19 @@ export class NdjsonBody {
 
   /** Ends the body: the service has every line. */
   end(): void {
-    if (!this.#open) return;
-    this.#open = false;
-    try {
-      this.#controller.close();
-    } catch {
-      // Already closed by the other side.
-    }
+    this.#close(() => this.#controller.close());
   }
 
   /** Fails the body, which aborts the upload half of the request. */
   abort(reason: unknown): void {
+    this.#close(() => this.#controller.error(reason));
+  }
+
+  #close(close: () => void): void {
     if (!this.#open) return;
     this.#open = false;
     try {
-      this.#controller.error(reason);
+      close();
     } catch {
       // Already closed by the other side.
     }
