@@ -106,21 +106,6 @@ export interface ReplyResult {
   outcome: ReplyOutcome;
 }
 
-/** Options checked, defaults filled. @internal */
-export interface CheckedReplyOptions {
-  request: RequestOptions;
-  transport: ReplyTransport;
-  eventId: string | undefined;
-  coalesce: Required<CoalesceOptions>;
-  streamedBodies: boolean | undefined;
-  idleTimeoutMs: number | undefined;
-  interruptedNote: string;
-  ledger: ReplyLedger;
-  writerWaitMs: number;
-  writerLeaseMs: number;
-  progressTimeoutMs: number;
-}
-
 const ReplyOptionsSchema = z.extend(RequestOptionsSchema, {
   transport: z.optional(z.enum(['auto', 'stream', 'append'])),
   eventId: z.optional(z.string().check(z.regex(/\S/, { error: 'must be a non-blank string' }))),
@@ -139,7 +124,7 @@ const ReplyOptionsSchema = z.extend(RequestOptionsSchema, {
 });
 
 /** Checks the options of a streaming call; throws a ValidationError naming each bad option. @internal */
-export function checkReplyOptions(options: ReplyOptions | undefined, context: string): CheckedReplyOptions {
+export function checkReplyOptions(options: ReplyOptions | undefined, context: string) {
   const { transport, eventId, coalesce, interruptedNote, ledger, ...rest } = parseInput(
     ReplyOptionsSchema,
     options ?? {},
@@ -160,6 +145,9 @@ export function checkReplyOptions(options: ReplyOptions | undefined, context: st
     progressTimeoutMs: progressTimeoutMs ?? DEFAULT_PROGRESS_TIMEOUT_MS,
   };
 }
+
+/** Options checked, defaults filled. @internal */
+export type CheckedReplyOptions = ReturnType<typeof checkReplyOptions>;
 
 /** The note of a reply cut short, by default. */
 export const DEFAULT_INTERRUPTED_NOTE = ' … [interrupted]';
