@@ -203,13 +203,6 @@ async function ridingOut<T>(step: () => Promise<T>, deadline: number): Promise<T
   }
 }
 
-/** Admits a delivery (lanes.ts) and counts what a claimed one started, for `bot.idle()`. */
-async function admitCounted(deps: DeliveryDeps, delivery: Delivery, text: string): Promise<Admission> {
-  const admission = await deps.admit(delivery, text);
-  if (admission.claim === 'claimed') deps.work.track(admission.drained);
-  return admission;
-}
-
 /** Resolves with the work's outcome, or with `'timeout'` when it outlasts the deadlines' duration. */
 function within<T>(work: Promise<T>, deadlines: Deadlines): Promise<T | 'timeout'> {
   return new Promise((resolve, reject) => {
@@ -343,7 +336,7 @@ async function answerDelivery(
   try {
     const deadline = Date.now() + waitMs;
     const delivery: Delivery = trace ? { webhookId, event, trace } : { webhookId, event };
-    const admit = () => admitCounted(deps, delivery, verified.text);
+    const admit = () => deps.admit(delivery, verified.text);
     admission = await ridingOut(admit, deadline);
     waitMs = Math.max(0, deadline - Date.now());
     if (admission.claim === 'in_flight' && deps.ack !== 'immediately') {
@@ -366,6 +359,8 @@ async function answerDelivery(
   }
 
   const { work } = admission;
+  // What the claim started, counted for bot.idle() until it ended (a holder's drain included).
+  deps.work.track(admission.drained);
   // A run elsewhere (another instance held the conversation) or none at all: the wait ends with it.
   if (trace) void work.then(() => endTurn(trace));
   // What must outlive the answer: the work, and the drain of the messages queued behind it when this

@@ -288,6 +288,9 @@ interface Run {
   givenUp?: ReadonlySet<string>;
 }
 
+/** How a run that returned ended. */
+const RAN = { error: undefined, threw: false } as const;
+
 /** Fires a run's signal for `reason`, unless it was stopped already. */
 function stopRun(run: Run, reason: StopReason): void {
   if (run.controller.signal.aborted) return;
@@ -473,16 +476,14 @@ export function createLanes(o: LaneOptions) {
     const lifetime = lifetimes.add(expire, run);
     active.add(run);
     debug?.('run started', { webhookId: last?.webhookId, messages: items.length });
-    const overdue = new Promise<'overdue'>((resolve) => {
+    // The run's end, or its being overdue, whichever comes first: one promise settled by either.
+    const ended = await new Promise<'overdue' | { error: unknown; threw: boolean }>((resolve) => {
       run.overdue = () => resolve('overdue');
-    });
-    const ended = await Promise.race([
       o.run(items, run.controller.signal).then(
-        () => ({ error: undefined, threw: false }),
-        (error: unknown) => ({ error, threw: true }),
-      ),
-      overdue,
-    ]);
+        () => resolve(RAN),
+        (error: unknown) => resolve({ error, threw: true }),
+      );
+    });
     lifetimes.remove(lifetime);
     active.delete(run);
     if (run.grace) graces.remove(run.grace);
@@ -735,7 +736,7 @@ export function createLanes(o: LaneOptions) {
         if (outcome !== 'closed') settled.push(...batch.map(({ member }) => member));
       }
       // Stopped after a run that succeeded (its lock lost since): its done marks still count.
-      await writeMarks(store, marks);
+      if (marks.length > 0) await writeMarks(store, marks);
       tell();
     } catch (error) {
       tell('store_failed'); // whether the failed step recorded them is unknown: the retries decide
@@ -858,18 +859,24 @@ export function createLanes(o: LaneOptions) {
     webhookId: string,
     start: (told: (outcome: BatchOutcome) => void) => Promise<BatchOutcome>,
   ): Admission => {
-    let told!: (outcome: BatchOutcome) => void;
-    const outcome = new Promise<BatchOutcome>((resolve) => {
-      told = resolve;
+    let resolve!: (outcome: BatchOutcome | Promise<BatchOutcome>) => void;
+    const work = new Promise<BatchOutcome>((settle) => {
+      resolve = settle;
     });
-    const work = outcome.then((value) =>
-      value === 'store_failed'
-        ? releaseClaim(store, webhookId).then(
-            () => value,
-            () => value,
-          )
-        : value,
-    );
+    // The first outcome counts; one not recorded releases the claim before it is answered.
+    let known = false;
+    const told = (value: BatchOutcome) => {
+      if (known) return;
+      known = true;
+      resolve(
+        value === 'store_failed'
+          ? releaseClaim(store, webhookId).then(
+              () => value,
+              () => value,
+            )
+          : value,
+      );
+    };
     const drained = start(told)
       .then(told, (error: unknown) => {
         o.report(error);

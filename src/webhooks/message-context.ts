@@ -338,8 +338,11 @@ export function createRun(deps: RunDeps) {
  * the run's signal fired (interrupted, lock lost, past maxHandlerMs), which ends it at once even if
  * the handler goes on ignoring the signal, so no span is left open.
  */
-async function traced(span: Traced | undefined, signal: AbortSignal, fn: () => Promise<void>): Promise<void> {
-  if (!span) return fn();
+function traced(span: Traced | undefined, signal: AbortSignal, fn: () => Promise<void>): Promise<void> {
+  return span ? tracedRun(span, signal, fn) : fn();
+}
+
+async function tracedRun(span: Traced, signal: AbortSignal, fn: () => Promise<void>): Promise<void> {
   const started = performance.now();
   let ended = false;
   const end = (error?: unknown) => {
