@@ -116,8 +116,8 @@ export function createBot(options: BotOptions): Bot {
     debounceMs: options.debounceMs ?? DEFAULT_DEBOUNCE_MS,
     maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
     gapWaitMs: options.gapWaitMs ?? DEFAULT_GAP_WAIT_MS,
-    history: async (conversationId, query) =>
-      (await client.conversations.listMessages(conversationId, query)).messages,
+    history: async (conversationId, query, signal) =>
+      (await client.conversations.listMessages(conversationId, query, { signal })).messages,
     run,
     report,
     debug: debugLog(logger),

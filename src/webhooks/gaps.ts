@@ -43,6 +43,7 @@ export const orderKey = (conversationId: string) => `order:${conversationId}`;
 export type HistoryPage = (
   conversationId: string,
   query: { before_sequence: number; limit: number },
+  signal: AbortSignal,
 ) => Promise<readonly Message[]>;
 
 /** What a conversation's order needs from the bot. @internal */
@@ -92,7 +93,9 @@ export function createOrder(
   const pending = new Set<number>();
   // Sequences history was read for, so a gap is read once.
   const checked = new Set<number>();
+  // When the gap seen is given up, and whether a user message is known missing (waited for).
   let deadline: number | undefined;
+  let waiting = false;
 
   const missingBelow = (floor: number, top: number, queued: ReadonlySet<number>) => {
     const missing: number[] = [];
@@ -103,14 +106,15 @@ export function createOrder(
   };
 
   /** Reads history once for the sequences not looked at yet; what it cannot tell counts as no gap. */
-  const look = async (missing: number[], top: number, agentId: string) => {
+  const look = async (missing: number[], top: number, agentId: string, withinMs: number) => {
     const unread = missing.filter((sequence) => !checked.has(sequence) && !pending.has(sequence));
     if (unread.length === 0) return;
     for (const sequence of missing) checked.add(sequence);
     const lowest = Math.min(...unread);
     let page: readonly Message[];
     try {
-      page = await o.history(conversationId, { before_sequence: top, limit: top - lowest });
+      const query = { before_sequence: top, limit: top - lowest };
+      page = await o.history(conversationId, query, AbortSignal.timeout(Math.max(1, withinMs)));
     } catch (error) {
       // Unknown: each is waited for, within the same bound.
       o.debug?.('history read failed: waiting for the missing sequences', {
@@ -134,18 +138,21 @@ export function createOrder(
     const queued = new Set(sequences);
     const top = Math.max(...sequences);
     let missing = missingBelow(last, top, queued);
+    // The bound counts from the gap's first sight, its history read included.
     if (missing.length > 0) {
-      await look(missing, top, agentId);
+      deadline ??= Date.now() + o.waitMs;
+      await look(missing, top, agentId, deadline - Date.now());
       missing = missingBelow(last, top, queued);
     }
     if (missing.length === 0) {
-      if (deadline !== undefined) metric.gap('arrived');
+      if (waiting) metric.gap('arrived');
       deadline = undefined;
+      waiting = false;
       return 0;
     }
     const now = Date.now();
-    if (deadline === undefined) {
-      deadline = now + o.waitMs;
+    if (!waiting) {
+      waiting = true;
       o.debug?.('waiting for a missing message', {
         conversationId,
         sequence: top,
@@ -153,7 +160,9 @@ export function createOrder(
         waitMs: o.waitMs,
       });
     }
-    if (now < deadline) return deadline - now;
+    // Set above whenever anything is missing.
+    const until = deadline ?? now;
+    if (now < until) return until - now;
     // The bound: the message runs, and the missing ones are no longer waited for.
     o.debug?.('gave up waiting for a missing message: ran out of order', {
       conversationId,
@@ -166,6 +175,7 @@ export function createOrder(
       pending.delete(sequence);
     }
     deadline = undefined;
+    waiting = false;
     return 0;
   };
 
