@@ -1,7 +1,7 @@
 // Order with gaps (docs/bot.md, "Order"): under 'queue' and 'interrupt' a message waits, at most
 // `gapWaitMs`, for a user message before it whose delivery failed or whose run awaits its retry; one
 // history read tells a missing user message from the agent's own messages and tombstones.
-import type { BotOptions } from 'agent-messaging';
+import { type BotOptions, createBot, createMemoryStore } from 'agent-messaging';
 import { describe, expect, it, vi } from 'vitest';
 import { createLoop, gate, type Loop } from './harness.js';
 
@@ -149,6 +149,30 @@ describe('order with gaps', () => {
     expect(batches).toEqual([['one'], ['two', 'three']]);
     expect(historyReads(loop)).toEqual([{ before: '3', limit: '1' }]);
     expect((await loop.agentMessages()).map((message) => message.fallback_text)).toEqual(['Echo: three']);
+  });
+
+  it('a bot that closes while a message waits for a gap lets it go at once: the next instance runs both, in order', async () => {
+    const store = createMemoryStore();
+    const { loop, failing, seen } = await gappyLoop({ store, gapWaitMs: 60_000, ack: 'immediately' });
+    await loop.post('one');
+    await loop.bot.idle();
+    failing.add('two');
+    await loop.post('two');
+    await loop.post('three'); // waits for 'two', its delivery answered 202
+    await vi.waitFor(() => expect(historyReads(loop)).toHaveLength(1), { timeout: 10_000 });
+    await loop.bot.close(); // resolves without the 60 s wait: the holder lets the conversation go
+    const next = createBot({ apiKey: loop.apiKey, webhookSecret: loop.secret, ...loop.connection, store });
+    const nextSeen: string[] = [];
+    next.on('message.received', (ctx) => {
+      nextSeen.push(ctx.text);
+    });
+    failing.clear();
+    loop.route((request) => next.fetch(request));
+    await loop.mock.clock.advance(6); // the retry of 'two' reaches the next instance
+    await loop.mock.idle();
+    await next.idle();
+    expect(seen).toEqual(['one']);
+    expect(nextSeen).toEqual(['two', 'three']);
   });
 
   it("'concurrent' never waits, and gapWaitMs must be a number of milliseconds >= 0", async () => {
