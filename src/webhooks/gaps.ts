@@ -55,13 +55,6 @@ export interface OrderOptions {
   debug: DebugLog | undefined;
 }
 
-/** A store write of the settle that records a run. */
-interface OrderMark {
-  key: string;
-  value: string;
-  ttlMs: number;
-}
-
 /** True for a message no delivery will bring: the agent's own, another agent's, or a tombstone. */
 const noDelivery = (message: Message, agentId: string) =>
   message.status === 'deleted' || message.sender.id === agentId || !message.sender.id.startsWith('usr_');
@@ -89,10 +82,9 @@ export function createOrder(
   let last: number | undefined | null = admitted && 'value' in admitted ? readRecord(admitted.value) : null;
   // Sequences no delivery will bring (history said so, or their wait was given up).
   const settledGaps = new Set<number>();
-  // User messages still to come: history said so, or their run failed and awaits its retry.
+  // User messages still to come: history said so, or their run failed and awaits its retry. A
+  // sequence history was read for is in one of the two sets, so a gap is read once.
   const pending = new Set<number>();
-  // Sequences history was read for, so a gap is read once.
-  const checked = new Set<number>();
   // When the gap seen is given up, and whether a user message is known missing (waited for).
   let deadline: number | undefined;
   let waiting = false;
@@ -107,9 +99,8 @@ export function createOrder(
 
   /** Reads history once for the sequences not looked at yet; what it cannot tell counts as no gap. */
   const look = async (missing: number[], top: number, agentId: string, withinMs: number) => {
-    const unread = missing.filter((sequence) => !checked.has(sequence) && !pending.has(sequence));
+    const unread = missing.filter((sequence) => !pending.has(sequence));
     if (unread.length === 0) return;
-    for (const sequence of missing) checked.add(sequence);
     const lowest = Math.min(...unread);
     let page: readonly Message[];
     try {
@@ -117,10 +108,7 @@ export function createOrder(
       page = await o.history(conversationId, query, AbortSignal.timeout(Math.max(1, withinMs)));
     } catch (error) {
       // Unknown: each is waited for, within the same bound.
-      o.debug?.('history read failed: waiting for the missing sequences', {
-        conversationId,
-        error: String(error),
-      });
+      o.debug?.('history read failed: waiting for the missing sequences', { conversationId, error });
       for (const sequence of unread) pending.add(sequence);
       return;
     }
@@ -179,15 +167,15 @@ export function createOrder(
     return 0;
   };
 
-  const ran = (done: readonly number[], failed: readonly number[]): OrderMark | undefined => {
+  /** The settle's store write for a run: the highest sequence run. */
+  const ran = (done: readonly number[], failed: readonly number[]) => {
+    if (done.length === 0 && failed.length === 0) return undefined;
     // A first run that failed: the record starts below it, so its successors wait for its retry.
     if (last == null && failed.length > 0) last = Math.min(...failed) - 1;
     for (const sequence of failed) pending.add(sequence);
     for (const sequence of done) pending.delete(sequence);
-    const highest = Math.max(last ?? 0, ...done);
-    if (done.length === 0 && failed.length === 0) return undefined;
-    last = highest;
-    return { key, value: String(highest), ttlMs: ORDER_RETENTION_MS };
+    last = Math.max(last ?? 0, ...done);
+    return { key, value: String(last), ttlMs: ORDER_RETENTION_MS };
   };
 
   return { wait, ran };
