@@ -136,7 +136,8 @@ export class Transport {
     const endpoint: Endpoint = endpoints[key];
     const operation = init.operation ?? key;
     const options = checkRequestOptions(init.options, operation);
-    const path = fillPath(endpoint.path, init.params, operation);
+    const template = compilePath(endpoint.path);
+    const path = fillPath(template.parts, init.params, operation);
     const query = endpoint.query ? parseInput(endpoint.query, init.query ?? {}, operation) : init.query;
     let body = bytes;
     if (body === undefined && endpoint.request) {
@@ -154,7 +155,7 @@ export class Transport {
       url: this.baseUrl + withQuery(path, query as Record<string, unknown> | undefined),
       method: endpoint.method,
       logPath: path,
-      route: routeOf(endpoint.path),
+      route: template.route,
       operation,
       headers,
       body,
@@ -190,10 +191,15 @@ interface PathParam {
   schema: z.ZodMiniType<string> | undefined;
 }
 
-/** Each template split once into literal text and parameters (in turn), so a call only fills them in. */
-const compiledPaths = new Map<string, (string | PathParam)[]>();
+/**
+ * Each template split once into literal text and parameters (in turn), so a call only fills them in,
+ * with its route as the HTTP semantic conventions write it (`/v1/messages/{id}`), for spans.
+ */
+const compiled = new Map<string, { parts: (string | PathParam)[]; route: string }>();
 
-function compilePath(template: string): (string | PathParam)[] {
+function compilePath(template: string): { parts: (string | PathParam)[]; route: string } {
+  let path = compiled.get(template);
+  if (path !== undefined) return path;
   const parts: (string | PathParam)[] = [];
   let last = 0;
   for (const match of template.matchAll(/:(\w+)/g)) {
@@ -204,27 +210,17 @@ function compilePath(template: string): (string | PathParam)[] {
     last = match.index + match[0].length;
   }
   parts.push(template.slice(last));
-  return parts;
-}
-
-/** The endpoint's path template as the HTTP semantic conventions write it (`/v1/messages/{id}`), for spans. */
-const routes = new Map<string, string>();
-function routeOf(template: string): string {
-  let route = routes.get(template);
-  if (route === undefined) {
-    route = template.replace(/:(\w+)/g, '{$1}');
-    routes.set(template, route);
-  }
-  return route;
+  path = { parts, route: template.replace(/:(\w+)/g, '{$1}') };
+  compiled.set(template, path);
+  return path;
 }
 
 /** The path template with each `:name` checked against its schema and percent-encoded. */
-function fillPath(template: string, params: Record<string, unknown> = {}, operation: string): string {
-  let parts = compiledPaths.get(template);
-  if (parts === undefined) {
-    parts = compilePath(template);
-    compiledPaths.set(template, parts);
-  }
+function fillPath(
+  parts: (string | PathParam)[],
+  params: Record<string, unknown> = {},
+  operation: string,
+): string {
   let path = '';
   for (const part of parts) {
     if (typeof part === 'string') path += part;
