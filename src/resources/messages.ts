@@ -10,8 +10,7 @@ import type {
   SendMessageResponse,
   UnsendResponse,
 } from '../schemas/messages.js';
-import type { MessageStream } from '../streaming/message-stream.js';
-import { openMessageStream } from '../streaming/open-message-stream.js';
+import { type MessageStream, openMessageStream } from '../streaming/message-stream.js';
 import type { ReplyOptions, ReplyResult, StreamBody, StreamOptions } from '../streaming/options.js';
 import { type PipeReplyOptions, pipeReply, type ReplySource } from '../streaming/pipe-reply.js';
 import type { ReplyApi } from '../streaming/reply-sinks.js';

@@ -1,9 +1,20 @@
-// MessageStream: the events of a streamed message, read once: the SSE reader's batches handed out
-// by the event iterator, each applied to the builder of the message as it goes.
+// `messages.stream()`: the streaming send, and its answer read once as a MessageStream: the SSE
+// reader's batches handed out by the event iterator, each applied to the builder of the message as
+// it goes.
 
-import { AgentMessagingError, ConnectionError } from '../core/errors.js';
+import { AgentMessagingError, ConnectionError, InvalidResponseError } from '../core/errors.js';
+import type { Transport } from '../core/transport.js';
+import { pathId } from '../core/validate.js';
+import { ConversationId } from '../schemas/common.js';
 import type { StreamEvent } from '../schemas/stream.js';
 import { EventIterator } from './event-iterator.js';
+import {
+  checkReplyOptions,
+  type StreamBody,
+  type StreamOptions,
+  startKey,
+  streamingSendShape,
+} from './options.js';
 import { readStreamEventBatches, type SseReadOptions } from './sse-reader.js';
 import { type StreamedMessage, StreamedMessageBuilder, textOfBlocks } from './streamed-message.js';
 
@@ -92,4 +103,60 @@ export class MessageStream implements AsyncIterable<StreamEvent> {
     this.#state = 'done';
     await this.#body.cancel(reason).catch(() => {});
   }
+}
+
+/**
+ * Starts a streamed message with the JSON streaming send (`?stream=true`, with an `Idempotency-Key`)
+ * and returns its events as a MessageStream. A retry after a lost connection replays the same
+ * `message.started`, so it never creates a second message.
+ *
+ * @example
+ * const stream = await openMessageStream(transport, cnv, { replyToMessageId }, { idleTimeoutMs: 90_000 });
+ * for await (const event of stream) console.log(event.type);
+ */
+export async function openMessageStream(
+  transport: Transport,
+  conversationId: string,
+  body?: StreamBody,
+  options?: StreamOptions,
+): Promise<MessageStream> {
+  const context = 'messages.stream';
+  pathId(ConversationId, conversationId, 'conversationId', context);
+  const checked = checkReplyOptions(options, context);
+  const shape = streamingSendShape(body, context);
+  const idempotencyKey = startKey(checked.request.idempotencyKey, checked.eventId);
+  const response = await transport.raw('messages.send', {
+    params: { conversation_id: conversationId },
+    query: { stream: true },
+    body: shape,
+    accept: 'text/event-stream',
+    operation: context,
+    options: { ...checked.request, idempotencyKey },
+  });
+  return messageStreamOf(response, context, {
+    idleTimeoutMs: checked.idleTimeoutMs,
+    signal: checked.request.signal,
+  });
+}
+
+/** The MessageStream of a 2xx answer, or an InvalidResponseError when it is not an event stream. @internal */
+export function messageStreamOf(
+  response: Response,
+  operation: string,
+  options: { idleTimeoutMs?: number | undefined; signal?: AbortSignal | undefined },
+): MessageStream {
+  const requestId = response.headers.get('request-id') ?? undefined;
+  if (!isEventStream(response) || response.body === null) {
+    response.body?.cancel().catch(() => {});
+    throw new InvalidResponseError(
+      `${operation}: expected a text/event-stream answer, got ${response.headers.get('content-type') ?? 'no content-type'}.`,
+      { status: response.status, requestId },
+    );
+  }
+  return new MessageStream(response.body, { ...options, requestId });
+}
+
+/** True when the answer is an SSE stream. @internal */
+export function isEventStream(response: Response): boolean {
+  return /^text\/event-stream\b/i.test(response.headers.get('content-type') ?? '');
 }

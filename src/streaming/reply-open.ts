@@ -5,8 +5,8 @@ import { AgentMessagingError, ConnectionError, InvalidResponseError } from '../c
 import { isTransient } from '../core/retry.js';
 import type { SendMessageRequest } from '../schemas/messages.js';
 import type { StreamEvent } from '../schemas/stream.js';
+import { isEventStream, messageStreamOf } from './message-stream.js';
 import { NdjsonBody } from './ndjson-body.js';
-import { isEventStream, messageStreamOf } from './open-message-stream.js';
 import type { CheckedReplyOptions } from './options.js';
 import { AppendSink, type ReplyApi, type ReplySink } from './reply-sinks.js';
 import { StreamSink } from './stream-sink.js';
