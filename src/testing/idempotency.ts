@@ -39,8 +39,11 @@ export function beginKeyed(
   if (header === null) throw invalid('Idempotency-Key header: is required');
   const key = checkJson(IdempotencyKey, header, 'Idempotency-Key header');
   const scope = `${callerId} ${request.method.toUpperCase()} ${request.url.pathname}`;
-  const keys = state.idempotency.get(scope) ?? new Map<string, KeyRecord>();
-  state.idempotency.set(scope, keys);
+  let keys = state.idempotency.get(scope);
+  if (!keys) {
+    keys = new Map();
+    state.idempotency.set(scope, keys);
+  }
   const existing = keys.get(key);
   if (existing && existing.created_at + RETENTION_MS > nowMs) {
     // A retry sends the very bytes again, so the canonical forms are computed only when texts differ.

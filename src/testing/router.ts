@@ -80,12 +80,13 @@ export function matchRoute(
   path: string,
 ): { route: Route; params: Record<string, string> } {
   const got = path.split('/');
+  const wanted = method.toUpperCase();
   let pathMatched = false;
   for (const route of routes) {
     const params = paramsOf(route.segments, got);
     if (!params) continue;
     pathMatched = true;
-    if (route.method === method.toUpperCase()) return { route, params };
+    if (route.method === wanted) return { route, params };
   }
   throw new MockError(
     404,
