@@ -32,19 +32,11 @@ import { startStreamingSend } from './streaming.js';
 /** A streaming message completes by itself this long after its last change (PROTOCOL.md section 8). */
 const AUTO_COMPLETE_MS = 10 * 60 * 1000;
 
-/** What a new message holds. */
-interface NewMessage {
-  sender_id: string;
-  blocks: BlockRecord[];
-  fallback_text?: string | null;
-  status: 'sent' | 'streaming';
-  reply_to?: string;
-  /** The part of `reply_to` replied to; 0 by default (a click names its actions block). */
-  reply_part_index?: number;
-  /** The agents a user message names (PROTOCOL.md section 14). */
-  invoked_agents?: string[];
-  metadata?: Record<string, unknown>;
-}
+/** What a new message holds: the rest starts empty. */
+type NewMessage = Pick<MessageRecord, 'sender_id' | 'blocks' | 'status'> &
+  Partial<Pick<MessageRecord, 'fallback_text' | 'reply_to' | 'invoked_agents'>> & {
+    metadata?: Record<string, unknown> | undefined;
+  };
 
 /** Adds a message at the next sequence of the conversation. */
 export function createMessage(
@@ -63,7 +55,7 @@ export function createMessage(
     fallback_text: input.fallback_text ?? null,
     status: input.status,
     created_at: now,
-    reply_to: input.reply_to ? { message_id: input.reply_to, part_index: input.reply_part_index ?? 0 } : null,
+    reply_to: input.reply_to ?? null,
     metadata: input.metadata ?? null,
     delivered_at: null,
     read_at: null,
@@ -128,18 +120,6 @@ function scheduleAutoComplete(world: MockWorld, message: MessageRecord): void {
     message.auto_complete_task = undefined;
     if (message.status === 'streaming') completeMessage(world, message);
   });
-}
-
-/** A block in the send shape, with its id. */
-export function sendBlock(block: BlockRecord): Record<string, unknown> {
-  switch (block.type) {
-    case 'text':
-      return { id: block.id, type: 'text', text: block.text ?? '' };
-    case 'actions':
-      return { id: block.id, type: 'actions', layout: block.layout, actions: block.actions };
-    default:
-      return { id: block.id, type: block.type, attachmentId: block.attachmentId };
-  }
 }
 
 /** A block as a history part (PROTOCOL.md section 7). */
@@ -251,23 +231,25 @@ export const sendMessage = endpoint('messages.send', {
     const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');
     requireActive(agent);
     checkReplyTo(conversation, ctx.body.replyToMessageId);
+    const { fallbackText, replyToMessageId, metadata } = ctx.body;
     const blocks = toBlocks(ctx.world.state, agent, ctx.body.content);
-    if (streaming) return startStreamingSend(ctx, conversation, blocks);
+    // A streamed reply always has a text block to append to.
+    if (streaming && !blocks.some((block) => block.type === 'text')) {
+      blocks.push({ id: newId('blk'), type: 'text', text: '' });
+    }
     const message = createMessage(ctx.world, conversation, {
       sender_id: agent.id,
       blocks,
-      fallback_text: ctx.body.fallbackText ?? null,
-      status: 'sent',
-      reply_to: ctx.body.replyToMessageId,
-      metadata: ctx.body.metadata,
+      // An empty fallback of a streamed reply is none: the text streamed is its fallback.
+      fallback_text: (streaming ? fallbackText || null : fallbackText) ?? null,
+      status: streaming ? 'streaming' : 'sent',
+      reply_to: replyToMessageId ? { message_id: replyToMessageId, part_index: 0 } : null,
+      metadata,
     });
+    if (streaming) return startStreamingSend(ctx, message);
+    // Stored blocks are the send shape with their ids, as the answer writes them.
     return json(201, {
-      message: {
-        id: message.id,
-        conversationId: conversation.id,
-        status: message.status,
-        content: blocks.map(sendBlock),
-      },
+      message: { id: message.id, conversationId: conversation.id, status: message.status, content: blocks },
     });
   },
 });

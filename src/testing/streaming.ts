@@ -10,9 +10,9 @@ import { StreamBodyLine } from '../schemas/stream.js';
 import { type LineReader, parseJson } from './body.js';
 import { MockError } from './http.js';
 import { newId } from './ids.js';
-import { appendText, completeMessage, createMessage, sendBlock } from './messages.js';
+import { appendText, completeMessage } from './messages.js';
 import type { RouteContext } from './router.js';
-import type { BlockRecord, ConversationRecord, MessageRecord, MockWorld } from './state.js';
+import type { MessageRecord, MockWorld } from './state.js';
 
 /** A `text/event-stream` answer of `body` (a streaming message's events, the live feed). */
 export function eventStreamResponse(body: ReadableStream<Uint8Array>): Response {
@@ -28,29 +28,8 @@ export function eventStreamResponse(body: ReadableStream<Uint8Array>): Response 
   });
 }
 
-interface SendFields {
-  fallbackText?: string;
-  replyToMessageId?: string;
-  metadata?: Record<string, unknown>;
-}
-
-/** Creates the streaming message and answers its event stream; replays follow the same message. */
-export function startStreamingSend(
-  ctx: RouteContext<SendFields>,
-  conversation: ConversationRecord,
-  blocks: BlockRecord[],
-): Response {
-  // A reply always has a text block to append to.
-  if (!blocks.some((block) => block.type === 'text'))
-    blocks.push({ id: newId('blk'), type: 'text', text: '' });
-  const message = createMessage(ctx.world, conversation, {
-    sender_id: ctx.caller?.id ?? '',
-    blocks,
-    fallback_text: ctx.body.fallbackText || null,
-    status: 'streaming',
-    reply_to: ctx.body.replyToMessageId,
-    metadata: ctx.body.metadata,
-  });
+/** Answers the event stream of a streaming message just created; replays follow the same message. */
+export function startStreamingSend(ctx: RouteContext, message: MessageRecord): Response {
   ctx.replayWith = (replay) => followMessage(replay, message);
   return followMessage(ctx, message);
 }
@@ -143,7 +122,7 @@ export class StreamHub {
     else {
       this.#open.set(message.id, followers.add(follower));
       send(follower, 'message.started', {
-        message: { id: message.id, content: message.blocks.map(sendBlock) },
+        message: { id: message.id, content: message.blocks },
       });
       if (message.status !== 'streaming') this.completed(message.id);
     }

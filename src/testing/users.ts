@@ -88,7 +88,7 @@ function postAsUser(world: MockWorld, conversation: ConversationRecord, post: Us
     status: 'sent',
     blocks: [{ id: newId('blk'), type: 'text', text: post.text }],
     invoked_agents: invokedAgents(world.state, conversation, post.text),
-    ...(post.replyTo ? { reply_to: post.replyTo.message_id, reply_part_index: post.replyTo.part_index } : {}),
+    reply_to: post.replyTo ?? null,
   });
   const view = messageView(message);
   for (const participant of conversation.participants) {
