@@ -44,8 +44,6 @@ export const UserMessageResponse = z.looseObject({ message: Message });
 /** `POST /_mock/conversations/{id}/user-messages` response. */
 export type UserMessageResponse = z.output<typeof UserMessageResponse>;
 
-export { MAX_ADVANCE_SECONDS };
-
 /** `POST /_mock/conversations/{id}/postbacks` request: the user clicks a quick reply (section 14). */
 export const ClickActionRequest = z.strictObject({
   user_id: UserId,

@@ -2,7 +2,7 @@
 // both when advance() moves the clock and on a real timer, so a 5 s retry also happens in real time.
 // The clock is kept within the years 0 to 9999: past that a Date is invalid (or, beyond 9999, written
 // with a six-digit year the wire's timestamps do not take), and every answer that holds a time fails.
-import { MAX_ADVANCE_SECONDS } from '../schemas/mock-control.js';
+import { MAX_ADVANCE_SECONDS } from '../schemas/mock-limits.js';
 
 /** The earliest time the clock may read: 0000-01-01T00:00:00.000Z. */
 const MIN_CLOCK_MS = Date.parse('0000-01-01T00:00:00.000Z');

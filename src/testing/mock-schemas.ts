@@ -1,19 +1,6 @@
 // The `mockSchemas` export of `agent-messaging/testing`: the zod schema of each wire shape of the mock's
 // control surface and live feed, by the name of its type, for tests that drive `/_mock` over HTTP.
-export {
-  ClickActionRequest,
-  ClickActionResponse,
-  ClockAdvanceRequest,
-  CreateUserRequest,
-  CreateUserResponse,
-  Delivery,
-  FaultSpec,
-  InstallRequest,
-  InstallResponse,
-  RequestLogEntry,
-  UserMessageRequest,
-  UserMessageResponse,
-} from '../schemas/mock-control.js';
+export * from '../schemas/mock-control.js';
 export {
   MockAgent,
   MockAttachment,
