@@ -2,8 +2,12 @@
 // `gapWaitMs`, for a user message before it whose delivery failed or whose run awaits its retry; one
 // history read tells a missing user message from the agent's own messages and tombstones.
 import { type BotOptions, createBot, createMemoryStore } from 'agent-messaging';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLoop, gate, type Loop } from './harness.js';
+
+afterEach(() => {
+  delete process.env.AGENT_MESSAGING_DEBUG;
+});
 
 /** A loop whose deliveries of a text in `failing` are answered 502 before they reach the bot. */
 async function gappyLoop(options: Partial<BotOptions>) {
@@ -66,7 +70,13 @@ describe('order with gaps', () => {
   });
 
   it('waits no longer than gapWaitMs: the message then runs, and the missing one still runs after it', async () => {
-    const { loop, failing, seen } = await gappyLoop({ gapWaitMs: 1500, ack: 'immediately' });
+    process.env.AGENT_MESSAGING_DEBUG = '1';
+    const lines: { message: string; fields: Record<string, unknown> }[] = [];
+    const logger = (message: string, fields: Record<string, unknown>) => {
+      if (fields.level === 'debug' && /missing message/.test(message)) lines.push({ message, fields });
+    };
+    const { loop, failing, seen } = await gappyLoop({ gapWaitMs: 1500, ack: 'immediately', logger });
+    delete process.env.AGENT_MESSAGING_DEBUG;
     await loop.post('one');
     await loop.bot.idle(); // its reply takes sequence 2
     failing.add('two');
@@ -80,6 +90,17 @@ describe('order with gaps', () => {
     await loop.bot.idle();
     expect(seen).toEqual(['one', 'three', 'two']);
     expect(historyReads(loop)).toEqual([{ before: '4', limit: '2' }]);
+    // The debug log says what was waited for, and that order was given up for it.
+    expect(lines).toEqual([
+      {
+        message: 'waiting for a missing message',
+        fields: expect.objectContaining({ sequence: 4, missing: '3' }),
+      },
+      {
+        message: 'gave up waiting for a missing message: ran out of order',
+        fields: expect.objectContaining({ sequence: 4, missing: '3' }),
+      },
+    ]);
   });
 
   it("the agent's own messages and unsent tombstones are no gap: the next message runs at once", async () => {
