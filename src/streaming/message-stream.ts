@@ -4,17 +4,9 @@
 
 import { AgentMessagingError, ConnectionError, InvalidResponseError } from '../core/errors.js';
 import type { Transport } from '../core/transport.js';
-import { pathId } from '../core/validate.js';
-import { ConversationId } from '../schemas/common.js';
 import type { StreamEvent } from '../schemas/stream.js';
 import { EventIterator } from './event-iterator.js';
-import {
-  checkReplyOptions,
-  type StreamBody,
-  type StreamOptions,
-  startKey,
-  streamingSendShape,
-} from './options.js';
+import { checkStart, type StreamBody, type StreamOptions } from './options.js';
 import { readStreamEventBatches, type SseReadOptions } from './sse-reader.js';
 import { type StreamedMessage, StreamedMessageBuilder, textOfBlocks } from './streamed-message.js';
 
@@ -121,10 +113,7 @@ export async function openMessageStream(
   options?: StreamOptions,
 ): Promise<MessageStream> {
   const context = 'messages.stream';
-  pathId(ConversationId, conversationId, 'conversationId', context);
-  const checked = checkReplyOptions(options, context);
-  const shape = streamingSendShape(body, context);
-  const idempotencyKey = startKey(checked.request.idempotencyKey, checked.eventId);
+  const { checked, shape, key: idempotencyKey } = checkStart(conversationId, body, options, context);
   const response = await transport.raw('messages.send', {
     params: { conversation_id: conversationId },
     query: { stream: true },

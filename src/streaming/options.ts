@@ -4,8 +4,8 @@ import * as z from 'zod/mini';
 import { ValidationError } from '../core/errors.js';
 import { idempotencyKeyFor, randomIdempotencyKey } from '../core/idempotency.js';
 import type { RequestOptions } from '../core/options.js';
-import { count, parseInput, RequestOptionsSchema } from '../core/validate.js';
-import { AGENT_SEND_SCHEMA } from '../schemas/common.js';
+import { count, parseInput, pathId, RequestOptionsSchema } from '../core/validate.js';
+import { AGENT_SEND_SCHEMA, ConversationId } from '../schemas/common.js';
 import { type MessageStatus, SendMessageRequest } from '../schemas/messages.js';
 import { defaultLedger } from './reply-lease.js';
 import type { ReplyLedger } from './store-ledger.js';
@@ -169,8 +169,8 @@ export interface StreamBody {
   metadata?: Record<string, unknown>;
 }
 
-/** The checked send shape of a streaming send. @internal */
-export function streamingSendShape(body: StreamBody | undefined, context: string) {
+/** The checked send shape of a streaming send. */
+function streamingSendShape(body: StreamBody | undefined, context: string) {
   const value = body === undefined ? {} : body;
   const fields =
     typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -191,11 +191,24 @@ export function initialBlockText(shape: SendMessageRequest): string {
 }
 
 /**
- * The start's `Idempotency-Key` (already checked): the caller's, else derived from the event, else
- * random. It is fixed before the first attempt, so every retry of the start carries the same key.
+ * A streaming call's input, checked before anything is sent (the conversation id, which the
+ * transport encodes into the path; the options; the send shape), and its start's `Idempotency-Key`:
+ * the caller's, else derived from the event, else random. The key is fixed before the first
+ * attempt, so every retry of the start carries the same key.
  * @internal
  */
-export function startKey(idempotencyKey: string | undefined, eventId: string | undefined): string {
-  if (idempotencyKey !== undefined) return idempotencyKey;
-  return eventId === undefined ? randomIdempotencyKey() : idempotencyKeyFor(eventId, 'reply');
+export function checkStart(
+  conversationId: string,
+  body: StreamBody | undefined,
+  options: ReplyOptions | undefined,
+  operation: string,
+) {
+  pathId(ConversationId, conversationId, 'conversationId', operation);
+  const checked = checkReplyOptions(options, operation);
+  const shape = streamingSendShape(body, operation);
+  const { idempotencyKey } = checked.request;
+  const { eventId } = checked;
+  const key =
+    idempotencyKey ?? (eventId === undefined ? randomIdempotencyKey() : idempotencyKeyFor(eventId, 'reply'));
+  return { checked, shape, key };
 }

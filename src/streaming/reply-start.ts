@@ -1,15 +1,8 @@
+// Starting a reply: one writer per key (the lease), the message opened (reply-open.ts), a message a
+// dead writer left streaming ended marked, and a ReplyWriter handed back for the message it writes.
 import { ValidationError } from '../core/errors.js';
-import { pathId } from '../core/validate.js';
-import { ConversationId } from '../schemas/common.js';
 import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
-import {
-  checkReplyOptions,
-  initialBlockText,
-  type ReplyOptions,
-  type StreamBody,
-  startKey,
-  streamingSendShape,
-} from './options.js';
+import { checkStart, initialBlockText, type ReplyOptions, type StreamBody } from './options.js';
 import { holdReply, leaseLost } from './reply-lease.js';
 import { openMessage } from './reply-open.js';
 import { type AppliedState, endCut, type ReplyApi, readBack } from './reply-sinks.js';
@@ -36,10 +29,7 @@ export async function startReply(
   options?: ReplyOptions,
 ): Promise<ReplyWriter> {
   const operation = 'messages.startReply';
-  // Checked here, before anything is sent; the transport encodes it into the path.
-  pathId(ConversationId, conversationId, 'conversationId', operation);
-  const checked = checkReplyOptions(options, operation);
-  const shape = streamingSendShape(body, operation);
+  const { checked, shape, key } = checkStart(conversationId, body, options, operation);
   const streamedBodies = checked.streamedBodies ?? supportsStreamedBodies();
   if (checked.transport === 'stream' && !streamedBodies) {
     const message =
@@ -47,7 +37,6 @@ export async function startReply(
     throw new ValidationError([{ field: 'transport', message }], operation);
   }
   const { signal } = checked.request;
-  const key = startKey(checked.request.idempotencyKey, checked.eventId);
   // One writer per key at a time: a second one waits here for the first, or gets a ConflictError.
   const held = await holdReply(key, {
     ledger: checked.ledger,
