@@ -133,6 +133,28 @@ export async function createLoop(options: Partial<BotOptions> = {}) {
 /** What `createLoop` gives. */
 export type Loop = Awaited<ReturnType<typeof createLoop>>;
 
+/**
+ * From now on deliveries of a message whose text is in the answered set get a 502 before they reach
+ * the bot (a proxy whose upstream failed), so the service retries them; the others reach the bot.
+ */
+export function failDeliveries(loop: Loop): Set<string> {
+  const failing = new Set<string>();
+  loop.route(async (request) => {
+    const body = (await request.clone().json()) as { message?: { fallback_text?: string } };
+    const text = body.message?.fallback_text;
+    if (text !== undefined && failing.has(text)) return new Response('bad gateway', { status: 502 });
+    return loop.bot.fetch(request);
+  });
+  return failing;
+}
+
+/** The runtime's own history reads (docs/bot.md "Order with gaps"): their `before_sequence` and `limit`. */
+export const historyReads = (loop: Loop) =>
+  loop
+    .requests({ method: 'GET', path: /\/conversations\/[^/]+\/messages$/ })
+    .filter((entry) => entry.query.before_sequence !== undefined)
+    .map((entry) => ({ before: entry.query.before_sequence, limit: entry.query.limit }));
+
 /** Sends the mock's deliveries to `bots` in turn, the first to `bots[0]`, as a round-robin balancer would. */
 export function routeInTurn(loop: Loop, bots: readonly { fetch(request: Request): Promise<Response> }[]) {
   let turn = 0;

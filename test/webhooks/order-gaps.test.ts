@@ -3,7 +3,7 @@
 // history read tells a missing user message from the agent's own messages and tombstones.
 import { type BotOptions, createBot, createMemoryStore } from 'agent-messaging';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLoop, gate, type Loop } from './harness.js';
+import { createLoop, failDeliveries, gate, historyReads, type Loop } from './harness.js';
 
 afterEach(() => {
   delete process.env.AGENT_MESSAGING_DEBUG;
@@ -12,13 +12,7 @@ afterEach(() => {
 /** A loop whose deliveries of a text in `failing` are answered 502 before they reach the bot. */
 async function gappyLoop(options: Partial<BotOptions>) {
   const loop = await createLoop(options);
-  const failing = new Set<string>();
-  loop.route(async (request) => {
-    const body = (await request.clone().json()) as { message?: { fallback_text?: string } };
-    const text = body.message?.fallback_text;
-    if (text !== undefined && failing.has(text)) return new Response('bad gateway', { status: 502 });
-    return loop.bot.fetch(request);
-  });
+  const failing = failDeliveries(loop);
   const seen: string[] = [];
   loop.bot.on('message.received', async (ctx) => {
     seen.push(ctx.text);
@@ -26,13 +20,6 @@ async function gappyLoop(options: Partial<BotOptions>) {
   });
   return { loop, failing, seen };
 }
-
-/** The history reads the bot made: their `before_sequence` and `limit`. */
-const historyReads = (loop: Loop) =>
-  loop
-    .requests({ method: 'GET', path: /\/conversations\/[^/]+\/messages$/ })
-    .filter((entry) => entry.query.before_sequence !== undefined)
-    .map((entry) => ({ before: entry.query.before_sequence, limit: entry.query.limit }));
 
 /** The answers to each message.received delivery's attempts, the messages in the order first tried. */
 function attemptsByMessage(loop: Loop): (number | null)[][] {
@@ -141,12 +128,7 @@ describe('order with gaps', () => {
 
   it("under 'interrupt' the newer message stops the run, waits for the missing one, and both run as one batch", async () => {
     const loop = await createLoop({ concurrency: 'interrupt', gapWaitMs: 60_000, ack: 'immediately' });
-    const failing = new Set<string>();
-    loop.route(async (request) => {
-      const body = (await request.clone().json()) as { message?: { fallback_text?: string } };
-      if (failing.has(body.message?.fallback_text ?? '')) return new Response(null, { status: 502 });
-      return loop.bot.fetch(request);
-    });
+    const failing = failDeliveries(loop);
     const batches: string[][] = [];
     const started = gate();
     loop.bot.on('message.received', async (ctx) => {
