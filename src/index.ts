@@ -122,13 +122,19 @@ export * as schemas from './schemas/index.js';
 export type { FieldIssue } from './schemas/issues.js';
 export type { StreamEvent } from './schemas/stream.js';
 export type { WebhookEvent, WebhookEventType } from './schemas/webhooks.js';
-export type { AdmitRequest, AdmitResult, SettleRequest, SettleResult } from './store/index.js';
 // The bot store: dedupe, locks, queues, sessions and signals, in memory or shared
 export {
+  type AdmitRequest,
+  type AdmitResult,
   type BotStore,
+  composeAdmit,
+  composeSettle,
   createMemoryStore,
   type MemoryStoreOptions,
+  type SettleRequest,
+  type SettleResult,
   type StoreLock,
+  type StorePrimitives,
   StoreUnavailableError,
   type Unsubscribe,
 } from './store/index.js';

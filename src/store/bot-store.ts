@@ -8,7 +8,8 @@
 //   acquireLock -> SET NX PX token  renewLock / releaseLock -> Lua, token-checked
 //   enqueue -> ZADD (+PEXPIRE)      readQueued -> Lua ZREM (the settled) + ZRANGE (the rest, kept)
 //   increment -> INCR (+PEXPIRE)    publish / subscribe -> PUBLISH / SUBSCRIBE
-// and two optional compound steps, one Lua script each, for a delivery's admit and settle (compound.ts):
+// and two compound steps, one Lua script each, for a delivery's admit and settle (compound.ts; a custom
+// store may compose them from the primitives with composeAdmit and composeSettle):
 //   admit  -> claim + enqueue + try the lock (+ take)    settle -> mark done + take | release + publish
 
 import type { AdmitRequest, AdmitResult, SettleRequest, SettleResult } from './compound.js';
@@ -82,15 +83,15 @@ export interface BotStore {
   subscribe(channel: string, onMessage: (message: string) => void): Promise<Unsubscribe>;
 
   /**
-   * Optional, one atomic step: claims `claim` (set if absent), then queues the member, then tries the
-   * lock, and when it won reads the queue (up to `limit` members). A store without it gets the same
-   * steps one by one.
+   * One step: claims `claim` (set if absent), then queues the member, then tries the lock, and when it
+   * won reads the queue (up to `limit` members). Atomic in the stores of this package; `composeAdmit`
+   * builds it from the primitives above for a custom store.
    */
-  admit?(request: AdmitRequest): Promise<AdmitResult>;
+  admit(request: AdmitRequest): Promise<AdmitResult>;
   /**
-   * Optional, one atomic step: writes the marks, then, while `lock` is still the caller's, takes the
-   * queue or (empty) releases the lock and publishes the release. A store without it gets the same
-   * steps one by one.
+   * One step: writes the marks, then, while `lock` is still the caller's, takes the queue or (empty)
+   * releases the lock and publishes the release. Atomic in the stores of this package; `composeSettle`
+   * builds it from the primitives above for a custom store.
    */
-  settle?(request: SettleRequest): Promise<SettleResult>;
+  settle(request: SettleRequest): Promise<SettleResult>;
 }

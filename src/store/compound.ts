@@ -1,10 +1,10 @@
 // The two compound steps of a delivery. A delivery to an idle conversation costs
 // the store one `admit` (claim the webhook id, queue the message, try the lock, read the queue) and
 // one `settle` (mark what was handled done, remove it from the queue, then read the rest or release
-// the lock), so a shared store answers it in two round trips instead of eight. A store that
-// implements them does each as one atomic step (one Lua script on Redis); `composeAdmit` and
-// `composeSettle` compose the same steps from the primitives for a store that does not, in the order
-// the runtime always used.
+// the lock), so a shared store answers it in two round trips instead of eight. Every store has both:
+// the memory and Redis stores do each as one atomic step (one Lua script on Redis); a custom store
+// may build them with `composeAdmit` and `composeSettle`, the same steps one primitive call each.
+// The runtime always calls the store's own two steps: there is no second path for a store without.
 //
 // Why one step each is safe (Chat SDK's two lost-message bugs): `admit` queues before it tries the
 // lock, and `settle` releases only when its read found the queue empty, so a message queued by
@@ -66,7 +66,7 @@ export interface SettleRequest {
   /**
    * The queue's TTL: a settle that reads members left extends the queue to this from now, so a
    * backlog its holder works through outlives the TTL its last enqueue gave it. Omitted: unchanged
-   * (the composed fallback cannot extend it with the primitives).
+   * (`composeSettle` cannot extend it with the primitives).
    */
   readonly queueTtlMs?: number;
   /** Written first, whoever holds the lock now (the handled ids marked done): `set` with a TTL. */
@@ -97,7 +97,7 @@ export type SettleResult =
  * @internal
  */
 export async function claimOnce(
-  store: BotStore,
+  store: StorePrimitives,
   claim: NonNullable<AdmitRequest['claim']>,
 ): Promise<{ claimed: true } | { claimed: false; current: string | undefined }> {
   if (await store.setIfAbsent(claim.key, claim.value, claim.ttlMs)) return { claimed: true };
@@ -112,11 +112,17 @@ export async function claimOnce(
 export const head = (members: string[], limit: number | undefined) =>
   limit === undefined ? members : members.slice(0, limit);
 
+/** The steps of a {@link BotStore} that `composeAdmit` and `composeSettle` build on. */
+export type StorePrimitives = Omit<BotStore, 'admit' | 'settle'>;
+
 /**
- * {@link BotStore.admit} from the store's primitives, for a store without it (not atomic: a claim that
- * vanishes between `setIfAbsent` and `get` is tried once more). @internal
+ * {@link BotStore.admit} from the store's primitives, one call each, for a custom store with no atomic
+ * step of its own (not atomic: a claim that vanishes between `setIfAbsent` and `get` is tried once more).
+ *
+ * @example
+ * const store: BotStore = { ...primitives, admit: (r) => composeAdmit(primitives, r), settle: (r) => composeSettle(primitives, r) };
  */
-export async function composeAdmit(store: BotStore, request: AdmitRequest): Promise<AdmitResult> {
+export async function composeAdmit(store: StorePrimitives, request: AdmitRequest): Promise<AdmitResult> {
   const { claim, queue, lock } = request;
   if (claim) {
     const taken = await claimOnce(store, claim);
@@ -131,10 +137,11 @@ export async function composeAdmit(store: BotStore, request: AdmitRequest): Prom
 }
 
 /**
- * {@link BotStore.settle} from the store's primitives, for a store without it (not atomic: the lock is
- * checked by a renewal just before the read, so a lock lost in between goes unseen). @internal
+ * {@link BotStore.settle} from the store's primitives, one call each, for a custom store with no atomic
+ * step of its own (not atomic: the lock is checked by a renewal just before the read, so a lock lost in
+ * between goes unseen).
  */
-export async function composeSettle(store: BotStore, request: SettleRequest): Promise<SettleResult> {
+export async function composeSettle(store: StorePrimitives, request: SettleRequest): Promise<SettleResult> {
   for (const mark of request.marks) await store.set(mark.key, mark.value, mark.ttlMs);
   if (!(await store.renewLock(request.lock, request.lockTtlMs))) return { outcome: 'lost' };
   const queued = head(await store.readQueued(request.queue, request.settled), request.limit);

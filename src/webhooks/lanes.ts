@@ -42,7 +42,7 @@ import { sleep } from '../core/retry.js';
 import { type MessageReceivedEvent, parseWebhookEvent, type WebhookEvent } from '../schemas/webhooks.js';
 import { type BotStore, renewalEveryMs, type StoreLock } from '../store/bot-store.js';
 import type { AdmitRequest, SettleRequest } from '../store/compound.js';
-import { claimOnce, composeAdmit, composeSettle } from '../store/compound.js';
+import { claimOnce } from '../store/compound.js';
 import { StoreUnavailableError } from '../store/store-error.js';
 import type { DeliveryTrace } from './delivery.js';
 import { createOrder, type HistoryPage, orderKey } from './gaps.js';
@@ -685,7 +685,7 @@ export function createLanes(o: LaneOptions) {
             ...readLimit,
           };
           holder.joined = false;
-          const next = await (store.settle ? store.settle(request) : composeSettle(store, request));
+          const next = await store.settle(request);
           marks = [];
           settled = [];
           tell();
@@ -915,9 +915,8 @@ export function createLanes(o: LaneOptions) {
       // A holder that runs in order reads its conversation's order record first: read with the queue.
       ...(ordered ? { read: orderKey(conversationId) } : {}),
     };
-    // The store's own step, one atomic call; a store without it has the same steps composed from its
-    // primitives (the BotStore contract, src/store/compound.ts).
-    const admitted = await (store.admit ? store.admit(request) : composeAdmit(store, request));
+    // The store's own step (the BotStore contract, src/store/compound.ts).
+    const admitted = await store.admit(request);
     if (!admitted.claimed) {
       debug?.('duplicate', { webhookId, claim: refusedClaim(admitted.current) });
       return { claim: refusedClaim(admitted.current) };

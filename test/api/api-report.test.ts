@@ -35,6 +35,8 @@ const ALLOWED: Record<string, Record<string, string>> = {
     MessageGivenUpError:
       'an error class (a message given up after maxAttempts failed runs, passed to onError)',
     StoreUnavailableError: 'an error class (a bot store that cannot reach its backend)',
+    composeAdmit: "a custom store's admit built from its primitives (BotStore, docs/bot.md)",
+    composeSettle: "a custom store's settle built from its primitives (BotStore, docs/bot.md)",
     schemas: 'the wire shapes as zod schemas, by the names of their types (checked below)',
     storeLedger: 'the ledger of ReplyOptions.ledger for replies made outside a bot (docs/streaming.md)',
   },

@@ -1,8 +1,7 @@
 // The memory store against the shared BotStore contract, on a fake clock; its admit and settle, and
-// the fallback a store without them gets (the same steps composed from its primitives).
+// the same steps composed from its primitives, as a custom store builds them (composeAdmit, composeSettle).
 
-import { type BotStore, createMemoryStore } from 'agent-messaging';
-import { composeAdmit, composeSettle } from '../../src/store/compound.js';
+import { composeAdmit, composeSettle, createMemoryStore } from 'agent-messaging';
 import { describeCompoundContract } from './compound-contract.js';
 import { type ContractTarget, describeBotStoreContract } from './contract.js';
 
@@ -25,21 +24,17 @@ describeBotStoreContract('memory store', memoryTarget);
 describeCompoundContract(
   'memory store',
   memoryTarget,
-  (store) => ({ admit: store.admit!, settle: store.settle! }),
+  (store) => ({ admit: store.admit, settle: store.settle }),
   true,
 );
 
-// A custom store with only the primitives: the runtime composes admit and settle over them.
-const primitivesOnly = (store: BotStore): BotStore => ({ ...store, admit: undefined, settle: undefined });
+// A custom store with only the primitives builds admit and settle over them.
 describeCompoundContract(
   'composed from the primitives',
   memoryTarget,
-  (store) => {
-    const plain = primitivesOnly(store);
-    return {
-      admit: (request) => composeAdmit(plain, request),
-      settle: (request) => composeSettle(plain, request),
-    };
-  },
+  (store) => ({
+    admit: (request) => composeAdmit(store, request),
+    settle: (request) => composeSettle(store, request),
+  }),
   false,
 );

@@ -230,7 +230,7 @@ describe('a run past ackTimeoutMs, two instances on the Redis store', () => {
       ...store,
       settle: async (request) => {
         if (refused) await w.claimedOnB.opened;
-        return (store.settle as NonNullable<BotStore['settle']>)(request);
+        return store.settle(request);
       },
     });
     expect(await failsWhileRetryWaits(w, { wrap })).toEqual(['a:m1', 'b:m1']);

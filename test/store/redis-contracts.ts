@@ -39,5 +39,5 @@ export function describeRedisContracts(name: string, clients: () => [RedisStoreC
     };
   };
   describeBotStoreContract(name, target);
-  describeCompoundContract(name, target, (store) => ({ admit: store.admit!, settle: store.settle! }), true);
+  describeCompoundContract(name, target, (store) => ({ admit: store.admit, settle: store.settle }), true);
 }

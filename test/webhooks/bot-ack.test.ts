@@ -33,7 +33,7 @@ function refusingStore() {
   const store: BotStore = {
     ...inner,
     admit: async (request) => {
-      const admitted = await (inner.admit as NonNullable<BotStore['admit']>)(request);
+      const admitted = await inner.admit(request);
       if (!admitted.claimed) refused.open();
       return admitted;
     },

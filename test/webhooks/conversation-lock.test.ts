@@ -83,7 +83,7 @@ describe('the conversation lock', () => {
       },
       // The enqueue is a step of the admit.
       admit: async (request) => {
-        const admitted = await inner.admit!(request);
+        const admitted = await inner.admit(request);
         if (admitted.claimed && ++queued === 2) secondQueued.open();
         return admitted;
       },

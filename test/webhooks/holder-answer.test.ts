@@ -1,15 +1,25 @@
 // The holder of a conversation answers its own delivery once its own message was settled, not once
 // it worked through the messages queued behind it meanwhile; that drain goes on, counted by
 // bot.idle() and handed to `waitUntil` so an edge runtime keeps it alive after the answer.
-import { type BotStore, createMemoryStore } from 'agent-messaging';
+import { type BotStore, composeAdmit, composeSettle, createMemoryStore } from 'agent-messaging';
 import { describe, it } from 'vitest';
 import { holderAnswersFirst } from './holder-answer.js';
 
 // m1 stays queued until its settle, so the queue holds m1, m2 and m3 while m1 runs.
 const stores: [string, () => BotStore][] = [
   ['the memory store', () => createMemoryStore()],
-  // Without admit and settle: the same steps composed from the store's primitives.
-  ['a store of composed steps', () => ({ ...createMemoryStore(), admit: undefined, settle: undefined })],
+  // A custom store whose admit and settle are the same steps composed from its primitives.
+  [
+    'a store of composed steps',
+    () => {
+      const store: BotStore = {
+        ...createMemoryStore(),
+        admit: (request) => composeAdmit(store, request),
+        settle: (request) => composeSettle(store, request),
+      };
+      return store;
+    },
+  ],
 ];
 
 describe("the holder's own delivery", () => {

@@ -2,7 +2,14 @@
 // wrapper holds each step where the race needs it (no timing), except where the rule itself is about
 // time (the debounce window, the lock's renewal), which runs on real time with margins of a second or
 // more: a loaded machine stalls an event loop for hundreds of milliseconds.
-import { type BotStore, createBot, createMemoryStore, type MessageContext } from 'agent-messaging';
+import {
+  type BotStore,
+  composeAdmit,
+  composeSettle,
+  createBot,
+  createMemoryStore,
+  type MessageContext,
+} from 'agent-messaging';
 import { describe, expect, it } from 'vitest';
 import { createLoop, gate, type Loop } from './harness.js';
 
@@ -19,12 +26,13 @@ describe('per-conversation order, at its races', () => {
     let refusals = 0;
     const holderFoundEmpty = gate();
     const secondRefused = gate();
-    // The steps one by one (a store without admit and settle): the memory store's own settle reads
-    // and releases in one step, which no message can fall between (compound-contract.ts).
+    // The steps one by one (a custom store's admit and settle composed from its primitives): the
+    // memory store's own settle reads and releases in one step, which no message can fall between
+    // (compound-contract.ts).
     const store: BotStore = {
       ...inner,
-      admit: undefined,
-      settle: undefined,
+      admit: (request) => composeAdmit(store, request),
+      settle: (request) => composeSettle(store, request),
       readQueued: async (key, settled) => {
         const taken = await inner.readQueued(key, settled);
         if (armed && taken.length === 0) {
@@ -82,7 +90,7 @@ describe('per-conversation order, at its races', () => {
       },
       // The first try of the lock, and the enqueue, are steps of the admit.
       admit: async (request) => {
-        const admitted = await inner.admit!(request);
+        const admitted = await inner.admit(request);
         if (admitted.claimed && admitted.lock) locked.open();
         if (admitted.claimed && ++enqueued === 2) secondQueued.open();
         return admitted;
@@ -159,9 +167,10 @@ describe('per-conversation order, at its races', () => {
     // Instance a, on a store without the compound steps (each step its own call, as a custom store
     // may be): once it marked m1 done, it dies: its next read of the queue (the one that would
     // remove m1) and its lock renewals never come back.
-    const { admit: _admit, settle: _settle, ...steps } = inner;
     const dying: BotStore = {
-      ...steps,
+      ...inner,
+      admit: (request) => composeAdmit(dying, request),
+      settle: (request) => composeSettle(dying, request),
       set: async (key, value, ttlMs) => {
         await inner.set(key, value, ttlMs);
         if (armed && key.startsWith('dedupe:') && value === 'done') {
