@@ -10,28 +10,11 @@ const CUT_SHORT: Record<string, ModelStopReason> = { length: 'length', 'content-
 const CUT_OFF = new Set(['interrupted', 'unknown', 'error']);
 
 /** Part types of the AI SDK's full stream that tell it apart from other sources. @internal */
-const AI_SDK_PARTS = new Set([
-  'start',
-  'start-step',
-  'finish-step',
-  'finish',
-  'text-start',
-  'text-delta',
-  'text-end',
-  'reasoning-start',
-  'reasoning-delta',
-  'reasoning-end',
-  'tool-input-start',
-  'tool-input-delta',
-  'tool-input-end',
-  'tool-call',
-  'tool-result',
-  'tool-error',
-  'source',
-  'file',
-  'abort',
-  'raw',
-]);
+const AI_SDK_PARTS = new Set(
+  `start start-step finish-step finish text-start text-delta text-end reasoning-start reasoning-delta
+  reasoning-end tool-input-start tool-input-delta tool-input-end tool-call tool-result tool-error
+  source file abort raw`.split(/\s+/),
+);
 
 /** True for a full-stream part of the AI SDK. @internal */
 export function isAiSdkPart(event: Record<string, unknown>): boolean {

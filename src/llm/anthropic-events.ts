@@ -11,14 +11,10 @@ const CUT_SHORT: Record<string, ModelStopReason> = {
   refusal: 'content_filter',
 };
 
-const ANTHROPIC_EVENTS = new Set([
-  'message_start',
-  'message_delta',
-  'message_stop',
-  'content_block_start',
-  'content_block_delta',
-  'content_block_stop',
-]);
+const ANTHROPIC_EVENTS = new Set(
+  `message_start message_delta message_stop
+  content_block_start content_block_delta content_block_stop`.split(/\s+/),
+);
 
 /** True for an Anthropic stream event. @internal */
 export function isAnthropicEvent(event: Record<string, unknown>): boolean {
