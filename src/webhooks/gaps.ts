@@ -120,17 +120,29 @@ export function createOrder(
     }
   };
 
-  const wait = async (sequences: readonly number[], agentId: string): Promise<number> => {
-    if (last === null) last = readRecord(await o.store.get(key));
+  /** How long the run of `sequences` must still wait; at once (no promise) when nothing is missing. */
+  const wait = (sequences: readonly number[], agentId: string): number | Promise<number> => {
+    if (last === null) {
+      return o.store.get(key).then((value) => {
+        last = readRecord(value);
+        return wait(sequences, agentId);
+      });
+    }
     if (last === undefined || sequences.length === 0) return 0;
-    const queued = new Set(sequences);
     const top = Math.max(...sequences);
-    let missing = missingBelow(last, top, queued);
+    // The run follows the record: nothing can be missing, and no gap is being waited for.
+    if (top <= last + 1 && deadline === undefined) return 0;
+    return check(last, top, new Set(sequences), agentId);
+  };
+
+  /** The run of `top` after the record `floor`: a history read for what is missing, then the wait left. */
+  const check = async (floor: number, top: number, queued: ReadonlySet<number>, agentId: string) => {
+    let missing = missingBelow(floor, top, queued);
     // The bound counts from the gap's first sight, its history read included.
     if (missing.length > 0) {
       deadline ??= Date.now() + o.waitMs;
       await look(missing, top, agentId, deadline - Date.now());
-      missing = missingBelow(last, top, queued);
+      missing = missingBelow(floor, top, queued);
     }
     if (missing.length === 0) {
       if (waiting) metric.gap('arrived');

@@ -709,7 +709,8 @@ export function createLanes(o: LaneOptions) {
         if (batch.length === 0) continue;
         const items = batch.map(({ item }) => item);
         if (order) {
-          const waitMs = await order.wait(items.map(sequenceOf), items[0]?.event.agentId ?? '');
+          const waiting = order.wait(items.map(sequenceOf), items[0]?.event.agentId ?? '');
+          const waitMs = typeof waiting === 'number' ? waiting : await waiting;
           if (waitMs > 0) {
             // Read again after the pause: the missing message may be queued by then (or the bot closing).
             if (!closing) await pauseForGap(conversationId, items, waitMs);
