@@ -8,13 +8,18 @@
 // same way, at most MAX_TIMEOUT_ATTEMPTS times. Runtimes without timers between requests call
 // `bot.fireDueQuestions()` themselves (a Workers cron trigger).
 
-import type { AgentClient } from '../client/agent-client.js';
 import { idempotencyKeyFor } from '../core/idempotency.js';
-import { type BotStore, renewalEveryMs } from '../store/bot-store.js';
-import type { BotReplyOptions } from './bot-types.js';
+import { renewalEveryMs } from '../store/bot-store.js';
+import type { BotReplyOptions, BotReplyResult } from './bot-types.js';
 import { createContextReply } from './context-reply.js';
 import { BY_TIMEOUT, type Ending, endMarked, type QuestionStore } from './question-store.js';
-import type { AskOptions, QuestionDefinition, QuestionTimeoutContext } from './questions.js';
+import type {
+  Asker,
+  AskOptions,
+  QuestionDefinition,
+  QuestionDeps,
+  QuestionTimeoutContext,
+} from './questions.js';
 
 /** How often each instance walks the due index: a timeout fires within about this of its deadline. */
 export const QUESTION_TICK_MS = 1000;
@@ -23,28 +28,13 @@ const MAX_TIMEOUT_ATTEMPTS = 5;
 /** How long after a failed timeout handler it is tried again. */
 const RETRY_AFTER_MS = 5000;
 
-/** What the timeouts need from the bot. @internal */
-export interface TimeoutDeps {
+/** What the timeouts need: the questions' own dependencies, their store steps, declarations and ask. @internal */
+export type TimeoutDeps = QuestionDeps & {
   model: QuestionStore;
-  store: BotStore;
-  client: AgentClient;
   definitions: ReadonlyMap<string, QuestionDefinition<unknown>>;
-  nowMs: () => number;
-  /** How long a timeout run's claim lives without a renewal (the bot's `lockTtlMs`). */
-  leaseMs: number;
-  typingRenewMs: number | undefined;
   /** `ctx.ask` for a timeout handler: asked by the timeout of `questionId`. */
-  ask(
-    from: { conversationId: string; askedBy: string; reply: QuestionTimeoutContext['reply'] },
-    name: string,
-    text: string,
-    options?: AskOptions,
-  ): ReturnType<QuestionTimeoutContext['ask']>;
-  report(error: unknown): void;
-  warn(message: string, fields: Record<string, unknown>): void;
-  /** Counts the work for `bot.idle()`. */
-  track<T>(work: Promise<T>): Promise<T>;
-}
+  ask(from: Asker, name: string, text: string, options?: AskOptions): Promise<BotReplyResult>;
+};
 
 /** What one look at a due question did. */
 type FireResult = 'fired' | 'finished' | 'pending';

@@ -104,8 +104,8 @@ export interface QuestionTimeoutContext {
   ask(name: string, text: string, options?: AskOptions): Promise<BotReplyResult>;
 }
 
-/** Who asks: the conversation, the run (a webhook id, or a timeout), and how it replies. */
-interface Asker {
+/** Who asks: the conversation, the run (a webhook id, or a timeout), and how it replies. @internal */
+export interface Asker {
   conversationId: string;
   askedBy: string;
   parent?: string | undefined;
@@ -120,10 +120,12 @@ export interface QuestionDeps {
   store: BotStore;
   client: AgentClient;
   nowMs: () => number;
+  /** How long a timeout run's claim lives without a renewal (the bot's `lockTtlMs`). */
   leaseMs: number;
   typingRenewMs: number | undefined;
   report(error: unknown): void;
   warn(message: string, fields: Record<string, unknown>): void;
+  /** Counts the work for `bot.idle()`. */
   track<T>(work: Promise<T>): Promise<T>;
 }
 
@@ -248,19 +250,7 @@ export function createQuestions(deps: QuestionDeps) {
     return sent;
   };
 
-  const timeouts = createTimeouts({
-    model,
-    store: deps.store,
-    client: deps.client,
-    definitions,
-    nowMs: deps.nowMs,
-    leaseMs: deps.leaseMs,
-    typingRenewMs: deps.typingRenewMs,
-    ask: (from, name, text, options) => ask(from, name, text, options),
-    report: deps.report,
-    warn: deps.warn,
-    track: deps.track,
-  });
+  const timeouts = createTimeouts({ ...deps, model, definitions, ask });
 
   /** Whether an answer is good: a choice (by value, action id, label or text), a schema's output, any text. */
   const judge = async (
@@ -368,8 +358,11 @@ export function createQuestions(deps: QuestionDeps) {
   const passes = (definition: QuestionDefinition<unknown>, text: string) =>
     (definition.passThrough ?? []).some((p) => (typeof p === 'string' ? same(p, text) : p.test(text)));
 
-  /** The answer step: true when the message was the current question's answer (or a stale click on it). */
-  const answerStep = async (ctx: MessageContext, isCommand: boolean): Promise<boolean> => {
+  /**
+   * The answer step, before the routes (once a question is declared): true when the message was the
+   * current question's answer (or a stale click on it).
+   */
+  const take = async (ctx: MessageContext, isCommand: boolean): Promise<boolean> => {
     const found = await model.current(ctx.conversationId);
     if (!found) return false;
     const { raw, asked } = found;
@@ -454,10 +447,7 @@ export function createQuestions(deps: QuestionDeps) {
         return ask(from, name, text, options);
       };
     },
-    /** The answer step, before the routes (once a question is declared): true when a question took the message. */
-    take(ctx: MessageContext, isCommand: boolean): Promise<boolean> {
-      return answerStep(ctx, isCommand);
-    },
+    take,
     /** `bot.fireDueQuestions`: fires every question past its deadline; answers how many fired. */
     fireDue: timeouts.fireDue,
     /** Stops the timer (the bot is closing). */
