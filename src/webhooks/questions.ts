@@ -10,9 +10,11 @@
 // message goes on to the routes. A good one claims the question's end (question-store.ts), and the
 // claim's winner runs `onAnswer`: two clicks, a click racing the timeout, two instances, one run.
 
+import * as z from 'zod/mini';
 import type { AgentClient } from '../client/agent-client.js';
 import { ValidationError } from '../core/errors.js';
-import type { FieldIssue } from '../schemas/issues.js';
+import { count, fn } from '../core/validate.js';
+import { type FieldIssue, fieldIssues, safeParse } from '../schemas/issues.js';
 import type { BotStore } from '../store/bot-store.js';
 import type { ReplySource } from '../streaming/pipe-reply.js';
 import type { BotReplyOptions, BotReplyResult, MessageContext } from './bot-types.js';
@@ -133,51 +135,33 @@ const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLow
 const GAVE_UP = 'gave-up';
 const REPLACED = 'replaced';
 
-function checkDefinition(name: unknown, definition: unknown, taken: boolean): FieldIssue[] {
-  const issues: FieldIssue[] = [];
-  const add = (field: string, message: string) => issues.push({ field, message });
-  if (typeof name !== 'string' || name.trim() === '') add('name', 'must be a non-empty string');
-  else if (taken) add('name', `a question named '${name}' is already declared`);
-  if (typeof definition !== 'object' || definition === null) {
-    add('definition', 'must be an object');
-    return issues;
-  }
-  const d = definition as Partial<QuestionDefinition<unknown>>;
-  if (typeof d.onAnswer !== 'function') add('onAnswer', 'must be a function');
-  if (d.onTimeout !== undefined && typeof d.onTimeout !== 'function') add('onTimeout', 'must be a function');
-  const { timeoutMs, retries, choices, schema, passThrough } = d;
-  if (
-    timeoutMs !== undefined &&
-    !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_QUESTION_TIMEOUT_MS)
-  ) {
-    add('timeoutMs', 'must be a positive integer of at most 30 days');
-  }
-  if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0))
-    add('retries', 'must be a non-negative integer');
-  if (choices !== undefined) {
-    if (
-      !Array.isArray(choices) ||
-      choices.length === 0 ||
-      choices.some((c) => typeof c !== 'string' || !c.trim())
-    )
-      add('choices', 'must be a non-empty array of non-empty strings');
-    if (schema !== undefined) add('schema', 'give choices or a schema, not both');
-  }
-  if (schema !== undefined && typeof schema?.['~standard']?.validate !== 'function')
-    add('schema', 'must be a Standard Schema (a zod 4 schema, for one)');
-  if (d.reask !== undefined && (typeof d.reask !== 'string' || !d.reask.trim()))
-    add('reask', 'must be a non-empty string');
-  if (
-    passThrough !== undefined &&
-    (!Array.isArray(passThrough) ||
-      passThrough.some((p) =>
-        p instanceof RegExp ? p.global || p.sticky : typeof p !== 'string' || p.trim() === '',
-      ))
-  ) {
-    add('passThrough', 'must be an array of non-empty strings and regexes without the g or y flag');
-  }
-  return issues;
-}
+const Text = z.string().check(z.regex(/\S/, { error: 'must be a non-empty string' }));
+
+/** What `bot.question` checks of a definition before it is declared, naming each bad field. */
+const Definition = z.object({
+  onAnswer: fn(),
+  onTimeout: z.optional(fn()),
+  timeoutMs: z.optional(
+    z.int().check(z.positive(), z.maximum(MAX_QUESTION_TIMEOUT_MS, { error: 'must be at most 30 days' })),
+  ),
+  retries: z.optional(count(0)),
+  choices: z.optional(z.array(Text).check(z.minLength(1))),
+  schema: z.optional(
+    z.custom((s) => typeof (s as AnswerSchema<unknown>)?.['~standard']?.validate === 'function', {
+      error: 'must be a Standard Schema (a zod 4 schema, for one)',
+    }),
+  ),
+  reask: z.optional(Text),
+  // A global or sticky regex keeps state between tests, so the same text would pass and then not.
+  passThrough: z.optional(
+    z.custom(
+      (list) =>
+        Array.isArray(list) &&
+        list.every((p) => (p instanceof RegExp ? !p.global && !p.sticky : typeof p === 'string' && p.trim())),
+      { error: 'must be an array of non-empty strings and regexes without the g or y flag' },
+    ),
+  ),
+});
 
 /** The issue of `ctx.ask` with a name no `bot.question` declared. */
 const unknownName = (name: unknown): FieldIssue => ({
@@ -415,7 +399,16 @@ export function createQuestions(deps: QuestionDeps) {
   return {
     /** `bot.question`: declares a question by name; a bad definition is refused at once. */
     declare(name: unknown, definition: unknown) {
-      const issues = checkDefinition(name, definition, definitions.has(name as string));
+      const checked = safeParse(Definition, definition);
+      const issues = checked.success ? [] : fieldIssues(checked.error);
+      for (const issue of issues) issue.field ||= 'definition';
+      const { choices, schema } = (definition ?? {}) as Partial<QuestionDefinition<unknown>>;
+      if (choices !== undefined && schema !== undefined)
+        issues.push({ field: 'schema', message: 'give choices or a schema, not both' });
+      if (typeof name !== 'string' || !name.trim())
+        issues.unshift({ field: 'name', message: 'must be a non-empty string' });
+      else if (definitions.has(name))
+        issues.unshift({ field: 'name', message: `a question named '${name}' is already declared` });
       if (issues.length > 0) throw new ValidationError(issues, 'bot.question');
       const declared = definition as QuestionDefinition<unknown>;
       definitions.set(name as string, declared);

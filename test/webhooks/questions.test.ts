@@ -517,9 +517,9 @@ describe('declaring and asking questions', () => {
       'retries',
       'choices',
       'schema',
-      'schema',
       'reask',
       'passThrough',
+      'schema', // choices and a schema together: checked across fields, after each field
     ]);
   });
 
