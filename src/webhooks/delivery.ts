@@ -187,18 +187,19 @@ const UNAUTHENTICATED: ReadonlySet<WebhookVerificationErrorCode> = new Set([
 ]);
 
 /**
- * `step`, tried again while it fails (a store restarting, paused or unreachable) and there is time
- * before `deadline`, after 100 ms, then twice as long each time (1 s at most): an outage shorter than
- * the delivery's wait is ridden out instead of answered 503, which would push the delivery to the
- * service's next retry (5 s, then 5 min). The last failure is thrown.
+ * `step` after it failed with `failure` (a store restarting, paused or unreachable), tried again while
+ * there is time before `deadline`, after 100 ms, then twice as long each time (1 s at most): an outage
+ * shorter than the delivery's wait is ridden out instead of answered 503, which would push the delivery
+ * to the service's next retry (5 s, then 5 min). The last failure is thrown.
  */
-async function ridingOut<T>(step: () => Promise<T>, deadline: number): Promise<T> {
+async function rideOut<T>(step: () => Promise<T>, deadline: number, failure: unknown): Promise<T> {
   for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
+    if (Date.now() + delay >= deadline) throw failure;
+    await sleep(delay, undefined);
     try {
       return await step();
     } catch (error) {
-      if (Date.now() + delay >= deadline) throw error;
-      await sleep(delay, undefined);
+      failure = error;
     }
   }
 }
@@ -306,9 +307,10 @@ async function answerDelivery(
       endSpan(verifying, new Error('the body is over the limit'));
       return { answer: TOO_LARGE, outcome: 'refused' };
     }
-    // Awaited even when verified at once (node:crypto): the measured intake was cheaper with the
-    // rest of the delivery one microtask later than the body's end, 'queue' the most (bench 10).
-    verified = await verifyPrepared(bytes, headers, deps.verification);
+    // Verified at once where the runtime signs synchronously (node:crypto): only Web Crypto's
+    // signature is waited for.
+    const checked = verifyPrepared(bytes, headers, deps.verification);
+    verified = checked instanceof Promise ? await checked : checked;
     endSpan(verifying);
   } catch (error) {
     endSpan(verifying, error);
@@ -337,7 +339,11 @@ async function answerDelivery(
     const deadline = Date.now() + waitMs;
     const delivery: Delivery = trace ? { webhookId, event, trace } : { webhookId, event };
     const admit = () => deps.admit(delivery, verified.text);
-    admission = await ridingOut(admit, deadline);
+    try {
+      admission = await admit();
+    } catch (error) {
+      admission = await rideOut(admit, deadline, error);
+    }
     waitMs = Math.max(0, deadline - Date.now());
     if (admission.claim === 'in_flight' && deps.ack !== 'immediately') {
       // Most likely the retry of a run answered 409: wait for that run's end (dedupe.ts), all
