@@ -1,7 +1,7 @@
 // The fault rows of `npm run soak:cluster` (issue 24): each starts its own world (a persistent
 // redis-server, the mock, 3 bot processes with the SDK's default settings behind the round-robin
 // proxy), sends steady traffic (every conversation gets a message every 2 s; each reply streams for
-// about 1.2 s, as a model's would), injects one fault a few seconds in, keeps the traffic up until
+// about 1.2 s, as a model's would; the rolling restart's every 6 s, for 4.8 s), injects one fault a few seconds in, keeps the traffic up until
 // a few seconds after the fault, then waits in real time for every message to be answered (settle.ts:
 // the service's 5 s retry comes after 5 s; a message that only the 5-minute retry answers is counted
 // as such). Each row counts lost, doubled, unmarked cuts, overlapping handlers, conversations out of
@@ -34,7 +34,12 @@ const QUIET_MS = 35_000;
 const GRACE_MS = 30_000;
 /** Not a multiple of 3, so the round-robin proxy sends each conversation's messages to every bot in turn. */
 const CONVERSATIONS = 13;
-const ROUND_MS = 2000;
+/** How the traffic goes: each conversation gets a message every `roundMs`; a reply streams 8 chunks `chunkMs` apart. */
+interface Pace {
+  roundMs: number;
+  chunkMs: number;
+}
+const PACE: Pace = { roundMs: 2000, chunkMs: 150 };
 /** Traffic before the fault, and after it ends. */
 const LEAD_MS = 3000;
 const TAIL_MS = 4000;
@@ -72,6 +77,8 @@ export interface FaultRow {
   ci: boolean;
   /** The bots reach Redis through the lossy link. */
   lossy?: boolean;
+  /** The traffic, when not PACE. */
+  pace?: Pace;
   inject(context: FaultContext): Promise<Injected>;
 }
 
@@ -99,11 +106,11 @@ export const FAULT_ROWS: FaultRow[] = [
       };
     },
   },
-  { name: 'Redis pause 3 s', ci: false, inject: pauseRedis(3000) },
+  { name: 'Redis pause 3 s', ci: true, inject: pauseRedis(3000) },
   { name: 'Redis pause 30 s', ci: false, inject: pauseRedis(30_000) },
   {
     name: 'lossy link to Redis',
-    ci: false,
+    ci: true,
     lossy: true,
     async inject({ link }) {
       if (!link) throw new Error('the lossy row needs its link');
@@ -134,27 +141,40 @@ export const FAULT_ROWS: FaultRow[] = [
   {
     name: 'rolling restart with bot.close',
     ci: true,
+    // Replies of 4.8 s, so each instance has several mid-stream when its SIGTERM comes.
+    pace: { roundMs: 6000, chunkMs: 600 },
     async inject({ bots, addBot, removeBot }) {
       const times: number[] = [];
       const codes: (number | null)[] = [];
+      const running: number[] = [];
       for (const old of bots.running()) {
-        // As a Deployment's rolling update does: the new instance is started, the old one leaves the
-        // load balancer and gets SIGTERM; its handler closes the bot (soak-cluster-bot.ts).
+        // As a Deployment's rolling update does: the new instance is started, the old one gets
+        // SIGTERM (its handler closes the bot, soak-cluster-bot.ts) and leaves the load balancer a
+        // second later, so deliveries still reach it while it closes (answered 503, retried).
         const replacement = addBot();
-        removeBot(old);
+        running.push(openRuns(bots.log, old.pid));
         const started = Date.now();
-        codes.push(await bots.terminate(old));
+        const exit = bots.terminate(old);
+        await sleep(1000);
+        removeBot(old);
+        codes.push(await exit);
         times.push(Date.now() - started);
         await replacement;
       }
+      // A closing bot finishes what runs and starts nothing (each conversation is let go after it).
+      const startedAfter = bots.log.filter(
+        (entry) =>
+          entry.event === 'start' &&
+          bots.log.some((e) => e.event === 'closing' && e.pid === entry.pid && e.at <= entry.at),
+      ).length;
       const slowest = Math.max(...times);
       return {
         faultMs: 0,
-        note: `each of the 3 instances in turn: a new one started, the old one out of the proxy and sent SIGTERM (server.close, bot.close({ deadline: 20000 }), exit); SIGTERM to exit ${times.map((t) => fmt(t / 1000, 1)).join(', ')} s, exit codes ${codes.join(', ')}`,
+        note: `each of the 3 instances in turn: a new one started, the old one sent SIGTERM (server.close, bot.close({ deadline: 20000 }), exit) and taken out of the proxy 1 s later, with ${running.join(', ')} handlers running; SIGTERM to exit ${times.map((t) => fmt(t / 1000, 1)).join(', ')} s, exit codes ${codes.join(', ')}; ${startedAfter} runs started by a process after its SIGTERM`,
         own: {
-          result: `slowest instance ${fmt(slowest / 1000, 1)} s`,
-          goal: `<= ${GRACE_MS / 1000} s each`,
-          met: slowest <= GRACE_MS && codes.every((code) => code === 0),
+          result: `slowest instance ${fmt(slowest / 1000, 1)} s, ${startedAfter} runs started after SIGTERM`,
+          goal: `<= ${GRACE_MS / 1000} s each, exit 0, no run started after SIGTERM`,
+          met: slowest <= GRACE_MS && codes.every((code) => code === 0) && startedAfter === 0,
         },
         noCuts: true,
       };
@@ -162,7 +182,7 @@ export const FAULT_ROWS: FaultRow[] = [
   },
   {
     name: 'SIGKILL mid-reply',
-    ci: false,
+    ci: true,
     async inject({ bots, busyBot, addBot, removeBot }) {
       const bot = busyBot();
       const open = openRuns(bots.log, bot.pid);
@@ -190,6 +210,7 @@ function openRuns(log: ReturnType<typeof startBots>['log'], pid: number) {
 
 /** Runs one row from a fresh world; answers its summary row and its details. */
 export async function runFaultRow(row: FaultRow, random: () => number) {
+  const pace = row.pace ?? PACE;
   const redis = await startRedis({ appendonly: true });
   const link = row.lossy ? await startLossyLink(Number(new URL(redis.url).port), random) : undefined;
   const prefix = `soak:${process.pid}:`;
@@ -206,7 +227,7 @@ export async function runFaultRow(row: FaultRow, random: () => number) {
     SOAK_API_KEY: world.apiKey,
     SOAK_WEBHOOK_SECRET: world.webhookSecret,
     SOAK_BASE_URL: world.baseUrl,
-    SOAK_CHUNK_MS: '150',
+    SOAK_CHUNK_MS: String(pace.chunkMs),
   });
   const reader = createClient({ url: redis.url, socket: { reconnectStrategy: () => 100 } });
   reader.on('error', () => {});
@@ -247,7 +268,7 @@ export async function runFaultRow(row: FaultRow, random: () => number) {
         const text = `c${c} m${rounds}`;
         postedAt.set(text, Date.now());
         world.mock.postUserMessage(world.conversations[c]!, { user_id: world.userIds[c]!, text });
-        await sleep(ROUND_MS / CONVERSATIONS);
+        await sleep(pace.roundMs / CONVERSATIONS);
       }
       rounds++;
     }
@@ -292,6 +313,7 @@ function report(
   waits: ReadonlyMap<string, number>,
   seconds: number,
 ) {
+  const pace = row.pace ?? PACE;
   // On the real clock, of the messages answered before the mock's clock moved to a later retry.
   const later = new Set(waited.flatMap((w) => w.texts));
   const inTime = [...waits]
@@ -331,7 +353,8 @@ function report(
     .map((w) => `${w.texts.length} still unanswered at the ${w.retryS / 60}-minute retry`)
     .join(', ');
   const details = [
-    `**${row.name}** (${fmt(seconds, 0)} s): ${fault.note}. ${fmt(messages)} messages over ${CONVERSATIONS} conversations, ` +
+    `**${row.name}** (${fmt(seconds, 0)} s): ${fault.note}. ${fmt(messages)} messages over ${CONVERSATIONS} conversations ` +
+      `(each a message every ${fmt(pace.roundMs / 1000, 0)} s, replies streamed over ${fmt((8 * pace.chunkMs) / 1000, 1)} s), ` +
       `${fmt(c.attempts)} delivery attempts, ${fmt(c.handlerRuns)} handler runs; of the messages answered before the ` +
       `5-minute retry, the slowest ended its run ${fmt(slowest / 1000, 1)} s after its post (${overShort} took ${SHORT_FAULT_MS / 1000} s or more); ` +
       `${firstLong ? `${firstLong.texts.length} messages unanswered when only the 5-minute retry was left (${waitedLong} answered by it${laterRetries ? `; ${laterRetries}` : ''})` : 'no message waited for the 5-minute retry'}. ` +
