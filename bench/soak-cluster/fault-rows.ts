@@ -79,6 +79,11 @@ export interface FaultRow {
   lossy?: boolean;
   /** The traffic, when not PACE. */
   pace?: Pace;
+  /**
+   * The fault comes right after the traffic's last message instead of in its midst, so no later
+   * message of a conversation wakes its queue: only the service's retries can answer what it hit.
+   */
+  lastWords?: boolean;
   inject(context: FaultContext): Promise<Injected>;
 }
 
@@ -180,22 +185,19 @@ export const FAULT_ROWS: FaultRow[] = [
       };
     },
   },
-  {
-    name: 'SIGKILL mid-reply',
-    ci: true,
-    async inject({ bots, busyBot, addBot, removeBot }) {
-      const bot = busyBot();
-      const open = openRuns(bots.log, bot.pid);
-      removeBot(bot);
-      bots.kill(bot);
-      await addBot();
-      return {
-        faultMs: 0,
-        note: `a bot process SIGKILLed with ${open} handlers streaming, a new one started`,
-      };
-    },
-  },
+  { name: 'SIGKILL mid-reply', ci: true, inject: killBusyBot },
+  { name: 'SIGKILL mid-reply, no later message', ci: true, lastWords: true, inject: killBusyBot },
 ];
+
+/** SIGKILLs the bot with the most handlers streaming and starts another in its place. */
+async function killBusyBot({ bots, busyBot, addBot, removeBot }: FaultContext): Promise<Injected> {
+  const bot = busyBot();
+  const open = openRuns(bots.log, bot.pid);
+  removeBot(bot);
+  bots.kill(bot);
+  await addBot();
+  return { faultMs: 0, note: `a bot process SIGKILLed with ${open} handlers streaming, a new one started` };
+}
 
 /** Handlers of process `pid` that started and have not ended. */
 function openRuns(log: ReturnType<typeof startBots>['log'], pid: number) {
@@ -257,13 +259,15 @@ export async function runFaultRow(row: FaultRow, random: () => number) {
 
     let fault: Injected | undefined;
     let faultEnded = Number.POSITIVE_INFINITY;
-    const injecting = sleep(LEAD_MS).then(async () => {
+    const inject = async () => {
       fault = await row.inject(context);
       faultEnded = Date.now();
-    });
+    };
+    const injecting = row.lastWords ? undefined : sleep(LEAD_MS).then(inject);
+    const postUntil = () => (row.lastWords ? started + LEAD_MS : faultEnded + TAIL_MS);
     let rounds = 0;
     const postedAt = new Map<string, number>();
-    while (Date.now() < faultEnded + TAIL_MS) {
+    while (Date.now() < postUntil()) {
       for (let c = 0; c < CONVERSATIONS; c++) {
         const text = `c${c} m${rounds}`;
         postedAt.set(text, Date.now());
@@ -272,7 +276,7 @@ export async function runFaultRow(row: FaultRow, random: () => number) {
       }
       rounds++;
     }
-    await injecting;
+    await (injecting ?? inject());
     const size = { messages: rounds * CONVERSATIONS, conversations: CONVERSATIONS };
     const check = () => checkCluster({ world, bots, network, reader, prefix, size, startedAt: started });
     const { waited } = await settle({
