@@ -1,102 +1,58 @@
 // Checks of createBot's options, all reported together in one ValidationError naming each field.
 
+import * as z from 'zod/mini';
 import { AgentClient } from '../client/agent-client.js';
 import { ValidationError } from '../core/errors.js';
-import type { FieldIssue } from '../schemas/issues.js';
+import { fn } from '../core/validate.js';
+import { type FieldIssue, fieldIssues, safeParse } from '../schemas/issues.js';
+import type { BotStore } from '../store/bot-store.js';
 import type { BotOptions } from './bot-types.js';
 import { secretIssues } from './verify.js';
 
-// Every option createBot takes: its own and those of the client it makes.
-const BOT_OPTION_KEYS = new Set([
-  'apiKey',
-  'baseUrl',
-  'timeoutMs',
-  'maxRetries',
-  'fetch',
-  'logger',
-  'webhookSecret',
-  'ack',
-  'ackTimeoutMs',
-  'store',
-  'concurrency',
-  'session',
-  'debounceMs',
-  'lockTtlMs',
-  'maxHandlerMs',
-  'maxAttempts',
-  'gapWaitMs',
-  'toleranceSec',
-  'waitUntil',
-  'typingRenewMs',
-  'now',
-  'clock',
-]);
+/** An optional finite number that `ok` accepts, refused with `error` otherwise. */
+const number = (ok: (value: number) => boolean, error: string) =>
+  z.optional(z.custom<number>((v) => typeof v === 'number' && Number.isFinite(v) && ok(v), { error }));
+const positiveMs = number((v) => v > 0, 'must be a positive number of milliseconds');
+const ms = number((v) => v >= 0, 'must be a number of milliseconds >= 0');
+const storeMethods = ['setIfAbsent', 'get', 'set', 'compareAndSet', 'acquireLock', 'renewLock'] as const;
+// Checked by the client the bot makes (createClient below) and by secretIssues.
+const checkedElsewhere = z.optional(z.unknown());
+
+/** Every option createBot takes (a misspelt one is refused by name): its own and its client's. */
+const BotOptionsSchema = z.strictObject({
+  apiKey: checkedElsewhere,
+  baseUrl: checkedElsewhere,
+  timeoutMs: checkedElsewhere,
+  maxRetries: checkedElsewhere,
+  fetch: checkedElsewhere,
+  logger: checkedElsewhere,
+  webhookSecret: checkedElsewhere,
+  ack: z.optional(z.enum(['after-handler', 'immediately'])),
+  ackTimeoutMs: ms,
+  store: z.optional(
+    z.custom((store) => storeMethods.every((name) => typeof (store as BotStore)?.[name] === 'function'), {
+      error: 'must be a BotStore (createMemoryStore() or createRedisStore())',
+    }),
+  ),
+  concurrency: z.optional(z.enum(['queue', 'interrupt', 'debounce', 'concurrent'])),
+  session: z.optional(z.object({ ttlMs: positiveMs, initial: z.optional(fn()) })),
+  debounceMs: positiveMs,
+  lockTtlMs: positiveMs,
+  maxHandlerMs: positiveMs,
+  maxAttempts: number((v) => Number.isInteger(v) && v >= 1, 'must be an integer >= 1'),
+  gapWaitMs: ms,
+  toleranceSec: number((v) => v >= 0, 'must be a number of seconds >= 0'),
+  waitUntil: z.optional(fn()),
+  typingRenewMs: positiveMs,
+  now: z.optional(fn()),
+  clock: z.optional(fn()),
+});
 
 /** The issues of the bot's own options. @internal */
 export function checkOptions(options: BotOptions): FieldIssue[] {
-  const issues: FieldIssue[] = [];
-  for (const key of Object.keys(options)) {
-    if (!BOT_OPTION_KEYS.has(key)) issues.push({ field: key, message: 'is not an option of createBot' });
-  }
-  issues.push(...secretIssues(options.webhookSecret, 'webhookSecret'));
-  const { ack, ackTimeoutMs, toleranceSec, typingRenewMs, waitUntil, now } = options;
-  if (ack !== undefined && ack !== 'after-handler' && ack !== 'immediately') {
-    issues.push({ field: 'ack', message: "must be 'after-handler' or 'immediately'" });
-  }
-  const nonNegative = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
-  if (ackTimeoutMs !== undefined && !nonNegative(ackTimeoutMs)) {
-    issues.push({ field: 'ackTimeoutMs', message: 'must be a number of milliseconds >= 0' });
-  }
-  const { concurrency } = options;
-  if (concurrency !== undefined && !['queue', 'interrupt', 'debounce', 'concurrent'].includes(concurrency)) {
-    issues.push({
-      field: 'concurrency',
-      message: "must be 'queue', 'interrupt', 'debounce' or 'concurrent'",
-    });
-  }
-  for (const field of ['debounceMs', 'lockTtlMs', 'maxHandlerMs'] as const) {
-    const value = options[field];
-    if (value !== undefined && !(nonNegative(value) && value > 0)) {
-      issues.push({ field, message: 'must be a positive number of milliseconds' });
-    }
-  }
-  if (options.gapWaitMs !== undefined && !nonNegative(options.gapWaitMs)) {
-    issues.push({ field: 'gapWaitMs', message: 'must be a number of milliseconds >= 0' });
-  }
-  const { maxAttempts } = options;
-  if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && maxAttempts >= 1)) {
-    issues.push({ field: 'maxAttempts', message: 'must be an integer >= 1' });
-  }
-  if (toleranceSec !== undefined && !nonNegative(toleranceSec)) {
-    issues.push({ field: 'toleranceSec', message: 'must be a number of seconds >= 0' });
-  }
-  if (typingRenewMs !== undefined && !(nonNegative(typingRenewMs) && typingRenewMs > 0)) {
-    issues.push({ field: 'typingRenewMs', message: 'must be a positive number of milliseconds' });
-  }
-  const storeMethods = ['setIfAbsent', 'get', 'set', 'compareAndSet', 'acquireLock', 'renewLock'] as const;
-  const { store } = options;
-  if (store !== undefined && !storeMethods.every((name) => typeof store?.[name] === 'function')) {
-    issues.push({
-      field: 'store',
-      message: 'must be a BotStore (createMemoryStore() or createRedisStore())',
-    });
-  }
-  const { session } = options;
-  if (session !== undefined && (typeof session !== 'object' || session === null)) {
-    issues.push({ field: 'session', message: 'must be an object { ttlMs?, initial? }' });
-  } else if (session?.ttlMs !== undefined && !(nonNegative(session.ttlMs) && session.ttlMs > 0)) {
-    issues.push({ field: 'session.ttlMs', message: 'must be a positive number of milliseconds' });
-  } else if (session?.initial !== undefined && typeof session.initial !== 'function') {
-    issues.push({ field: 'session.initial', message: 'must be a function answering an object' });
-  }
-  if (waitUntil !== undefined && typeof waitUntil !== 'function') {
-    issues.push({ field: 'waitUntil', message: 'must be a function' });
-  }
-  if (now !== undefined && typeof now !== 'function')
-    issues.push({ field: 'now', message: 'must be a function' });
-  if (options.clock !== undefined && typeof options.clock !== 'function')
-    issues.push({ field: 'clock', message: 'must be a function' });
-  return issues;
+  const checked = safeParse(BotOptionsSchema, options);
+  const issues = secretIssues(options.webhookSecret, 'webhookSecret');
+  return checked.success ? issues : [...issues, ...fieldIssues(checked.error)];
 }
 
 /** The bot's client; its option issues are reported with the bot's. @internal */
