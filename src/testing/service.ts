@@ -49,23 +49,26 @@ export async function serveRequest(world: MockWorld, request: MockRequest): Prom
 }
 
 const decoder = new TextDecoder();
-const NOT_READ = { text: undefined, bytes: 0, over: false };
+const NOT_READ: Read = { text: undefined, bytes: 0, over: false };
 
 /**
  * The body's text, reading at most the limit and one byte (the bytes a door read, or read from its
  * stream), so a sender cannot make the mock buffer an unbounded body before it authenticates and
  * checks the size (413 once the caller is known). No text when it is over the limit.
  */
-async function readText(
-  body: RequestBody,
-): Promise<{ text: string | undefined; bytes: number; over: boolean }> {
+function readText(body: RequestBody): Read | Promise<Read> {
   if (body === null) return { text: '', bytes: 0, over: false };
-  const { bytes, over } =
-    body instanceof Uint8Array
-      ? { bytes: body, over: body.byteLength > MAX_BODY_BYTES }
-      : await readAtMost(body, MAX_BODY_BYTES);
-  return { text: decoder.decode(bytes), bytes: bytes.byteLength, over };
+  // Bytes a door read whole are answered at once: the request does not wait a turn for them.
+  if (body instanceof Uint8Array) return decoded(body, body.byteLength > MAX_BODY_BYTES);
+  return readAtMost(body, MAX_BODY_BYTES).then(({ bytes, over }) => decoded(bytes, over));
 }
+
+type Read = { text: string | undefined; bytes: number; over: boolean };
+const decoded = (bytes: Uint8Array, over: boolean): Read => ({
+  text: decoder.decode(bytes),
+  bytes: bytes.byteLength,
+  over,
+});
 
 async function dispatch(world: MockWorld, request: MockRequest): Promise<Answer> {
   const path = request.url.pathname;
@@ -80,7 +83,9 @@ async function dispatch(world: MockWorld, request: MockRequest): Promise<Answer>
   // logged on arrival, before any fault, with a bounded start of a large body.
   const ndjson = isNdjson(request.headers);
   const v1 = path.startsWith('/v1/');
-  const { text, bytes, over } = v1 && !ndjson ? await readText(request.body) : NOT_READ;
+  let read = v1 && !ndjson ? readText(request.body) : NOT_READ;
+  if (read instanceof Promise) read = await read;
+  const { text, bytes, over } = read;
   const entry = v1
     ? logRequest(world, request, ndjson ? '' : bytes > 0 ? loggedBody(text!, bytes, over) : null)
     : undefined;
