@@ -1,45 +1,40 @@
 // The request log of PROTOCOL.md section 13: each /v1 request as it arrived, before any fault.
 import type { RequestLogEntry } from '../schemas/mock-control.js';
-import type { MockRequest } from './http.js';
+import type { HeaderReader, MockRequest } from './http.js';
 import type { MockState, MockWorld } from './state.js';
 
-/** Bearer tokens are credentials: the log shows their kind, never their value. */
-function redact(name: string, value: string): string {
-  if (name !== 'authorization') return value;
-  return /^bearer\s/i.test(value) ? 'Bearer ***' : '***';
+/** A logged request: its headers kept as they arrived, read into the entry's object when it is copied. */
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: HeaderReader;
+  body: string | null;
 }
 
-// The log keeps every request, so what repeats from one request to the next (a path, a Host, a
-// content type) is kept once: the strings a request arrives with are its own copies otherwise.
-// Bounded: once full, new values are kept as they come. An Idempotency-Key never repeats, so it is
-// not offered (a bearer token is never kept at all).
-const REPEATED = new Map<string, string>();
-const MOST_REPEATED = 4096;
+// The log keeps every request, so a path that repeats from one request to the next is kept once:
+// each request arrives with its own copy otherwise. Bounded: once full, new paths are kept as they come.
+const PATHS = new Map<string, string>();
+const MOST_PATHS = 4096;
 
-function once(value: string): string {
-  const kept = REPEATED.get(value);
+function once(path: string): string {
+  const kept = PATHS.get(path);
   if (kept !== undefined) return kept;
-  if (REPEATED.size < MOST_REPEATED) REPEATED.set(value, value);
-  return value;
+  if (PATHS.size < MOST_PATHS) PATHS.set(path, path);
+  return path;
 }
 
 // The query of most requests: none. Entries are copied before anyone outside sees them.
 const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({});
 
 /** Appends an entry for the request (and tells the live feed); a streamed body is filled in later by the caller. */
-export function logRequest(world: MockWorld, request: MockRequest, body: string | null): RequestLogEntry {
+export function logRequest(world: MockWorld, request: MockRequest, body: string | null): LoggedRequest {
   const { url } = request;
-  const headers: Record<string, string> = {};
-  request.headers.forEach((value, name) => {
-    const lower = name.toLowerCase();
-    if (lower === 'authorization') headers[lower] = redact(lower, value);
-    else headers[lower] = lower === 'idempotency-key' ? value : once(value);
-  });
-  const entry: RequestLogEntry = {
+  const entry: LoggedRequest = {
     method: request.method.toUpperCase(),
     path: once(url.pathname),
     query: url.search === '' ? (NO_QUERY as Record<string, string>) : Object.fromEntries(url.searchParams),
-    headers,
+    headers: request.headers,
     body,
   };
   world.state.requests.push(entry);
@@ -52,9 +47,12 @@ export function snapshotRequests(state: MockState): RequestLogEntry[] {
   return state.requests.map(copyEntry);
 }
 
-/** An entry that later changes to the mock (a streamed body filling in) do not alter. */
-const copyEntry = (entry: RequestLogEntry): RequestLogEntry => ({
-  ...entry,
-  query: { ...entry.query },
-  headers: { ...entry.headers },
-});
+/** An entry as the log shows it, which later changes to the mock (a streamed body filling in) do not alter. */
+function copyEntry(entry: LoggedRequest): RequestLogEntry {
+  const headers: Record<string, string> = {};
+  entry.headers.forEach((value, name) => {
+    // Bearer tokens are credentials: the log shows their kind, never their value.
+    headers[name] = name !== 'authorization' ? value : /^bearer\s/i.test(value) ? 'Bearer ***' : '***';
+  });
+  return { ...entry, query: { ...entry.query }, headers };
+}

@@ -1,11 +1,12 @@
 // The whole service as plain data, and the world every rule receives: the state, the clock, the
 // options, and the live parts (open event streams, webhook deliveries, the live feed) that are not
 // plain data. Rules are functions over these; nothing in the state does I/O.
-import type { Delivery, FaultSpec, RequestLogEntry } from '../schemas/mock-control.js';
+import type { Delivery, FaultSpec } from '../schemas/mock-control.js';
 import type { Caller } from './access.js';
 import type { MockClock } from './clock.js';
 import type { KeyRecord } from './idempotency.js';
 import type { MockEventBus } from './live-feed.js';
+import type { LoggedRequest } from './request-log.js';
 import type { StreamHub } from './streaming.js';
 import type { WebhookDispatcher } from './webhook-delivery.js';
 
@@ -146,7 +147,7 @@ export interface MockState {
   /** Keys by scope (caller, method, path), then by the key. */
   idempotency: Map<string, Map<string, KeyRecord>>;
   faults: FaultRecord[];
-  requests: RequestLogEntry[];
+  requests: LoggedRequest[];
   deliveries: Delivery[];
   /** Bumped by reset(), so work begun before it cannot write into the new state. */
   generation: number;
