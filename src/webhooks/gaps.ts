@@ -69,90 +69,87 @@ const readRecord = (value: string | undefined) => {
  * A conversation's order while one holder holds its lock: `wait` answers how long its next run must
  * still wait for a missing predecessor (0: run now), `ran` records a run and answers the store mark
  * for the settle. `admitted`: the record as the admit that took the lock read it (else read at once
- * when first needed). @internal
+ * when first needed). A class, and its sets made at the first gap: one is made per holding, on every
+ * delivery's path. @internal
  */
-export function createOrder(
-  o: OrderOptions,
-  conversationId: string,
-  admitted?: { value?: string | undefined },
-) {
-  const key = orderKey(conversationId);
+export class ConversationOrder {
+  readonly #o: OrderOptions;
+  readonly #conversationId: string;
   // The highest sequence run; `null` until read from the store, `undefined` when it has none.
-  // A store's own admit that does not know `read` answers no `value`: the record is read then.
-  let last: number | undefined | null = admitted && 'value' in admitted ? readRecord(admitted.value) : null;
+  #last: number | undefined | null;
   // Sequences no delivery will bring (history said so, or their wait was given up).
-  const settledGaps = new Set<number>();
+  #settled: Set<number> | undefined;
   // User messages still to come: history said so, or their run failed and awaits its retry. A
   // sequence history was read for is in one of the two sets, so a gap is read once.
-  const pending = new Set<number>();
+  #pending: Set<number> | undefined;
   // When the gap seen is given up, and whether a user message is known missing (waited for).
-  let deadline: number | undefined;
-  let waiting = false;
+  #deadline: number | undefined;
+  #waiting = false;
 
-  const missingBelow = (floor: number, top: number, queued: ReadonlySet<number>) => {
-    const missing: number[] = [];
-    for (let sequence = Math.max(floor + 1, top - MAX_GAP); sequence < top; sequence += 1) {
-      if (!queued.has(sequence) && !settledGaps.has(sequence)) missing.push(sequence);
-    }
-    return missing;
-  };
-
-  /** Reads history once for the sequences not looked at yet; what it cannot tell counts as no gap. */
-  const look = async (missing: number[], top: number, agentId: string, withinMs: number) => {
-    const unread = missing.filter((sequence) => !pending.has(sequence));
-    if (unread.length === 0) return;
-    const lowest = Math.min(...unread);
-    let page: readonly Message[];
-    try {
-      const query = { before_sequence: top, limit: top - lowest };
-      page = await o.history(conversationId, query, AbortSignal.timeout(Math.max(1, withinMs)));
-    } catch (error) {
-      // Unknown: each is waited for, within the same bound.
-      o.debug?.('history read failed: waiting for the missing sequences', { conversationId, error });
-      for (const sequence of unread) pending.add(sequence);
-      return;
-    }
-    const bySequence = new Map(page.map((message) => [message.sequence, message]));
-    for (const sequence of unread) {
-      const message = bySequence.get(sequence);
-      if (message && !noDelivery(message, agentId)) pending.add(sequence);
-      else settledGaps.add(sequence);
-    }
-  };
+  constructor(o: OrderOptions, conversationId: string, admitted?: { value?: string | undefined }) {
+    this.#o = o;
+    this.#conversationId = conversationId;
+    // A store's own admit that does not know `read` answers no `value`: the record is read then.
+    this.#last = admitted && 'value' in admitted ? readRecord(admitted.value) : null;
+  }
 
   /** How long the run of `sequences` must still wait; at once (no promise) when nothing is missing. */
-  const wait = (sequences: readonly number[], agentId: string): number | Promise<number> => {
+  wait(sequences: readonly number[], agentId: string): number | Promise<number> {
+    const last = this.#last;
     if (last === null) {
-      return o.store.get(key).then((value) => {
-        last = readRecord(value);
-        return wait(sequences, agentId);
+      return this.#o.store.get(orderKey(this.#conversationId)).then((value) => {
+        this.#last = readRecord(value);
+        return this.wait(sequences, agentId);
       });
     }
     if (last === undefined || sequences.length === 0) return 0;
     const top = Math.max(...sequences);
     // The run follows the record: nothing can be missing, and no gap is being waited for.
-    if (top <= last + 1 && deadline === undefined) return 0;
-    return check(last, top, new Set(sequences), agentId);
-  };
+    if (top <= last + 1 && this.#deadline === undefined) return 0;
+    return this.#check(last, top, new Set(sequences), agentId);
+  }
+
+  /** The settle's store write for a run: the highest sequence run. */
+  ran(done: readonly number[], failed: readonly number[]) {
+    if (done.length === 0 && failed.length === 0) return undefined;
+    // A first run that failed: the record starts below it, so its successors wait for its retry.
+    if (this.#last == null && failed.length > 0) this.#last = Math.min(...failed) - 1;
+    if (failed.length > 0) this.#pending ??= new Set();
+    for (const sequence of failed) this.#pending?.add(sequence);
+    for (const sequence of done) this.#pending?.delete(sequence);
+    const last = Math.max(this.#last ?? 0, ...done);
+    this.#last = last;
+    return { key: orderKey(this.#conversationId), value: String(last), ttlMs: ORDER_RETENTION_MS };
+  }
+
+  #missingBelow(floor: number, top: number, queued: ReadonlySet<number>) {
+    const missing: number[] = [];
+    for (let sequence = Math.max(floor + 1, top - MAX_GAP); sequence < top; sequence += 1) {
+      if (!queued.has(sequence) && !this.#settled?.has(sequence)) missing.push(sequence);
+    }
+    return missing;
+  }
 
   /** The run of `top` after the record `floor`: a history read for what is missing, then the wait left. */
-  const check = async (floor: number, top: number, queued: ReadonlySet<number>, agentId: string) => {
-    let missing = missingBelow(floor, top, queued);
+  async #check(floor: number, top: number, queued: ReadonlySet<number>, agentId: string) {
+    const o = this.#o;
+    const conversationId = this.#conversationId;
+    let missing = this.#missingBelow(floor, top, queued);
     // The bound counts from the gap's first sight, its history read included.
     if (missing.length > 0) {
-      deadline ??= Date.now() + o.waitMs;
-      await look(missing, top, agentId, deadline - Date.now());
-      missing = missingBelow(floor, top, queued);
+      this.#deadline ??= Date.now() + o.waitMs;
+      await this.#look(missing, top, agentId, this.#deadline - Date.now());
+      missing = this.#missingBelow(floor, top, queued);
     }
     if (missing.length === 0) {
-      if (waiting) metric.gap('arrived');
-      deadline = undefined;
-      waiting = false;
+      if (this.#waiting) metric.gap('arrived');
+      this.#deadline = undefined;
+      this.#waiting = false;
       return 0;
     }
     const now = Date.now();
-    if (!waiting) {
-      waiting = true;
+    if (!this.#waiting) {
+      this.#waiting = true;
       o.debug?.('waiting for a missing message', {
         conversationId,
         sequence: top,
@@ -161,7 +158,7 @@ export function createOrder(
       });
     }
     // Set above whenever anything is missing.
-    const until = deadline ?? now;
+    const until = this.#deadline ?? now;
     if (now < until) return until - now;
     // The bound: the message runs, and the missing ones are no longer waited for.
     o.debug?.('gave up waiting for a missing message: ran out of order', {
@@ -170,25 +167,38 @@ export function createOrder(
       missing,
     });
     metric.gap('given_up');
+    this.#settled ??= new Set();
     for (const sequence of missing) {
-      settledGaps.add(sequence);
-      pending.delete(sequence);
+      this.#settled.add(sequence);
+      this.#pending?.delete(sequence);
     }
-    deadline = undefined;
-    waiting = false;
+    this.#deadline = undefined;
+    this.#waiting = false;
     return 0;
-  };
+  }
 
-  /** The settle's store write for a run: the highest sequence run. */
-  const ran = (done: readonly number[], failed: readonly number[]) => {
-    if (done.length === 0 && failed.length === 0) return undefined;
-    // A first run that failed: the record starts below it, so its successors wait for its retry.
-    if (last == null && failed.length > 0) last = Math.min(...failed) - 1;
-    for (const sequence of failed) pending.add(sequence);
-    for (const sequence of done) pending.delete(sequence);
-    last = Math.max(last ?? 0, ...done);
-    return { key, value: String(last), ttlMs: ORDER_RETENTION_MS };
-  };
-
-  return { wait, ran };
+  /** Reads history once for the sequences not looked at yet; what it cannot tell counts as no gap. */
+  async #look(missing: number[], top: number, agentId: string, withinMs: number) {
+    const pending = (this.#pending ??= new Set());
+    const settled = (this.#settled ??= new Set());
+    const unread = missing.filter((sequence) => !pending.has(sequence));
+    if (unread.length === 0) return;
+    const conversationId = this.#conversationId;
+    let page: readonly Message[];
+    try {
+      const query = { before_sequence: top, limit: top - Math.min(...unread) };
+      page = await this.#o.history(conversationId, query, AbortSignal.timeout(Math.max(1, withinMs)));
+    } catch (error) {
+      // Unknown: each is waited for, within the same bound.
+      this.#o.debug?.('history read failed: waiting for the missing sequences', { conversationId, error });
+      for (const sequence of unread) pending.add(sequence);
+      return;
+    }
+    const bySequence = new Map(page.map((message) => [message.sequence, message]));
+    for (const sequence of unread) {
+      const message = bySequence.get(sequence);
+      if (message && !noDelivery(message, agentId)) pending.add(sequence);
+      else settled.add(sequence);
+    }
+  }
 }

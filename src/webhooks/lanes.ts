@@ -45,7 +45,7 @@ import type { AdmitRequest, SettleRequest } from '../store/compound.js';
 import { claimOnce } from '../store/compound.js';
 import { StoreUnavailableError } from '../store/store-error.js';
 import type { DeliveryTrace } from './delivery.js';
-import { createOrder, type HistoryPage, orderKey } from './gaps.js';
+import { ConversationOrder, type HistoryPage, orderKey } from './gaps.js';
 import { MessageGivenUpError } from './given-up-error.js';
 import { createDeadlines, type Deadline, type Deadlines } from './timers.js';
 
@@ -362,6 +362,7 @@ export function createLanes(o: LaneOptions) {
   // A holder waiting for a missing predecessor reads its queue again this often, or at once when a
   // delivery of this process joins the conversation's queue.
   const gapPollMs = Math.min(pollMs, 500);
+  const orderOptions = { store, waitMs: o.gapWaitMs, history: o.history, debug };
   // The holders of this process under 'queue' and 'interrupt', by conversation.
   const holders = new Map<string, GapHolder>();
   const joined = (conversationId: string) => {
@@ -638,9 +639,7 @@ export function createLanes(o: LaneOptions) {
       running: undefined,
     };
     hold.renewal = renewals.add(renew, hold);
-    const order = ordered
-      ? createOrder({ store, waitMs: o.gapWaitMs, history: o.history, debug }, conversationId, admitted)
-      : undefined;
+    const order = ordered ? new ConversationOrder(orderOptions, conversationId, admitted) : undefined;
     const holder: GapHolder = { joined: false, wake: undefined };
     if (order) holders.set(conversationId, holder);
     let unsubscribe: (() => Promise<void>) | undefined;
