@@ -81,12 +81,11 @@ export function writeTurns<F extends ModelMessageFormat>(
 ): ModelMessageFormats[F][] {
   const turns = withinChars(all, maxChars);
   const group = new Set(turns.filter((turn) => turn.role === 'user').map((turn) => turn.senderId)).size > 1;
-  const chosen: ModelMessageFormat = format;
-  const written =
-    chosen === 'openai'
-      ? toOpenAI(turns)
-      : chosen === 'ai-sdk'
-        ? toAiSdk(turns, group)
-        : toAnthropic(turns, group);
-  return written as ModelMessageFormats[F][];
+  return WRITERS[format](turns, group);
 }
+
+const WRITERS: { [F in ModelMessageFormat]: (turns: Turn[], group: boolean) => ModelMessageFormats[F][] } = {
+  openai: toOpenAI,
+  'ai-sdk': toAiSdk,
+  anthropic: toAnthropic,
+};
