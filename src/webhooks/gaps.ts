@@ -179,8 +179,10 @@ export class ConversationOrder {
 
   /** Reads history once for the sequences not looked at yet; what it cannot tell counts as no gap. */
   async #look(missing: number[], top: number, agentId: string, withinMs: number) {
-    const pending = (this.#pending ??= new Set());
-    const settled = (this.#settled ??= new Set());
+    this.#pending ??= new Set();
+    this.#settled ??= new Set();
+    const pending = this.#pending;
+    const settled = this.#settled;
     const unread = missing.filter((sequence) => !pending.has(sequence));
     if (unread.length === 0) return;
     const conversationId = this.#conversationId;
