@@ -18,8 +18,7 @@ export function checkJson<S extends z.ZodMiniType>(schema: S, value: unknown, ro
 
 /** JSON text to a value; an empty body reads as `{}` so a missing body names the missing fields. */
 export function decodeJson(text: string, root = 'body'): unknown {
-  // Tested, not trimmed: a copy of every body would be made to see whether it is blank.
-  if (!/\S/.test(text)) return {};
+  if (text.trim() === '') return {};
   try {
     return JSON.parse(text);
   } catch {
@@ -88,14 +87,6 @@ export class LineReader {
         this.#buffer += text;
         this.#onText(text);
       }
-    }
-  }
-
-  /** The next line that is not blank. */
-  async nextNonBlank(): Promise<string | undefined> {
-    for (;;) {
-      const line = await this.next();
-      if (line === undefined || line.trim() !== '') return line;
     }
   }
 

@@ -142,7 +142,9 @@ async function run(
       );
     }
     // The first line is the send shape; the rule reads the rest while its answer streams.
-    raw = (await lines.nextNonBlank()) ?? '';
+    do raw = await lines.next();
+    while (raw?.trim() === '');
+    raw ??= '';
   }
   const body = parseBody(route, raw);
   const ctx: RouteContext = { world, request, url, params, caller, body, fault, lines };
