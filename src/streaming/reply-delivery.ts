@@ -57,20 +57,15 @@ export class ReplyDelivery {
     this.#sink = init.sink;
   }
 
-  /** How text reaches the service now: `stream` until a fallback or a recovery switches to `append`. */
-  get kind(): ReplySink['kind'] {
-    return this.#sink.kind;
+  /** Where text goes now: the stream until a fallback or a recovery switches to the append endpoint. */
+  get sink(): ReplySink {
+    return this.#sink;
   }
 
   /** Completes the message (recovering as a batch does); a completion found already applied is answered. */
   async complete(fallbackText: string): Promise<Completion> {
     const complete = () => this.#sink.complete(fallbackText);
     return (await this.#recovering(complete, complete)) ?? { status: 'sent', revision: 0 };
-  }
-
-  /** Drops the connection, if any. */
-  close(reason?: unknown): void {
-    this.#sink.close(reason);
   }
 
   /**

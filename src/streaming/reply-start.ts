@@ -82,12 +82,10 @@ export async function startReply(
       (sum, block) => sum + (block.type === 'text' ? block.text.length : 0),
       0,
     );
-    const writer = new ReplyWriter({
+    return new ReplyWriter({
+      ...started,
       api,
       conversationId,
-      messageId: started.messageId,
-      blockId: started.blockId,
-      blockIndex: started.blockIndex,
       initialText: initialBlockText(shape),
       room: MAX_MESSAGE_TEXT - shapeText,
       fallbackText: shape.fallbackText,
@@ -100,7 +98,6 @@ export async function startReply(
       settleMs: Math.min(SETTLE_MS, checked.progressTimeoutMs),
       operation,
     });
-    return writer;
   } catch (error) {
     await held.release().catch(() => {});
     throw error;

@@ -87,7 +87,7 @@ export class ReplyWriter {
 
   /** How text reaches the service now: `stream` until a fallback or a recovery switches to `append`. */
   get transport(): Exclude<ReplyTransport, 'auto'> {
-    return this.#delivery.kind;
+    return this.#delivery.sink.kind;
   }
 
   /** The text written so far, including what is still buffered; a finished writer's is the stored text. */
@@ -197,7 +197,7 @@ export class ReplyWriter {
       await this.#leaseHeld();
       const fallback = fallbackText ?? (this.#init.fallbackText || this.text);
       const completion = await this.#delivery.complete(fallback);
-      this.#delivery.close();
+      this.#delivery.sink.close();
       annotateActive({ 'reply.transport': this.transport });
       await this.#delivery.check(this.text, completion);
       await completed?.();
@@ -218,7 +218,7 @@ export class ReplyWriter {
 
   async #answerFinished(result: ReplyResult): Promise<ReplyResult> {
     this.#end();
-    this.#delivery.close();
+    this.#delivery.sink.close();
     if (this.#failure !== undefined) throw this.#failure.error;
     return result;
   }
@@ -226,7 +226,7 @@ export class ReplyWriter {
   #fail(error: unknown): void {
     this.#failure ??= { error };
     this.#buffer.fail(error);
-    this.#delivery.close(error);
+    this.#delivery.sink.close(error);
     this.#end();
   }
 
