@@ -30,14 +30,7 @@ export async function openMessage(ctx: StartContext): Promise<{ started: Started
         const { started, body } = result;
         return {
           started,
-          sink: new StreamSink(
-            started,
-            body,
-            started.events,
-            coalesce.chars * WINDOW_BATCHES,
-            progressTimeoutMs,
-            started.cancel,
-          ),
+          sink: new StreamSink(started, body, coalesce.chars * WINDOW_BATCHES, progressTimeoutMs),
         };
       } else {
         // A replay does not read this request's lines: go on through the append endpoint.

@@ -8,6 +8,12 @@ import { type Completion, MAX_SETTLE_PERIODS, type ReplySink, type SinkTarget } 
 /** How long sent text or a sent completion may go unacknowledged by default (issue 11, outcome 5). */
 export const DEFAULT_PROGRESS_TIMEOUT_MS = 5_000;
 
+/** The started message a stream sink writes to: its ids, the rest of its answer, and its connection's end. */
+interface StreamTarget extends SinkTarget {
+  events: AsyncIterator<StreamEvent>;
+  cancel(): void;
+}
+
 /**
  * Patch lines on the open NDJSON request. The answer is read all along: each echoed patch
  * acknowledges text, and `append` waits while more than `window` characters are unacknowledged,
@@ -18,7 +24,7 @@ export const DEFAULT_PROGRESS_TIMEOUT_MS = 5_000;
  */
 export class StreamSink implements ReplySink {
   readonly kind = 'stream';
-  readonly #target: SinkTarget;
+  readonly #target: StreamTarget;
   readonly #body: NdjsonBody;
   readonly #events: AsyncIterator<StreamEvent>;
   readonly #window: number;
@@ -36,20 +42,16 @@ export class StreamSink implements ReplySink {
   #broken: unknown;
   #wake: (() => void)[] = [];
   #deadline: ReturnType<typeof setTimeout> | undefined;
-  readonly #cancel: () => void;
 
   constructor(
-    target: SinkTarget,
+    target: StreamTarget,
     body: NdjsonBody,
-    events: AsyncIterator<StreamEvent>,
     window: number,
     progressMs = DEFAULT_PROGRESS_TIMEOUT_MS,
-    cancel: () => void = () => {},
   ) {
-    this.#cancel = cancel;
     this.#target = target;
     this.#body = body;
-    this.#events = events;
+    this.#events = target.events;
     this.#window = window;
     this.#progressMs = progressMs;
     this.#reading = this.#read();
@@ -177,7 +179,7 @@ export class StreamSink implements ReplySink {
   close(reason?: unknown): void {
     this.#stopDeadline();
     this.#body.abort(reason);
-    this.#cancel();
+    this.#target.cancel();
     this.#events.return?.().catch(() => {});
   }
 }

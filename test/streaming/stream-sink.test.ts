@@ -70,7 +70,8 @@ const patchLine = (value: string) => ({
 function sinkWithWindow(window: number) {
   const body = new NdjsonBody();
   const answer = manualEvents();
-  const sink = new StreamSink({ messageId: 'msg_1', blockId: 'blk_1' }, body, answer.events, window);
+  const target = { messageId: 'msg_1', blockId: 'blk_1', events: answer.events, cancel: () => {} };
+  const sink = new StreamSink(target, body, window);
   return { body, answer, sink };
 }
 
