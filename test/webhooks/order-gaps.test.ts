@@ -178,6 +178,24 @@ describe('order with gaps', () => {
     expect(nextSeen).toEqual(['two', 'three']);
   });
 
+  it('a conversation whose record expired (18 h without a run) starts afresh: its next message runs at once', async () => {
+    let offsetMs = 0;
+    const store = createMemoryStore({ now: () => Date.now() + offsetMs });
+    const { loop, failing, seen } = await gappyLoop({ store, gapWaitMs: 60_000, ack: 'immediately' });
+    await loop.post('one');
+    await loop.bot.idle();
+    expect(await store.get(`order:${loop.conversationId}`)).toBe('1');
+    offsetMs = 18 * 60 * 60 * 1000 + 1000;
+    expect(await store.get(`order:${loop.conversationId}`)).toBeUndefined();
+    failing.add('two');
+    await loop.post('two');
+    await loop.post('three');
+    await loop.bot.idle();
+    expect(seen).toEqual(['one', 'three']);
+    expect(historyReads(loop)).toEqual([]);
+    expect(await store.get(`order:${loop.conversationId}`)).toBe('4');
+  });
+
   it("'concurrent' never waits, and gapWaitMs must be a number of milliseconds >= 0", async () => {
     const { loop, failing, seen } = await gappyLoop({ concurrency: 'concurrent', gapWaitMs: 60_000 });
     await loop.post('one');
