@@ -31,6 +31,13 @@ function attemptsByMessage(loop: Loop): (number | null)[][] {
   return [...byEvent.values()];
 }
 
+/** The usual gap: 'two' is answered 502 before the bot (the service retries it 5 s later), 'three' follows. */
+async function postAGap(loop: Loop, failing: Set<string>) {
+  failing.add('two');
+  await loop.post('two');
+  await loop.post('three');
+}
+
 describe('order with gaps', () => {
   it("a message waits for a predecessor whose delivery failed, and runs after the service's retry brought it", async () => {
     const { loop, failing, seen } = await gappyLoop({ gapWaitMs: 60_000, ackTimeoutMs: 1000 });
@@ -66,9 +73,7 @@ describe('order with gaps', () => {
     delete process.env.AGENT_MESSAGING_DEBUG;
     await loop.post('one');
     await loop.bot.idle(); // its reply takes sequence 2
-    failing.add('two');
-    await loop.post('two');
-    await loop.post('three');
+    await postAGap(loop, failing);
     await loop.bot.idle(); // the wait for 'two' runs out (1.5 s), then 'three' runs
     expect(seen).toEqual(['one', 'three']);
     failing.clear();
@@ -159,9 +164,7 @@ describe('order with gaps', () => {
     const { loop, failing, seen } = await gappyLoop({ store, gapWaitMs: 60_000, ack: 'immediately' });
     await loop.post('one');
     await loop.bot.idle();
-    failing.add('two');
-    await loop.post('two');
-    await loop.post('three'); // waits for 'two', its delivery answered 202
+    await postAGap(loop, failing); // 'three' waits for 'two', its delivery answered 202
     await vi.waitFor(() => expect(historyReads(loop)).toHaveLength(1), { timeout: 10_000 });
     await loop.bot.close(); // resolves without the 60 s wait: the holder lets the conversation go
     const next = createBot({ apiKey: loop.apiKey, webhookSecret: loop.secret, ...loop.connection, store });
@@ -187,9 +190,7 @@ describe('order with gaps', () => {
     expect(await store.get(`order:${loop.conversationId}`)).toBe('1');
     offsetMs = 18 * 60 * 60 * 1000 + 1000;
     expect(await store.get(`order:${loop.conversationId}`)).toBeUndefined();
-    failing.add('two');
-    await loop.post('two');
-    await loop.post('three');
+    await postAGap(loop, failing);
     await loop.bot.idle();
     expect(seen).toEqual(['one', 'three']);
     expect(historyReads(loop)).toEqual([]);
@@ -199,9 +200,7 @@ describe('order with gaps', () => {
   it("'concurrent' never waits, and gapWaitMs must be a number of milliseconds >= 0", async () => {
     const { loop, failing, seen } = await gappyLoop({ concurrency: 'concurrent', gapWaitMs: 60_000 });
     await loop.post('one');
-    failing.add('two');
-    await loop.post('two');
-    await loop.post('three');
+    await postAGap(loop, failing);
     await loop.bot.idle();
     expect(seen).toEqual(['one', 'three']);
     expect(historyReads(loop)).toEqual([]);
