@@ -335,6 +335,10 @@ async function answerDelivery(
 
   let admission: Admission;
   let waitMs = deps.ackTimeoutMs;
+  // Whether the delivery waited before its claim (a store outage ridden out, or the end of an earlier
+  // attempt's run): its handlers then get what is left of its wait. Otherwise the bot's shared
+  // deadlines, counted from the claim, one store step after the receipt.
+  let waited = false;
   try {
     const deadline = Date.now() + waitMs;
     const delivery: Delivery = trace ? { webhookId, event, trace } : { webhookId, event };
@@ -342,16 +346,17 @@ async function answerDelivery(
     try {
       admission = await admit();
     } catch (error) {
+      waited = true;
       admission = await rideOut(admit, deadline, error);
     }
-    waitMs = Math.max(0, deadline - Date.now());
     if (admission.claim === 'in_flight' && deps.ack !== 'immediately') {
       // Most likely the retry of a run answered 409: wait for that run's end (dedupe.ts), all
       // within one ackTimeoutMs, a run started again included.
-      const deadline = Date.now() + waitMs;
-      admission = await admitOnceSettled(webhookId, admit, deps.early, deadline, pollInterval(waitMs));
-      waitMs = Math.max(0, deadline - Date.now());
+      waited = true;
+      const left = Math.max(0, deadline - Date.now());
+      admission = await admitOnceSettled(webhookId, admit, deps.early, deadline, pollInterval(left));
     }
+    if (waited) waitMs = Math.max(0, deadline - Date.now());
   } catch (error) {
     endTurn(trace, { outcome: 'failed' });
     deps.report(error, event, webhookId);
@@ -377,11 +382,7 @@ async function answerDelivery(
     waitUntil?.(drained ? Promise.all([work, drained]) : work);
     return { answer: ACCEPTED, outcome: 'ran', type };
   }
-  // The bot's shared deadlines, unless a retry already spent part of its wait on the earlier run.
-  const outcome = await within(
-    work,
-    waitMs === deps.ackTimeoutMs ? deps.acks : createDeadlines(waitMs, true),
-  );
+  const outcome = await within(work, waited ? createDeadlines(waitMs, true) : deps.acks);
   if (outcome === 'timeout') {
     // Still running: not a 2xx, so the service keeps the delivery and its retry hears the outcome
     // (or runs the message again if this run fails or its process dies). The run goes on.
