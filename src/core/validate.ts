@@ -58,6 +58,9 @@ const HeaderMap = z.record(z.string(), z.string()).check(
 /** A whole number of at least `min` that fits a timer. @internal */
 export const count = (min: number) => z.int().check(z.minimum(min), z.maximum(2_147_483_647));
 
+/** A string with a non-whitespace character. @internal */
+export const text = () => z.string().check(z.regex(/\S/, { error: 'must be a non-empty string' }));
+
 /** A value that must be a function. @internal */
 export const fn = <T>() =>
   z.custom<T>((value) => typeof value === 'function', { error: 'must be a function' });

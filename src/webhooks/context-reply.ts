@@ -8,30 +8,29 @@
 // - a failure reaches the handler (so the delivery is answered 500 and retried), and the retry of a
 //   reply cut short writes its answer as a new message: the attempt counter and the writer's lease
 //   live in the bot's store, so a shared store gives the same guarantee across instances.
+
+import * as z from 'zod/mini';
 import type { AgentClient } from '../client/agent-client.js';
-import { ValidationError } from '../core/errors.js';
+import { count, parseInput } from '../core/validate.js';
 import type { ToolCallInfo } from '../llm/stream-pieces.js';
-import type { FieldIssue } from '../schemas/issues.js';
 import type { BotStore } from '../store/bot-store.js';
-import type { ReplyOutcome } from '../streaming/options.js';
 import { type ReplySource, replySource } from '../streaming/pipe-reply.js';
 import { type ReplyLedger, storeLedger } from '../streaming/store-ledger.js';
 import { annotateActive } from '../telemetry.js';
-import type { BotReplyOptions } from './bot-types.js';
-import { quickRepliesBlock } from './rich-replies.js';
+import type { BotReplyOptions, BotReplyResult } from './bot-types.js';
+import { QuickRepliesSchema, quickRepliesBlock } from './rich-replies.js';
 import { keepTyping, type StopTypingAfter } from './typing.js';
 
-/** What a bot's reply produced. */
-export interface ContextReplyResult {
-  /** The id of the reply message. */
-  message_id: string;
-  /** `sent` once the reply is complete. */
-  status: string;
-  /** The text of the reply, as the service holds it. */
-  text: string;
-  /** How the reply ended: `complete`, `interrupted` (cut short, marked) or `replayed` (an earlier run's). */
-  outcome: ReplyOutcome;
-}
+/**
+ * What `ctx.reply` checks of its options before anything is sent (a string reply takes no lease, but
+ * a bad value is a mistake all the same).
+ */
+const ReplyOptionsSchema = z.object({
+  quickReplies: z.optional(QuickRepliesSchema),
+  quickRepliesAt: z.optional(z.enum(['start', 'completion'])),
+  writerLeaseMs: z.optional(count(1)),
+  writerWaitMs: z.optional(count(0)),
+});
 
 /** What the message context passes in. @internal */
 export interface ContextReplyDeps {
@@ -65,7 +64,7 @@ export interface ContextReplyDeps {
  * @internal
  */
 export function createContextReply(deps: ContextReplyDeps): {
-  reply: (input: string | ReplySource, options?: BotReplyOptions) => Promise<ContextReplyResult>;
+  reply: (input: string | ReplySource, options?: BotReplyOptions) => Promise<BotReplyResult>;
   finish: () => Promise<void>;
 } {
   const { client, conversationId } = deps;
@@ -73,16 +72,16 @@ export function createContextReply(deps: ContextReplyDeps): {
   const stopping = new Set<Promise<void>>();
 
   const reply = async (input: string | ReplySource, options: BotReplyOptions = {}) => {
-    const lease = leaseOptions(options);
+    parseInput(ReplyOptionsSchema, options, 'ctx.reply');
+    const { writerLeaseMs = deps.writerLeaseMs, writerWaitMs } = options;
     const idempotencyKey = deps.nextReplyKey();
     const replyTo = options.replyToMessageId === undefined ? deps.messageId : options.replyToMessageId;
     const fields = {
       ...(replyTo === null ? {} : { replyToMessageId: replyTo }),
       ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
     };
-    const buttons =
-      options.quickReplies === undefined ? [] : [quickRepliesBlock(options.quickReplies, 'ctx.reply')];
-    const atCompletion = quickRepliesAt(options) === 'completion' && typeof input !== 'string';
+    const buttons = options.quickReplies === undefined ? [] : [quickRepliesBlock(options.quickReplies)];
+    const atCompletion = options.quickRepliesAt === 'completion' && typeof input !== 'string';
     // Taken now, used or not, so the replies after this one keep their keys on every delivery.
     const buttonsKey = atCompletion && buttons.length ? deps.nextReplyKey() : undefined;
     if (typeof input === 'string') {
@@ -143,8 +142,8 @@ export function createContextReply(deps: ContextReplyDeps): {
         idempotencyKey,
         ...(deps.signal === undefined ? {} : { signal: deps.signal }),
         ...(ledger === undefined ? {} : { ledger }),
-        ...(deps.writerLeaseMs === undefined ? {} : { writerLeaseMs: deps.writerLeaseMs }),
-        ...lease,
+        ...(writerLeaseMs === undefined ? {} : { writerLeaseMs }),
+        ...(writerWaitMs === undefined ? {} : { writerWaitMs }),
       });
       if (buttonsKey !== undefined && result.outcome !== 'interrupted') {
         const labels = (options.quickReplies ?? []).map((reply) => reply.label).join(' | ');
@@ -162,35 +161,6 @@ export function createContextReply(deps: ContextReplyDeps): {
     await Promise.all(stopping);
   };
   return { reply, finish };
-}
-
-/** When the quick replies of a streamed reply appear; a ValidationError for anything else. */
-function quickRepliesAt(options: BotReplyOptions): 'start' | 'completion' {
-  const at = options.quickRepliesAt ?? 'start';
-  if (at === 'start' || at === 'completion') return at;
-  const issue = { field: 'quickRepliesAt', message: "must be 'start' or 'completion'" };
-  throw new ValidationError([issue], 'ctx.reply');
-}
-
-/**
- * The reply lease options given, checked before anything is sent (a string reply takes no lease,
- * but a bad value is a mistake all the same), for `messages.reply`.
- */
-function leaseOptions(options: BotReplyOptions): Pick<BotReplyOptions, 'writerLeaseMs' | 'writerWaitMs'> {
-  const { writerLeaseMs, writerWaitMs } = options ?? {};
-  const issues: FieldIssue[] = [];
-  const isInt = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value);
-  if (writerLeaseMs !== undefined && !(isInt(writerLeaseMs) && writerLeaseMs > 0)) {
-    issues.push({ field: 'writerLeaseMs', message: 'must be a positive integer' });
-  }
-  if (writerWaitMs !== undefined && !(isInt(writerWaitMs) && writerWaitMs >= 0)) {
-    issues.push({ field: 'writerWaitMs', message: 'must be a non-negative integer' });
-  }
-  if (issues.length > 0) throw new ValidationError(issues, 'ctx.reply');
-  return {
-    ...(writerLeaseMs === undefined ? {} : { writerLeaseMs }),
-    ...(writerWaitMs === undefined ? {} : { writerWaitMs }),
-  };
 }
 
 /**

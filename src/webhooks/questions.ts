@@ -13,7 +13,7 @@
 import * as z from 'zod/mini';
 import type { AgentClient } from '../client/agent-client.js';
 import { ValidationError } from '../core/errors.js';
-import { count, fn } from '../core/validate.js';
+import { count, fn, text } from '../core/validate.js';
 import { type FieldIssue, fieldIssues, safeParse } from '../schemas/issues.js';
 import type { BotStore } from '../store/bot-store.js';
 import type { ReplySource } from '../streaming/pipe-reply.js';
@@ -135,8 +135,6 @@ const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLow
 const GAVE_UP = 'gave-up';
 const REPLACED = 'replaced';
 
-const Text = z.string().check(z.regex(/\S/, { error: 'must be a non-empty string' }));
-
 /** What `bot.question` checks of a definition before it is declared, naming each bad field. */
 const Definition = z.object({
   onAnswer: fn(),
@@ -145,13 +143,13 @@ const Definition = z.object({
     z.int().check(z.positive(), z.maximum(MAX_QUESTION_TIMEOUT_MS, { error: 'must be at most 30 days' })),
   ),
   retries: z.optional(count(0)),
-  choices: z.optional(z.array(Text).check(z.minLength(1))),
+  choices: z.optional(z.array(text()).check(z.minLength(1))),
   schema: z.optional(
     z.custom((s) => typeof (s as AnswerSchema<unknown>)?.['~standard']?.validate === 'function', {
       error: 'must be a Standard Schema (a zod 4 schema, for one)',
     }),
   ),
-  reask: z.optional(Text),
+  reask: z.optional(text()),
   // A global or sticky regex keeps state between tests, so the same text would pass and then not.
   passThrough: z.optional(
     z.custom(

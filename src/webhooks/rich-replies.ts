@@ -4,8 +4,9 @@
 // so a retry sends the same body under the same derived Idempotency-Key (the service replays it)
 // instead of uploading again and posting a second message.
 
+import * as z from 'zod/mini';
 import type { AgentClient } from '../client/agent-client.js';
-import { ValidationError } from '../core/errors.js';
+import { parseInput, text } from '../core/validate.js';
 import type { UploadData } from '../resources/attachments.js';
 import type { SendBlock } from '../schemas/messages.js';
 import type { BotStore } from '../store/bot-store.js';
@@ -29,30 +30,39 @@ export interface FileReplyOptions {
   caption?: string;
 }
 
-const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+/**
+ * What `quickReplies` must be: a non-empty array of buttons with an actionId and a label; the shared
+ * schema checks the limits (10 actions, lengths) when the send is built. @internal
+ */
+export const QuickRepliesSchema = z
+  .array(
+    // A bad actionId or label names the button, a bad value the value.
+    z.looseObject({ value: z.optional(text()) }).check(
+      z.refine((reply) => nonEmpty(reply.actionId) && nonEmpty(reply.label), {
+        error: 'must have a non-empty actionId and label',
+      }),
+    ),
+  )
+  .check(z.minLength(1, { error: 'must be a non-empty array' }));
 
-/** The actions block of `quickReplies`; a ValidationError naming the field for bad input. @internal */
-export function quickRepliesBlock(quickReplies: unknown, operation: string): SendBlock {
-  if (!Array.isArray(quickReplies) || quickReplies.length === 0) {
-    throw new ValidationError([{ field: 'quickReplies', message: 'must be a non-empty array' }], operation);
-  }
-  const actions = quickReplies.map((reply: Partial<QuickReply> | null, index) => {
-    const field = `quickReplies[${index}]`;
-    if (typeof reply !== 'object' || reply === null || !nonEmpty(reply.actionId) || !nonEmpty(reply.label)) {
-      throw new ValidationError([{ field, message: 'must have a non-empty actionId and label' }], operation);
-    }
-    if (reply.value !== undefined && !nonEmpty(reply.value)) {
-      throw new ValidationError(
-        [{ field: `${field}.value`, message: 'must be a non-empty string' }],
-        operation,
-      );
-    }
-    const value = reply.value ?? reply.actionId;
-    return { actionId: reply.actionId, label: reply.label, behavior: { type: 'postback' as const, value } };
-  });
-  // The shared schema checks the limits (10 actions, lengths) when the send is built.
-  return { type: 'actions', layout: 'quick_replies', actions };
-}
+const nonEmpty = (value: unknown) => typeof value === 'string' && value.trim() !== '';
+
+/** The actions block of quick replies checked with {@link QuickRepliesSchema}. @internal */
+export const quickRepliesBlock = (quickReplies: readonly QuickReply[]): SendBlock => ({
+  type: 'actions',
+  layout: 'quick_replies',
+  actions: quickReplies.map(({ actionId, label, value }) => ({
+    actionId,
+    label,
+    behavior: { type: 'postback' as const, value: value ?? actionId },
+  })),
+});
+
+const FileReplyOptionsSchema = z.object({
+  name: text(),
+  mime_type: z.string().check(z.regex(/\S/, { error: 'must be a MIME type such as image/png' })),
+  caption: z.optional(z.string()),
+});
 
 /** What a file reply needs. @internal */
 export interface FileReplyDeps {
@@ -66,24 +76,7 @@ export interface FileReplyDeps {
 
 /** Uploads (once per key) and sends the file reply. @internal */
 export async function sendFileReply(deps: FileReplyDeps, data: UploadData, options: FileReplyOptions) {
-  const operation = 'ctx.replyWithFile';
-  if (typeof options !== 'object' || options === null) {
-    throw new ValidationError(
-      [{ field: 'options', message: 'must be { name, mime_type, caption? }' }],
-      operation,
-    );
-  }
-  if (!nonEmpty(options.name))
-    throw new ValidationError([{ field: 'name', message: 'must be a non-empty string' }], operation);
-  if (!nonEmpty(options.mime_type)) {
-    throw new ValidationError(
-      [{ field: 'mime_type', message: 'must be a MIME type such as image/png' }],
-      operation,
-    );
-  }
-  if (options.caption !== undefined && typeof options.caption !== 'string') {
-    throw new ValidationError([{ field: 'caption', message: 'must be a string' }], operation);
-  }
+  parseInput(FileReplyOptionsSchema, options, 'ctx.replyWithFile');
   const remembered = `reply-file:${deps.idempotencyKey}`;
   let attachmentId = await deps.store.get(remembered);
   if (attachmentId === undefined) {
