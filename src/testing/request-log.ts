@@ -3,12 +3,12 @@ import type { RequestLogEntry } from '../schemas/mock-control.js';
 import type { HeaderReader, MockRequest } from './http.js';
 import type { MockState, MockWorld } from './state.js';
 
-/** A logged request: its headers kept as they arrived, read into the entry's object when it is copied. */
+/** A logged request: its headers kept flat (name, value, ...), made the entry's object when it is copied. */
 export interface LoggedRequest {
   method: string;
   path: string;
   query: Record<string, string>;
-  headers: HeaderReader;
+  headers: string[];
   body: string | null;
 }
 
@@ -34,7 +34,7 @@ export function logRequest(world: MockWorld, request: MockRequest, body: string 
     method: request.method.toUpperCase(),
     path: once(url.pathname),
     query: url.search === '' ? (NO_QUERY as Record<string, string>) : Object.fromEntries(url.searchParams),
-    headers: request.headers,
+    headers: flat(request.headers),
     body,
   };
   world.state.requests.push(entry);
@@ -50,9 +50,20 @@ export function snapshotRequests(state: MockState): RequestLogEntry[] {
 /** An entry as the log shows it, which later changes to the mock (a streamed body filling in) do not alter. */
 function copyEntry(entry: LoggedRequest): RequestLogEntry {
   const headers: Record<string, string> = {};
-  entry.headers.forEach((value, name) => {
+  for (let i = 0; i < entry.headers.length; i += 2) {
+    const name = entry.headers[i]!;
+    const value = entry.headers[i + 1]!;
     // Bearer tokens are credentials: the log shows their kind, never their value.
     headers[name] = name !== 'authorization' ? value : /^bearer\s/i.test(value) ? 'Bearer ***' : '***';
-  });
+  }
   return { ...entry, query: { ...entry.query }, headers };
+}
+
+/** The headers as one array: cheap to build per request, and holding nothing of the request's own objects. */
+function flat(reader: HeaderReader): string[] {
+  const headers: string[] = [];
+  reader.forEach((value, name) => {
+    headers.push(name, value);
+  });
+  return headers;
 }
