@@ -91,6 +91,16 @@ export interface Ending {
   done?: boolean;
 }
 
+/** The end claim of question `asked` by `by`, with what else that ending holds. @internal */
+export const endingOf = (asked: Asked, by: string, more: Partial<Ending> = {}): Ending => ({
+  by,
+  name: asked.name,
+  state: asked.state,
+  conversationId: asked.conversationId,
+  questionId: asked.id,
+  ...more,
+});
+
 /** How a question ended, as `metadata.question_end.outcome` of the messages its ending run sends. */
 export type QuestionOutcome = 'answered' | 'timed_out' | 'gave_up' | 'cancelled';
 
@@ -115,8 +125,6 @@ const CURSOR_KEY = 'questions-due-from';
 export function questionStore(store: BotStore) {
   const recordKey = (conversationId: string) => `question:${conversationId}`;
   const endKey = (questionId: string) => `question-end:${questionId}`;
-  const parse = <T>(raw: string | undefined): T | undefined =>
-    raw === undefined ? undefined : (JSON.parse(raw) as T);
 
   /** Moves the cursor back to `minute` when it is later (or absent), so the timer reads that minute. */
   const cursorAtMost = async (minute: number) => {
@@ -172,8 +180,7 @@ export function questionStore(store: BotStore) {
     /** How the question ended, and its raw value, if it did. */
     async ending(questionId: string): Promise<{ raw: string; ending: Ending } | undefined> {
       const raw = await store.get(endKey(questionId));
-      const ending = parse<Ending>(raw);
-      return raw === undefined || ending === undefined ? undefined : { raw, ending };
+      return raw === undefined ? undefined : { raw, ending: JSON.parse(raw) as Ending };
     },
     /** The exactly-once claim: its raw value when this call decided how the question ends. */
     async claim(ending: Ending): Promise<string | undefined> {

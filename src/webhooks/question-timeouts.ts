@@ -12,7 +12,7 @@ import { idempotencyKeyFor } from '../core/idempotency.js';
 import { renewalEveryMs } from '../store/bot-store.js';
 import type { BotReplyOptions, BotReplyResult } from './bot-types.js';
 import { createContextReply } from './context-reply.js';
-import { BY_TIMEOUT, type Ending, endMarked, type QuestionStore } from './question-store.js';
+import { BY_TIMEOUT, type Ending, endingOf, endMarked, type QuestionStore } from './question-store.js';
 import type {
   Asker,
   AskOptions,
@@ -140,15 +140,7 @@ export function createTimeouts(deps: TimeoutDeps) {
       if (found?.asked.id !== questionId || found.asked.ended !== undefined) return 'finished';
       const { asked } = found;
       if (asked.deadline === undefined || asked.deadline > now) return 'pending';
-      const ending: Ending = {
-        by: BY_TIMEOUT,
-        name: asked.name,
-        state: asked.state,
-        conversationId,
-        questionId,
-        leaseUntil: now + deps.leaseMs,
-        attempts: 1,
-      };
+      const ending = endingOf(asked, BY_TIMEOUT, { leaseUntil: now + deps.leaseMs, attempts: 1 });
       const claimed = await model.claim(ending);
       // Someone else decided it just now: the next walk sees how.
       return claimed ? run(claimed, ending) : 'pending';

@@ -21,6 +21,7 @@ import type { BotReplyOptions, BotReplyResult, MessageContext } from './bot-type
 import {
   type Asked,
   type Ending,
+  endingOf,
   endMarked,
   MAX_QUESTION_TIMEOUT_MS,
   type QuestionOutcome,
@@ -234,6 +235,15 @@ export function createQuestions(deps: QuestionDeps) {
 
   const timeouts = createTimeouts({ ...deps, model, definitions, ask });
 
+  /** Whether a typed answer is good: the schema's output, or any text without a schema. */
+  const check = async (definition: QuestionDefinition<unknown>, input: string): Promise<Verdict> => {
+    if (!definition.schema) return { ok: true, input, answer: input };
+    const checked = await definition.schema['~standard'].validate(input);
+    return checked.issues
+      ? { ok: false, issue: checked.issues[0]?.message }
+      : { ok: true, input, answer: checked.value };
+  };
+
   /** Whether an answer is good: a choice (by value, action id, label or text), a schema's output, any text. */
   const judge = async (
     definition: QuestionDefinition<unknown>,
@@ -254,24 +264,14 @@ export function createQuestions(deps: QuestionDeps) {
       }
       return { ok: false };
     }
-    const input = candidates[0] ?? '';
-    if (!definition.schema) return { ok: true, input, answer: input };
-    const checked = await definition.schema['~standard'].validate(input);
-    return checked.issues
-      ? { ok: false, issue: checked.issues[0]?.message }
-      : { ok: true, input, answer: checked.value };
+    return check(definition, candidates[0] ?? '');
   };
 
   /** The answer `onAnswer` gets from what the end claim kept: a retry decodes it again. */
   const decode = async (definition: QuestionDefinition<unknown>, input: string): Promise<unknown> => {
-    if (!definition.schema) return input;
-    const checked = await definition.schema['~standard'].validate(input);
-    if (checked.issues)
-      throw new ValidationError(
-        [{ field: 'answer', message: checked.issues[0]?.message ?? 'refused' }],
-        'onAnswer',
-      );
-    return checked.value;
+    const verdict = await check(definition, input);
+    if (verdict.ok) return verdict.answer;
+    throw new ValidationError([{ field: 'answer', message: verdict.issue ?? 'refused' }], 'onAnswer');
   };
 
   /** Runs `onAnswer` for the claim this message holds, then marks the question ended. */
@@ -292,15 +292,8 @@ export function createQuestions(deps: QuestionDeps) {
    * answer nor its timeout runs after it. True when this call (or an earlier run of `by`) ended it.
    */
   const endUnanswered = async (raw: string, asked: Asked, by: string): Promise<boolean> => {
-    const ending: Ending = {
-      by,
-      name: asked.name,
-      state: asked.state,
-      conversationId: asked.conversationId,
-      questionId: asked.id,
-      done: true,
-    };
-    if ((await model.claim(ending)) === undefined) return (await model.ending(asked.id))?.ending.by === by;
+    if ((await model.claim(endingOf(asked, by, { done: true }))) === undefined)
+      return (await model.ending(asked.id))?.ending.by === by;
     await model.replace(raw, { ...asked, ended: by });
     return true;
   };
@@ -377,14 +370,7 @@ export function createQuestions(deps: QuestionDeps) {
     }
     const verdict = await judge(definition, asked, ctx);
     if (!verdict.ok) return reask(ctx, definition, raw, asked, verdict.issue);
-    const ending: Ending = {
-      by: webhookId,
-      input: verdict.input,
-      name: asked.name,
-      state: asked.state,
-      conversationId: asked.conversationId,
-      questionId: asked.id,
-    };
+    const ending = endingOf(asked, webhookId, { input: verdict.input });
     if (!ours && (await model.claim(ending)) === undefined) {
       // Decided already: by this message's earlier run (a retry runs it again), or by another.
       const ended = await model.ending(asked.id);
