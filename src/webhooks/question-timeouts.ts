@@ -186,22 +186,18 @@ export function createTimeouts(deps: TimeoutDeps) {
   let stopped = false;
   // A store that is down fails every tick: its first failure is reported, then none until a walk works.
   let failing = false;
-  const tick = () => {
+  const tick = async () => {
     if (ticking) return;
     ticking = true;
-    fireDue()
-      .then(
-        () => {
-          failing = false;
-        },
-        (error: unknown) => {
-          if (!failing) deps.report(error);
-          failing = true;
-        },
-      )
-      .finally(() => {
-        ticking = false;
-      });
+    try {
+      await fireDue();
+      failing = false;
+    } catch (error) {
+      if (!failing) deps.report(error);
+      failing = true;
+    } finally {
+      ticking = false;
+    }
   };
 
   return {
