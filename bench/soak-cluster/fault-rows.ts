@@ -112,6 +112,7 @@ export const FAULT_ROWS: FaultRow[] = [
     },
   },
   { name: 'Redis pause 3 s', ci: true, inject: pauseRedis(3000) },
+  { name: 'Redis pause 3 s, no later message', ci: false, lastWords: true, inject: pauseRedis(3000) },
   { name: 'Redis pause 30 s', ci: false, inject: pauseRedis(30_000) },
   {
     name: 'lossy link to Redis',
