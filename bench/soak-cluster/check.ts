@@ -116,16 +116,19 @@ export async function checkCluster(input: CheckInput) {
   const { kills } = input.bots;
   const { fates, eventOf } = input.network;
   const log = input.bots.log.filter((entry) => entry.event === 'start' || entry.event === 'end');
-  // When each delivery first reached a bot that went on to answer it (a process killed or paused
-  // for good before answering never knew of it), by webhook id.
+  // When each delivery first reached a bot that knew of it: one that answered it, or one never
+  // killed (a process killed before it answered may have died before taking it in), by webhook id.
+  const killedPids = new Set(kills.map((kill) => kill.pid));
+  const answered = new Set(
+    input.bots.log
+      .filter((entry) => entry.event === 'responded')
+      .map((entry) => `${entry.pid} ${entry.webhookId}`),
+  );
   const reached = new Map<string, number>();
-  const readBy = new Map<string, number>(); // `pid webhookId` -> when that process read it
   for (const entry of input.bots.log) {
-    const key = `${entry.pid} ${entry.webhookId}`;
-    if (entry.event === 'received' && !readBy.has(key)) readBy.set(key, entry.at);
-    const read = readBy.get(key);
-    if (entry.event !== 'responded' || !entry.webhookId || read === undefined) continue;
-    reached.set(entry.webhookId, Math.min(read, reached.get(entry.webhookId) ?? read));
+    if (entry.event !== 'received' || !entry.webhookId || reached.has(entry.webhookId)) continue;
+    if (killedPids.has(entry.pid) && !answered.has(`${entry.pid} ${entry.webhookId}`)) continue;
+    reached.set(entry.webhookId, entry.at);
   }
   const reachedAt = (c: number, k: number) => reached.get(eventOf.get(`c${c} m${k}`) ?? '');
   let answeredOnce = 0;
@@ -145,8 +148,8 @@ export async function checkCluster(input: CheckInput) {
   const unanswered: string[] = [];
   const received = world.mock.deliveries.filter((d) => d.type === 'message.received');
   // The attempts at delivering message k of conversation c, as `attempt:status` (for the details).
-  const attempts = (c: number, k: number) => {
-    const text = `c${c} m${k}`;
+  const attempts = (c: number, k: number) => describe(`c${c} m${k}`);
+  const describe = (text: string) => {
     const id = eventOf.get(text);
     const tried = received
       .filter((d) => d.event_id === id)
@@ -270,6 +273,8 @@ export async function checkCluster(input: CheckInput) {
     undelivered,
     /** The user messages with a complete reply. */
     answeredTexts,
+    /** A user message's event and its delivery attempts, for the details. */
+    describe,
     counts: {
       answeredOnce,
       missing,

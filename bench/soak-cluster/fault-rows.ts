@@ -25,9 +25,9 @@ import { settle } from './settle.js';
 /** The service's first retry (PROTOCOL.md section 6) plus the SDK's default `ackTimeoutMs`. */
 const SHORT_FAULT_MS = 5000 + DEFAULT_ACK_TIMEOUT_MS;
 /**
- * How long nothing may move before only a later retry can answer what is left: longer than any lock
- * or lease of the defaults (30 s at most, a writer lease of `messages.reply`), so a message a live
- * bot would still run is never counted as waiting for the 5-minute retry.
+ * How long nothing may move before only a later retry can answer what is left: longer than any lock,
+ * lease or gap wait of the defaults (30 s at most, a writer lease of `messages.reply`; gapWaitMs is
+ * 15 s), so a message a live bot would still run is never counted as waiting for the 5-minute retry.
  */
 const QUIET_MS = 35_000;
 /** The most a rolling restart may take per instance (Kubernetes' default grace period). */
@@ -364,6 +364,9 @@ function report(
       `5-minute retry, the slowest ended its run ${fmt(slowest / 1000, 1)} s after its post (${overShort} took ${SHORT_FAULT_MS / 1000} s or more); ` +
       `${firstLong ? `${firstLong.texts.length} messages unanswered when only the 5-minute retry was left (${waitedLong} answered by it${laterRetries ? `; ${laterRetries}` : ''})` : 'no message waited for the 5-minute retry'}. ` +
       `Left in Redis: ${c.stranded} queued, ${c.inFlight} claims in flight.`,
+    ...(firstLong?.texts.slice(0, 5) ?? []).map(
+      (text) => `- answered only by the 5-minute retry or later:${result.describe(text)}`,
+    ),
     ...result.problems.slice(0, process.env.SOAK_DEBUG ? 400 : 8),
   ];
   return { met, row: summary, details };

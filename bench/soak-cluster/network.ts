@@ -11,6 +11,12 @@ export function startNetwork(options: { random: () => number; faulty: boolean })
   const fates = new Map<string, Fate>();
   const eventOf = new Map<string, string>();
   let live = false;
+  // What failed is in the error's cause (ECONNRESET, ECONNREFUSED, ...): the mock's delivery log says it.
+  const fetch = (request: Request) =>
+    globalThis.fetch(request).catch((error: unknown) => {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new TypeError(`fetch failed: ${cause?.code ?? cause?.message ?? String(error)}`);
+    });
   const fetchThrough = async (request: Request): Promise<Response> => {
     // Before the bots are up (the webhook.test) a plain 204.
     if (!live) return new Response(null, { status: 204 });
