@@ -15,7 +15,7 @@ import { count, parseInput } from '../core/validate.js';
 import type { ToolCallInfo } from '../llm/stream-pieces.js';
 import type { BotStore } from '../store/bot-store.js';
 import { type ReplySource, replySource } from '../streaming/pipe-reply.js';
-import { type ReplyLedger, storeLedger } from '../streaming/store-ledger.js';
+import { storeLedger } from '../streaming/store-ledger.js';
 import { annotateActive } from '../telemetry.js';
 import type { BotReplyOptions, BotReplyResult } from './bot-types.js';
 import { QuickRepliesSchema, quickRepliesBlock } from './rich-replies.js';
@@ -44,14 +44,14 @@ export interface ContextReplyDeps {
    */
   nextReplyKey: () => string;
   /** Fires when the run should stop: a streaming reply then ends marked, outcome `interrupted`. */
-  signal?: AbortSignal | undefined;
-  /** The bot's store, where reply leases and attempt counters live; this process's memory without one. */
-  store?: BotStore | undefined;
+  signal: AbortSignal;
+  /** The bot's store, where reply leases and attempt counters live. */
+  store: BotStore;
   /**
    * A streamed reply's writer lease unless the reply sets its own: the bot's `lockTtlMs`, so a killed
    * instance's lease is gone when the service's retry runs the message again.
    */
-  writerLeaseMs?: number | undefined;
+  writerLeaseMs: number;
   typingRenewMs: number | undefined;
   /** True while the handler shows typing itself (`ctx.typing()`): the reply then starts none of its own. */
   typingShown?: () => boolean;
@@ -68,7 +68,7 @@ export function createContextReply(deps: ContextReplyDeps): {
   finish: () => Promise<void>;
 } {
   const { client, conversationId } = deps;
-  const ledger: ReplyLedger | undefined = deps.store ? storeLedger(deps.store) : undefined;
+  const ledger = storeLedger(deps.store);
   const stopping = new Set<Promise<void>>();
 
   const reply = async (input: string | ReplySource, options: BotReplyOptions = {}) => {
@@ -122,7 +122,7 @@ export function createContextReply(deps: ContextReplyDeps): {
       deps.typingShown?.()
         ? async () => {}
         : keepTyping((state) => client.conversations.typing(conversationId, { state }), {
-            ...(deps.typingRenewMs === undefined ? {} : { renewMs: deps.typingRenewMs }),
+            renewMs: deps.typingRenewMs,
             onError: deps.warn,
           });
     stopTyping = await showTyping();
@@ -140,9 +140,9 @@ export function createContextReply(deps: ContextReplyDeps): {
         ...fields,
         ...content,
         idempotencyKey,
-        ...(deps.signal === undefined ? {} : { signal: deps.signal }),
-        ...(ledger === undefined ? {} : { ledger }),
-        ...(writerLeaseMs === undefined ? {} : { writerLeaseMs }),
+        signal: deps.signal,
+        ledger,
+        writerLeaseMs,
         ...(writerWaitMs === undefined ? {} : { writerWaitMs }),
       });
       if (buttonsKey !== undefined && result.outcome !== 'interrupted') {

@@ -22,7 +22,7 @@ export type StopTypingAfter = (after?: PromiseLike<unknown>) => Promise<void>;
  */
 export async function keepTyping(
   send: SendTyping,
-  options: { renewMs?: number; onError: (error: unknown) => void },
+  options: { renewMs?: number | undefined; onError: (error: unknown) => void },
 ): Promise<StopTypingAfter> {
   const { renewMs = TYPING_RENEW_MS, onError } = options;
   let stopped = false;
