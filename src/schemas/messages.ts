@@ -49,19 +49,14 @@ export const ActionsBlock = z.strictObject({
   id: z.optional(BlockId),
 });
 
+const attachmentBlock = <T extends 'file' | 'image'>(type: T) =>
+  z.strictObject({ type: z.literal(type), attachmentId: AttachmentId, id: z.optional(BlockId) });
+
 /** A file block of the send shape: an uploaded attachment. */
-export const FileBlock = z.strictObject({
-  type: z.literal('file'),
-  attachmentId: AttachmentId,
-  id: z.optional(BlockId),
-});
+export const FileBlock = attachmentBlock('file');
 
 /** An image block of the send shape: an uploaded attachment. */
-export const ImageBlock = z.strictObject({
-  type: z.literal('image'),
-  attachmentId: AttachmentId,
-  id: z.optional(BlockId),
-});
+export const ImageBlock = attachmentBlock('image');
 
 /** A content block of the send shape. */
 export const SendBlock = z.discriminatedUnion('type', [TextBlock, ActionsBlock, FileBlock, ImageBlock]);
