@@ -143,8 +143,8 @@ export function bodyStream(body: RequestBody): ReadableStream<Uint8Array> | null
 
 /**
  * A node:http request's headers (`rawHeaders`: name, value, name, value...) read the way a Fetch
- * `Headers` built from them reads them: names in lower case and sorted, values without leading or
- * trailing whitespace, duplicates joined with `, ` (each `set-cookie` apart, as Fetch iterates them).
+ * `Headers` built from them reads them: names in lower case and sorted, duplicates joined with `, `
+ * (each `set-cookie` apart, as Fetch iterates them).
  */
 export class RawHeaders implements HeaderReader {
   // Two arrays side by side, searched in order: a request has a handful of headers, fewer than it
@@ -156,7 +156,8 @@ export class RawHeaders implements HeaderReader {
   constructor(raw: readonly string[]) {
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!.toLowerCase();
-      const value = trimHttpWhitespace(raw[i + 1]!);
+      // node:http's parser has already taken the spaces and tabs off both ends, as Fetch would.
+      const value = raw[i + 1]!;
       if (name === 'set-cookie') this.#cookies.push(value);
       const at = this.#names.indexOf(name);
       if (at === -1) {
@@ -179,15 +180,4 @@ export class RawHeaders implements HeaderReader {
       else callback(this.#values[this.#names.indexOf(name)]!, name);
     }
   }
-}
-
-// Fetch strips these (tab, line feed, carriage return, space) from both ends of a header value;
-// String.prototype.trim strips more (a no-break space, which a Latin-1 value may end with).
-const HTTP_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
-
-function trimHttpWhitespace(value: string): string {
-  if (value === '') return value;
-  const first = value.charCodeAt(0);
-  const last = value.charCodeAt(value.length - 1);
-  return first <= 32 || last <= 32 ? value.replace(HTTP_WHITESPACE, '') : value;
 }
