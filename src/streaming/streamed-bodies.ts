@@ -8,14 +8,15 @@ let detected: boolean | undefined;
  * what the check looks for (the feature test Chrome's authors recommend).
  */
 export function supportsStreamedBodies(): boolean {
-  if (detected !== undefined) return detected;
+  detected ??= detect();
+  return detected;
+}
+
+function detect(): boolean {
   // Bun and Deno send a ReadableStream body while the answer streams back, but never read `duplex`,
   // so the feature test below would miss them.
   const runtime = globalThis as { Bun?: unknown; Deno?: unknown };
-  if (runtime.Bun !== undefined || runtime.Deno !== undefined) {
-    detected = true;
-    return detected;
-  }
+  if (runtime.Bun !== undefined || runtime.Deno !== undefined) return true;
   try {
     let duplexRead = false;
     const init = {
@@ -26,12 +27,9 @@ export function supportsStreamedBodies(): boolean {
         return 'half';
       },
     };
-    const hasContentType = new Request('http://feature.test/', init as RequestInit).headers.has(
-      'content-type',
-    );
-    detected = duplexRead && !hasContentType;
+    const request = new Request('http://feature.test/', init as RequestInit);
+    return duplexRead && !request.headers.has('content-type');
   } catch {
-    detected = false;
+    return false;
   }
-  return detected;
 }
