@@ -23,25 +23,21 @@ export async function openMessage(ctx: StartContext): Promise<{ started: Started
   const { transport, coalesce, progressTimeoutMs, request } = ctx.checked;
   if (transport !== 'append' && ctx.streamedBodies) {
     try {
-      const result = await startStreamed(ctx);
-      if ('refused' in result) {
-        if (transport === 'stream') throw result.refused;
-      } else if (!result.started.replayed) {
-        const { started, body } = result;
+      const { started, body } = await startStreamed(ctx);
+      if (!started.replayed) {
         return {
           started,
           sink: new StreamSink(started, body, coalesce.chars * WINDOW_BATCHES, progressTimeoutMs),
         };
-      } else {
-        // A replay does not read this request's lines: go on through the append endpoint.
-        result.body.abort(new AgentMessagingError('replayed start'));
-        result.started.cancel();
-        return { started: result.started, sink: new AppendSink(ctx.api, result.started, request) };
       }
+      // A replay does not read this request's lines: go on through the append endpoint.
+      body.abort(new AgentMessagingError('replayed start'));
+      started.cancel();
+      return { started, sink: new AppendSink(ctx.api, started, request) };
     } catch (error) {
-      // The start may have been committed before the connection broke: the JSON start below
-      // carries the same key, so the service replays that message instead of making another.
-      if (!isTransient(error)) throw error;
+      // A refusal created nothing: `auto` falls back to the JSON start below. A start that broke may
+      // have been committed: the JSON start carries the same key, so the service replays that message.
+      if (isRefusal(error) ? transport === 'stream' : !isTransient(error)) throw error;
     }
   }
   const started = await startPlain(ctx);
@@ -82,11 +78,6 @@ export interface StartedReply {
   cancel(): void;
 }
 
-/** A start the service refused as a streamed body; the caller falls back to append. */
-interface Refused {
-  refused: unknown;
-}
-
 /**
  * The JSON streaming send, read up to `message.started`. The transport retries the request itself;
  * an answer whose stream broke before `message.started` is not the transport's to retry, so it is
@@ -94,10 +85,10 @@ interface Refused {
  */
 async function startPlain(ctx: StartContext): Promise<StartedReply> {
   try {
-    return (await startOnce(ctx, ctx.shape, undefined)) as StartedReply;
+    return await startOnce(ctx, ctx.shape, undefined);
   } catch (error) {
     if (!isTransient(error)) throw error;
-    return (await startOnce(ctx, ctx.shape, undefined)) as StartedReply;
+    return await startOnce(ctx, ctx.shape, undefined);
   }
 }
 
@@ -105,29 +96,28 @@ async function startPlain(ctx: StartContext): Promise<StartedReply> {
  * The Streamable HTTP start: an NDJSON body whose first line is the send shape, kept open for patch
  * lines. A 415, a 400 or an answer that is not an event stream is a refusal (nothing was created).
  */
-async function startStreamed(
-  ctx: StartContext,
-): Promise<{ started: StartedReply; body: NdjsonBody } | Refused> {
+async function startStreamed(ctx: StartContext): Promise<{ started: StartedReply; body: NdjsonBody }> {
   const body = new NdjsonBody();
   body.line(ctx.shape);
   try {
-    const started = await startOnce(ctx, body.stream, body);
-    if ('refused' in started) body.abort(started.refused);
-    return 'refused' in started ? started : { started, body };
+    return { started: await startOnce(ctx, body.stream, body), body };
   } catch (error) {
     body.abort(error);
-    if (isRefusal(error)) return { refused: error };
     throw error;
   }
 }
 
-const isRefusal = (error: unknown) => ApiError.is(error) && (error.status === 415 || error.status === 400);
+// The streamed starts' answers that were not an event stream: refusals, as a 415 or a 400 is.
+const notEventStreams = new WeakSet<object>();
+const isRefusal = (error: unknown) =>
+  (ApiError.is(error) && (error.status === 415 || error.status === 400)) ||
+  (error instanceof InvalidResponseError && notEventStreams.has(error));
 
 async function startOnce(
   ctx: StartContext,
   body: SendMessageRequest | ReadableStream<Uint8Array>,
   ndjson: NdjsonBody | undefined,
-): Promise<StartedReply | Refused> {
+): Promise<StartedReply> {
   // The connection's own abort, so a writer can drop it while a read of its answer is pending.
   const connection = new AbortController();
   const user = ctx.checked.request.signal;
@@ -144,11 +134,11 @@ async function startOnce(
   const replayed = response.headers.get('idempotent-replayed') === 'true';
   if (ndjson && !isEventStream(response)) {
     await response.body?.cancel().catch(() => {});
-    return {
-      refused: new InvalidResponseError(
-        `${ctx.operation}: the streamed start was not answered with an event stream.`,
-      ),
-    };
+    const refused = new InvalidResponseError(
+      `${ctx.operation}: the streamed start was not answered with an event stream.`,
+    );
+    notEventStreams.add(refused);
+    throw refused;
   }
   const stream = messageStreamOf(response, ctx.operation, {
     idleTimeoutMs: ctx.checked.idleTimeoutMs,
