@@ -59,11 +59,11 @@ export const setWebhook = endpoint('agents.setWebhook', {
     if (ctx.params.agent_id !== agent.id) throw notFound(`agent ${ctx.params.agent_id}`);
     const { webhook_url, capabilities } = ctx.body;
     const result = await ctx.world.webhooks.verify(agent, webhook_url);
-    if (!result.ok) {
+    if (result.error !== null) {
       throw new MockError(
         422,
         'webhook_verification_failed',
-        `webhook_url: webhook.test was not answered with a 2xx within 10 s (${result.error ?? 'no answer'})`,
+        `webhook_url: webhook.test was not answered with a 2xx within 10 s (${result.error})`,
       );
     }
     agent.webhook_url = webhook_url;

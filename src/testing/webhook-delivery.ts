@@ -1,6 +1,7 @@
 // Webhook delivery (PROTOCOL.md section 6): signed with Standard Webhooks, 10 s timeout, retried
 // on the mock clock after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h with the same webhook-id, then dropped.
 import { EVENT_SCHEMA } from '../schemas/common.js';
+import type { Delivery } from '../schemas/mock-control.js';
 import { signWebhook } from '../webhooks/verify.js';
 import { newId } from './ids.js';
 import type { AgentRecord } from './state.js';
@@ -10,13 +11,6 @@ import { iso, type MockWorld } from './state.js';
 const RETRY_DELAYS_S = [5, 300, 1800, 7200, 18_000, 36_000] as const;
 /** How long one attempt may take before it counts as failed. */
 const DELIVERY_TIMEOUT_MS = 10_000;
-
-/** The outcome of one attempt. */
-interface AttemptResult {
-  ok: boolean;
-  status: number | null;
-  error: string | null;
-}
 
 interface PendingEvent {
   id: string;
@@ -45,8 +39,8 @@ export class WebhookDispatcher {
     this.#attemptInBackground(event, 1);
   }
 
-  /** Sends a `webhook.test` to `url` and waits for the answer (PATCH webhook); never retried. */
-  async verify(agent: AgentRecord, url: string): Promise<AttemptResult> {
+  /** Sends a `webhook.test` to `url` and waits for the attempt (PATCH webhook); never retried. */
+  async verify(agent: AgentRecord, url: string): Promise<Delivery> {
     const event = this.#event(agent.id, 'webhook.test', {});
     return this.#track(this.#attempt(event, url, agent.webhook_secret, 1));
   }
@@ -77,12 +71,11 @@ export class WebhookDispatcher {
     if (agent?.status !== 'active') return;
     const generation = world.state.generation;
     void this.#track(
-      this.#attempt(event, agent.webhook_url, agent.webhook_secret, attempt).then((result) => {
-        if (result.ok || attempt > RETRY_DELAYS_S.length) return;
-        const current = this.#world();
-        if (current.state.generation !== generation) return;
+      this.#attempt(event, agent.webhook_url, agent.webhook_secret, attempt).then(({ error }) => {
+        if (error === null || attempt > RETRY_DELAYS_S.length || world.state.generation !== generation)
+          return;
         const delay = RETRY_DELAYS_S[attempt - 1] ?? 0;
-        current.clock.schedule(current.clock.nowMs() + delay * 1000, () =>
+        world.clock.schedule(world.clock.nowMs() + delay * 1000, () =>
           this.#attemptInBackground(event, attempt + 1),
         );
       }),
@@ -95,13 +88,21 @@ export class WebhookDispatcher {
     return promise;
   }
 
-  async #attempt(event: PendingEvent, url: string, secret: string, attempt: number): Promise<AttemptResult> {
+  /** One attempt, recorded in the deliveries unless a reset came meanwhile; `error` is null for a 2xx. */
+  async #attempt(event: PendingEvent, url: string, secret: string, attempt: number): Promise<Delivery> {
     const world = this.#world();
     const generation = world.state.generation;
-    const at = iso(world.clock.now());
+    const delivery: Delivery = {
+      event_id: event.id,
+      type: event.type,
+      url,
+      attempt,
+      status: null,
+      at: iso(world.clock.now()),
+      error: null,
+    };
     // webhook-timestamp is real wall-clock time even after clock.advance, so real receivers accept it.
     const signed = await signWebhook({ id: event.id, payload: event.body, secret });
-    let result: AttemptResult;
     try {
       const request = new Request(url, {
         method: 'POST',
@@ -115,26 +116,18 @@ export class WebhookDispatcher {
       });
       const response = await withinTimeout(world.options.fetch()(request));
       await response.body?.cancel().catch(() => undefined);
-      const ok = response.status >= 200 && response.status < 300;
-      result = { ok, status: response.status, error: ok ? null : `answered HTTP ${response.status}` };
+      delivery.status = response.status;
+      if (response.status < 200 || response.status >= 300)
+        delivery.error = `answered HTTP ${response.status}`;
     } catch (error) {
-      result = { ok: false, status: null, error: describeFailure(error) };
+      delivery.error = describeFailure(error);
     }
-    const current = this.#world();
-    if (current.state.generation === generation) {
-      const delivery = {
-        event_id: event.id,
-        type: event.type,
-        url,
-        attempt,
-        status: result.status,
-        at,
-        error: result.error,
-      };
-      current.state.deliveries.push(delivery);
-      current.events.emit(() => ({ type: 'delivery', delivery: { ...delivery } }));
+    // The world object outlives a reset; its state does not.
+    if (world.state.generation === generation) {
+      world.state.deliveries.push(delivery);
+      world.events.emit(() => ({ type: 'delivery', delivery: { ...delivery } }));
     }
-    return result;
+    return delivery;
   }
 }
 
