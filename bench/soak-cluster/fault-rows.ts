@@ -111,6 +111,19 @@ export const FAULT_ROWS: FaultRow[] = [
       };
     },
   },
+  {
+    name: 'Redis crash with persistence',
+    ci: false,
+    async inject({ redis }) {
+      const started = Date.now();
+      await redis.restart(1000, 'SIGKILL');
+      const faultMs = Date.now() - started;
+      return {
+        faultMs,
+        note: `redis-server (appendonly yes, everysec) SIGKILLed, 1 s down, started again on its port from its append-only file (up to a second of writes lost, as docs/bot.md says): ${fmt(faultMs / 1000, 1)} s without Redis`,
+      };
+    },
+  },
   { name: 'Redis pause 3 s', ci: true, inject: pauseRedis(3000) },
   { name: 'Redis pause 3 s, no later message', ci: false, lastWords: true, inject: pauseRedis(3000) },
   { name: 'Redis pause 30 s', ci: false, inject: pauseRedis(30_000) },

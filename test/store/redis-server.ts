@@ -24,8 +24,11 @@ export interface TestRedis {
   stop(): Promise<void>;
   /** Sends a signal to the server this file started (SIGSTOP and SIGCONT pause and resume it). */
   signal(signal: NodeJS.Signals): void;
-  /** Shuts the server down (SIGTERM: it writes its data as a restart does), waits `downMs`, starts it again on its port. */
-  restart(downMs?: number): Promise<void>;
+  /**
+   * Stops the server (SIGTERM: it writes its data, as a restart does; SIGKILL: a crash), waits
+   * `downMs`, starts it again on its port.
+   */
+  restart(downMs?: number, signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
 }
 
 /** How the server keeps its data. */
@@ -103,8 +106,8 @@ export async function startRedis(options: RedisOptions = {}): Promise<TestRedis>
         if (dir) rmSync(dir, { recursive: true, force: true });
       },
       signal: (signal) => void child.kill(signal),
-      async restart(downMs = 0) {
-        await end(child, 'SIGTERM');
+      async restart(downMs = 0, signal = 'SIGTERM') {
+        await end(child, signal);
         await new Promise((resolve) => setTimeout(resolve, downMs));
         const next = await spawnOn(port, dir);
         if (!next) throw new Error(`redis-server: port ${port} was taken while it restarted`);
