@@ -59,9 +59,10 @@ export class MockClock {
     this.runDue();
   }
 
-  /** Undoes every advance: the clock reads real time again (or runs on from the `now` option). */
-  rewind(): void {
+  /** Undoes every advance and drops every task (reset): real time again, or on from the `now` option. */
+  reset(): void {
     this.#offsetMs = this.#startOffsetMs;
+    this.#tasks = [];
     this.#arm();
   }
 
@@ -78,12 +79,6 @@ export class MockClock {
   cancel(id: number | undefined): void {
     if (id === undefined) return;
     this.#tasks = this.#tasks.filter((task) => task.id !== id);
-    this.#arm();
-  }
-
-  /** Drops every scheduled task (used by reset). */
-  clearTasks(): void {
-    this.#tasks = [];
     this.#arm();
   }
 

@@ -21,8 +21,7 @@ import { clickAction, createUser, installAgent, postUserMessage } from './users.
  * advance of the clock (PROTOCOL.md section 13: reset is the state of a new mock).
  */
 export function resetWorld(world: MockWorld): void {
-  world.clock.clearTasks();
-  world.clock.rewind();
+  world.clock.reset();
   world.streams.closeAll();
   world.state = createState(world.state.generation + 1);
   world.events.emit(() => ({ type: 'reset' }));
