@@ -97,8 +97,6 @@ export function completeMessage(world: MockWorld, message: MessageRecord, fallba
   message.status = 'sent';
   if (fallbackText !== undefined) message.fallback_text = fallbackText;
   message.last_change = world.clock.now();
-  world.clock.cancel(message.auto_complete_task);
-  message.auto_complete_task = undefined;
   world.streams.completed(message.id);
   messageChanged(world, message, 'updated');
   return message.revision;
@@ -118,6 +116,7 @@ function scheduleAutoComplete(world: MockWorld, message: MessageRecord): void {
   world.clock.cancel(message.auto_complete_task);
   message.auto_complete_task = world.clock.schedule(message.last_change.getTime() + AUTO_COMPLETE_MS, () => {
     message.auto_complete_task = undefined;
+    // A task left from before a completion or an unsend finds the message no longer streaming.
     if (message.status === 'streaming') completeMessage(world, message);
   });
 }
@@ -293,8 +292,6 @@ export const unsendMessage = endpoint('messages.unsend', {
       message.blocks = [];
       message.fallback_text = null;
       message.reactions = [];
-      world.clock.cancel(message.auto_complete_task);
-      message.auto_complete_task = undefined;
       world.streams.closeAll(message.id);
       // No webhook event and no push notification: an unsend is silent (SPEC.md); the live feed
       // of the mock is a local view of state, not a notification.
