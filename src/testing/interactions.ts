@@ -35,21 +35,14 @@ function mark(ctx: RouteContext, messageId: string, type: 'delivered' | 'read'):
   requireActive(agent);
   if (message.sender_id === agent.id)
     throw invalid('message_id: receipts apply to messages of another sender');
-  const now = ctx.world.clock.now();
-  const before = `${message.delivered_at?.getTime()} ${message.read_at?.getTime()}`;
-  if (type === 'read') {
-    message.read_at ??= now;
-    // Reading implies delivery.
-    message.delivered_at ??= message.read_at;
-  } else {
-    message.delivered_at ??= now;
-  }
-  const at = type === 'read' ? message.read_at : message.delivered_at;
-  // A repeat changes nothing, so it is no update.
-  if (`${message.delivered_at?.getTime()} ${message.read_at?.getTime()}` !== before) {
-    messageChanged(ctx.world, message, 'updated');
-  }
-  return json(200, { message_id: message.id, type, at: iso(at ?? now) });
+  const field = type === 'read' ? 'read_at' : 'delivered_at';
+  // A repeat changes nothing, so it is no update; a message read is delivered by then too.
+  const first = message[field] === null;
+  message[field] ??= ctx.world.clock.now();
+  const at = message[field];
+  message.delivered_at ??= at;
+  if (first) messageChanged(ctx.world, message, 'updated');
+  return json(200, { message_id: message.id, type, at: iso(at) });
 }
 
 /** `POST /v1/conversations/{id}/receipts`. */
