@@ -102,14 +102,9 @@ export const createDirect = endpoint('conversations.createDirect', {
     if (!target) throw notFound(`user ${targetId}`);
     if (!target.verified)
       throw new MockError(422, 'ineligible_target', `user_id: ${targetId} is not a verified user`);
-    const pair = [me.id, targetId].sort().join(' ');
+    // A direct conversation has its two users as its only participants, in either order.
     const existing = [...state.conversations.values()].find(
-      (c) =>
-        c.kind === 'direct' &&
-        c.participants
-          .map((p) => p.id)
-          .sort()
-          .join(' ') === pair,
+      (c) => c.kind === 'direct' && c.participants.every((p) => p.id === me.id || p.id === targetId),
     );
     const conversation =
       existing ??
