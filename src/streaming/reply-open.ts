@@ -85,10 +85,10 @@ export interface StartedReply {
  */
 async function startPlain(ctx: StartContext): Promise<StartedReply> {
   try {
-    return await startOnce(ctx, ctx.shape, undefined);
+    return await startOnce(ctx);
   } catch (error) {
     if (!isTransient(error)) throw error;
-    return await startOnce(ctx, ctx.shape, undefined);
+    return await startOnce(ctx);
   }
 }
 
@@ -100,7 +100,7 @@ async function startStreamed(ctx: StartContext): Promise<{ started: StartedReply
   const body = new NdjsonBody();
   body.line(ctx.shape);
   try {
-    return { started: await startOnce(ctx, body.stream, body), body };
+    return { started: await startOnce(ctx, body), body };
   } catch (error) {
     body.abort(error);
     throw error;
@@ -113,11 +113,8 @@ const isRefusal = (error: unknown) =>
   (ApiError.is(error) && (error.status === 415 || error.status === 400)) ||
   (error instanceof InvalidResponseError && notEventStreams.has(error));
 
-async function startOnce(
-  ctx: StartContext,
-  body: SendMessageRequest | ReadableStream<Uint8Array>,
-  ndjson: NdjsonBody | undefined,
-): Promise<StartedReply> {
+/** One start: the JSON send shape, or the NDJSON body of a streamed start. */
+async function startOnce(ctx: StartContext, ndjson?: NdjsonBody): Promise<StartedReply> {
   // The connection's own abort, so a writer can drop it while a read of its answer is pending.
   const connection = new AbortController();
   const user = ctx.checked.request.signal;
@@ -125,7 +122,7 @@ async function startOnce(
   const response = await ctx.api.transport.raw('messages.send', {
     params: { conversation_id: ctx.conversationId },
     query: { stream: true },
-    body,
+    body: ndjson ? ndjson.stream : ctx.shape,
     contentType: ndjson ? 'application/x-ndjson' : 'application/json',
     accept: 'text/event-stream',
     operation: ctx.operation,
