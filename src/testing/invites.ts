@@ -1,7 +1,9 @@
 // Group invites (PROTOCOL.md section 12): consent cards, acceptance by every target, atomic
 // completion, and expiry on the clock. There is no decline.
+import { InviteId } from '../schemas/common.js';
 import { INVITE_TTL } from '../schemas/invites.js';
 import { agentOf, conversationFor, requireActive, userOf } from './access.js';
+import { checkJson } from './body.js';
 import { createConversation, displayName } from './conversations.js';
 import { forbidden, invalid, json, MockError, notFound } from './http.js';
 import { newId } from './ids.js';
@@ -114,8 +116,7 @@ export const acceptInvite = endpoint('invites.accept', {
   handle: (ctx) => {
     const { world } = ctx;
     const user = userOf(ctx);
-    const inviteId = ctx.params.invite_id ?? '';
-    if (!inviteId.startsWith('inv_')) throw invalid('invite_id: must start with "inv_"');
+    const inviteId = checkJson(InviteId, ctx.params.invite_id ?? '', 'invite_id');
     const invite = world.state.invites.get(inviteId);
     if (!invite) throw notFound(`invite ${inviteId}`);
     if (!invite.user_ids.includes(user.id))
