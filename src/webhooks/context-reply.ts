@@ -18,19 +18,23 @@ import { type ReplySource, replySource } from '../streaming/pipe-reply.js';
 import { storeLedger } from '../streaming/store-ledger.js';
 import { annotateActive } from '../telemetry.js';
 import type { BotReplyOptions, BotReplyResult } from './bot-types.js';
-import { QuickRepliesSchema, quickRepliesBlock } from './rich-replies.js';
+import { quickRepliesBlock, quickRepliesSchema } from './rich-replies.js';
 import { keepTyping, type StopTypingAfter } from './typing.js';
 
 /**
  * What `ctx.reply` checks of its options before anything is sent (a string reply takes no lease, but
- * a bad value is a mistake all the same).
+ * a bad value is a mistake all the same). Made at the first reply given options, so an app that
+ * imports only the client bundles none of it.
  */
-const ReplyOptionsSchema = z.object({
-  quickReplies: z.optional(QuickRepliesSchema),
-  quickRepliesAt: z.optional(z.enum(['start', 'completion'])),
-  writerLeaseMs: z.optional(count(1)),
-  writerWaitMs: z.optional(count(0)),
-});
+function replyOptionsSchema() {
+  return z.object({
+    quickReplies: z.optional(quickRepliesSchema()),
+    quickRepliesAt: z.optional(z.enum(['start', 'completion'])),
+    writerLeaseMs: z.optional(count(1)),
+    writerWaitMs: z.optional(count(0)),
+  });
+}
+let replyOptionChecks: ReturnType<typeof replyOptionsSchema> | undefined;
 
 /** What the message context passes in. @internal */
 export interface ContextReplyDeps {
@@ -72,7 +76,7 @@ export function createContextReply(deps: ContextReplyDeps): {
   const stopping = new Set<Promise<void>>();
 
   const reply = async (input: string | ReplySource, options: BotReplyOptions = {}) => {
-    parseInput(ReplyOptionsSchema, options, 'ctx.reply');
+    parseInput((replyOptionChecks ??= replyOptionsSchema()), options, 'ctx.reply');
     const { writerLeaseMs = deps.writerLeaseMs, writerWaitMs } = options;
     const idempotencyKey = deps.nextReplyKey();
     const replyTo = options.replyToMessageId === undefined ? deps.messageId : options.replyToMessageId;

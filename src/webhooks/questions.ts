@@ -158,31 +158,39 @@ const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLow
 const GAVE_UP = 'gave-up';
 const REPLACED = 'replaced';
 
-/** What `bot.question` checks of a definition before it is declared, naming each bad field. */
-const Definition = z.object({
-  onAnswer: fn(),
-  onTimeout: z.optional(fn()),
-  timeoutMs: z.optional(
-    z.int().check(z.positive(), z.maximum(MAX_QUESTION_TIMEOUT_MS, { error: 'must be at most 30 days' })),
-  ),
-  retries: z.optional(count(0)),
-  choices: z.optional(z.array(text()).check(z.minLength(1))),
-  schema: z.optional(
-    z.custom((s) => typeof (s as AnswerSchema<unknown>)?.['~standard']?.validate === 'function', {
-      error: 'must be a Standard Schema (a zod 4 schema, for one)',
-    }),
-  ),
-  reask: z.optional(text()),
-  // A global or sticky regex keeps state between tests, so the same text would pass and then not.
-  passThrough: z.optional(
-    z.custom(
-      (list) =>
-        Array.isArray(list) &&
-        list.every((p) => (p instanceof RegExp ? !p.global && !p.sticky : typeof p === 'string' && p.trim())),
-      { error: 'must be an array of non-empty strings and regexes without the g or y flag' },
+/**
+ * What `bot.question` checks of a definition before it is declared, naming each bad field. Made at the
+ * first declaration, so an app that imports only the client bundles none of it.
+ */
+function definitionSchema() {
+  return z.object({
+    onAnswer: fn(),
+    onTimeout: z.optional(fn()),
+    timeoutMs: z.optional(
+      z.int().check(z.positive(), z.maximum(MAX_QUESTION_TIMEOUT_MS, { error: 'must be at most 30 days' })),
     ),
-  ),
-});
+    retries: z.optional(count(0)),
+    choices: z.optional(z.array(text()).check(z.minLength(1))),
+    schema: z.optional(
+      z.custom((s) => typeof (s as AnswerSchema<unknown>)?.['~standard']?.validate === 'function', {
+        error: 'must be a Standard Schema (a zod 4 schema, for one)',
+      }),
+    ),
+    reask: z.optional(text()),
+    // A global or sticky regex keeps state between tests, so the same text would pass and then not.
+    passThrough: z.optional(
+      z.custom(
+        (list) =>
+          Array.isArray(list) &&
+          list.every((p) =>
+            p instanceof RegExp ? !p.global && !p.sticky : typeof p === 'string' && p.trim(),
+          ),
+        { error: 'must be an array of non-empty strings and regexes without the g or y flag' },
+      ),
+    ),
+  });
+}
+let definitionChecks: ReturnType<typeof definitionSchema> | undefined;
 
 /** The issue of `ctx.ask` with a name no `bot.question` declared. */
 const unknownName = (name: unknown): FieldIssue => ({
@@ -579,7 +587,7 @@ export function createQuestions(deps: QuestionDeps) {
   return {
     /** `bot.question`: declares a question by name; a bad definition is refused at once. */
     declare(name: unknown, definition: unknown) {
-      const checked = safeParse(Definition, definition);
+      const checked = safeParse((definitionChecks ??= definitionSchema()), definition);
       const issues = checked.success ? [] : fieldIssues(checked.error);
       for (const issue of issues) issue.field ||= 'definition';
       const { choices, schema } = (definition ?? {}) as Partial<QuestionDefinition<unknown>>;

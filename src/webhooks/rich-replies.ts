@@ -32,22 +32,24 @@ export interface FileReplyOptions {
 
 /**
  * What `quickReplies` must be: a non-empty array of buttons with an actionId and a label; the shared
- * schema checks the limits (10 actions, lengths) when the send is built. @internal
+ * schema checks the limits (10 actions, lengths) when the send is built. A function, so an app that
+ * imports only the client bundles none of it. @internal
  */
-export const QuickRepliesSchema = z
-  .array(
-    // A bad actionId or label names the button, a bad value the value.
-    z.looseObject({ value: z.optional(text()) }).check(
-      z.refine((reply) => nonEmpty(reply.actionId) && nonEmpty(reply.label), {
-        error: 'must have a non-empty actionId and label',
-      }),
-    ),
-  )
-  .check(z.minLength(1, { error: 'must be a non-empty array' }));
+export const quickRepliesSchema = () =>
+  z
+    .array(
+      // A bad actionId or label names the button, a bad value the value.
+      z.looseObject({ value: z.optional(text()) }).check(
+        z.refine((reply) => nonEmpty(reply.actionId) && nonEmpty(reply.label), {
+          error: 'must have a non-empty actionId and label',
+        }),
+      ),
+    )
+    .check(z.minLength(1, { error: 'must be a non-empty array' }));
 
 const nonEmpty = (value: unknown) => typeof value === 'string' && value.trim() !== '';
 
-/** The actions block of quick replies checked with {@link QuickRepliesSchema}. @internal */
+/** The actions block of quick replies checked with {@link quickRepliesSchema}. @internal */
 export const quickRepliesBlock = (quickReplies: readonly QuickReply[]): SendBlock => ({
   type: 'actions',
   layout: 'quick_replies',
@@ -58,11 +60,13 @@ export const quickRepliesBlock = (quickReplies: readonly QuickReply[]): SendBloc
   })),
 });
 
-const FileReplyOptionsSchema = z.object({
-  name: text(),
-  mime_type: z.string().check(z.regex(/\S/, { error: 'must be a MIME type such as image/png' })),
-  caption: z.optional(z.string()),
-});
+/** What `ctx.replyWithFile` checks of its options (made per call: a file reply is rare). */
+const fileReplyOptionsSchema = () =>
+  z.object({
+    name: text(),
+    mime_type: z.string().check(z.regex(/\S/, { error: 'must be a MIME type such as image/png' })),
+    caption: z.optional(z.string()),
+  });
 
 /** What a file reply needs. @internal */
 export interface FileReplyDeps {
@@ -76,7 +80,7 @@ export interface FileReplyDeps {
 
 /** Uploads (once per key) and sends the file reply. @internal */
 export async function sendFileReply(deps: FileReplyDeps, data: UploadData, options: FileReplyOptions) {
-  parseInput(FileReplyOptionsSchema, options, 'ctx.replyWithFile');
+  parseInput(fileReplyOptionsSchema(), options, 'ctx.replyWithFile');
   const remembered = `reply-file:${deps.idempotencyKey}`;
   let attachmentId = await deps.store.get(remembered);
   if (attachmentId === undefined) {
