@@ -67,7 +67,8 @@ let botOptions: ReturnType<typeof botOptionsSchema> | undefined;
 
 /** The issues of the bot's own options. @internal */
 export function checkOptions(options: BotOptions): FieldIssue[] {
-  const checked = safeParse((botOptions ??= botOptionsSchema()), options);
+  botOptions ??= botOptionsSchema();
+  const checked = safeParse(botOptions, options);
   const issues = secretIssues(options.webhookSecret, 'webhookSecret');
   return checked.success ? issues : [...issues, ...fieldIssues(checked.error)];
 }

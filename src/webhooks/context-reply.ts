@@ -76,7 +76,8 @@ export function createContextReply(deps: ContextReplyDeps): {
   const stopping = new Set<Promise<void>>();
 
   const reply = async (input: string | ReplySource, options: BotReplyOptions = {}) => {
-    parseInput((replyOptionChecks ??= replyOptionsSchema()), options, 'ctx.reply');
+    replyOptionChecks ??= replyOptionsSchema();
+    parseInput(replyOptionChecks, options, 'ctx.reply');
     const { writerLeaseMs = deps.writerLeaseMs, writerWaitMs } = options;
     const idempotencyKey = deps.nextReplyKey();
     const replyTo = options.replyToMessageId === undefined ? deps.messageId : options.replyToMessageId;

@@ -587,7 +587,8 @@ export function createQuestions(deps: QuestionDeps) {
   return {
     /** `bot.question`: declares a question by name; a bad definition is refused at once. */
     declare(name: unknown, definition: unknown) {
-      const checked = safeParse((definitionChecks ??= definitionSchema()), definition);
+      definitionChecks ??= definitionSchema();
+      const checked = safeParse(definitionChecks, definition);
       const issues = checked.success ? [] : fieldIssues(checked.error);
       for (const issue of issues) issue.field ||= 'definition';
       const { choices, schema } = (definition ?? {}) as Partial<QuestionDefinition<unknown>>;
