@@ -111,12 +111,15 @@ export class ConversationOrder {
 
   /** The settle's store write for a run: the highest sequence run. */
   ran(done: readonly number[], failed: readonly number[]) {
-    if (done.length === 0 && failed.length === 0) return undefined;
     // A first run that failed: the record starts below it, so its successors wait for its retry.
-    if (this.#last == null && failed.length > 0) this.#last = Math.min(...failed) - 1;
+    const first = this.#last == null && failed.length > 0;
+    if (first) this.#last = Math.min(...failed) - 1;
     if (failed.length > 0) this.#pending ??= new Set();
     for (const sequence of failed) this.#pending?.add(sequence);
     for (const sequence of done) this.#pending?.delete(sequence);
+    // Only a run that moved the record writes it: a failed run behind a record leaves the store's as it
+    // is, which another holder may have moved on since (this one's lock lapsed mid-run).
+    if (done.length === 0 && !first) return undefined;
     const last = Math.max(this.#last ?? 0, ...done);
     this.#last = last;
     return { key: orderKey(this.#conversationId), value: String(last), ttlMs: ORDER_RETENTION_MS };

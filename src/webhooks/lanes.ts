@@ -729,7 +729,10 @@ export function createLanes(o: LaneOptions) {
         // A failed store leaves the message unsettled, a lost lock leaves it queued for the next holder.
         if (outcome === 'store_failed') break;
         for (const item of done) marks.push(doneWrite(item.webhookId));
-        const mark = order?.ran(done.map(sequenceOf), outcome === 'failed' ? rest.map(sequenceOf) : []);
+        // A holder whose lock lapsed records no order: the next holder may have run past it.
+        const mark = hold.loss
+          ? undefined
+          : order?.ran(done.map(sequenceOf), outcome === 'failed' ? rest.map(sequenceOf) : []);
         if (mark) marks.push(mark);
         if (hold.loss) break;
         // A run stopped by the bot's close stays at the head of the queue for the next holder.
