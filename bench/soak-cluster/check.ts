@@ -1,7 +1,7 @@
 // What the cluster soak counts: the replies in each conversation's history (complete, cut by a kill,
 // doubled, interleaved, out of order) and the handler runs every bot logged (never two at once in one
 // conversation; a killed bot's run lasts until its kill).
-import { DEFAULT_GAP_WAIT_MS } from '../../src/webhooks/gaps.js';
+import { DEFAULT_GAP_WAIT_MS } from '../../src/webhooks/lanes.js';
 import type { Row } from '../lib/report.js';
 import { fmt } from '../lib/stats.js';
 import { agentMessages, textOf, type World } from '../lib/world.js';
