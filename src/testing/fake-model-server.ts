@@ -9,8 +9,9 @@ import {
   chatFrames,
   errorBody,
   type FakeToolCall,
-  type Frame,
   responsesFrames,
+  type WireAnswer,
+  type WireFrames,
 } from './fake-model-wire.js';
 
 export type { FakeToolCall } from './fake-model-wire.js';
@@ -93,6 +94,12 @@ const ROUTES: Record<string, FakeModelApi> = {
   '/v1/messages': 'anthropic',
 };
 
+const WIRES: Record<FakeModelApi, (answer: WireAnswer) => WireFrames> = {
+  chat: chatFrames,
+  responses: responsesFrames,
+  anthropic: anthropicFrames,
+};
+
 /**
  * Starts a fake model on 127.0.0.1. Point a real client at it (`new OpenAI({ baseURL:
  * model.openaiBaseUrl, apiKey: 'test' })`, `createOpenAI({ baseURL: model.openaiBaseUrl })`,
@@ -113,7 +120,6 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
   const hold = () => new Promise<void>((resolve) => held.add(resolve));
   const requests: FakeModelRequest[] = [];
   let calls = 0;
-  const callId = (call: FakeToolCall) => call.id ?? `call_${++calls}`;
   const server = createServer((req, res) => {
     void answer(req, res).catch(() => res.destroy());
   });
@@ -140,15 +146,15 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
       return json(res, status, errorBody(api, status, message));
     }
     if (body.stream !== true) return json(res, 400, errorBody(api, 400, 'the fake model only streams'));
-    const wire = {
+    const toolCalls = (turn.toolCalls ?? []).map((call) => ({ ...call, id: call.id ?? `call_${++calls}` }));
+    const answer = {
       id: `fake_${requests.length}`,
       model: String(body.model ?? 'fake'),
       chunks: chunksOf(turn),
-      toolCalls: turn.toolCalls ?? [],
+      toolCalls,
       cutShort: turn.stop === 'length',
     };
-    const build = api === 'chat' ? chatFrames : api === 'responses' ? responsesFrames : anthropicFrames;
-    await stream(res, build(wire, callId), turn, hold);
+    await stream(res, WIRES[api](answer), turn, hold);
   }
 
   server.listen(port ?? 0, '127.0.0.1');
@@ -173,27 +179,21 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
 
 async function stream(
   res: ServerResponse,
-  frames: readonly Frame[],
+  { head, text, tail }: WireFrames,
   turn: FakeModelTurn,
   hold: () => Promise<void>,
 ) {
-  const { cutAfter, closeAfter, holdAfter } = turn;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  let sent = 0;
-  for (const frame of frames) {
-    if (cutAfter !== undefined && frame.text && sent === cutAfter) {
-      // Gone mid-answer, as a model whose connection drops: no terminating chunk, no [DONE].
-      res.socket?.destroy();
-      return;
-    }
-    if (closeAfter !== undefined && frame.text && sent === closeAfter) {
-      res.end();
-      return;
-    }
-    if (holdAfter !== undefined && frame.text && sent === holdAfter) await hold();
-    await new Promise<void>((resolve) => res.write(frame.data, () => resolve()));
-    if (frame.text) sent += 1;
+  const write = (frame: string) => new Promise<void>((resolve) => res.write(frame, () => resolve()));
+  for (const frame of head) await write(frame);
+  for (const [sent, frame] of text.entries()) {
+    // Gone mid-answer, as a model whose connection drops: no terminating chunk, no [DONE].
+    if (sent === turn.cutAfter) return void res.socket?.destroy();
+    if (sent === turn.closeAfter) return void res.end();
+    if (sent === turn.holdAfter) await hold();
+    await write(frame);
   }
+  for (const frame of tail) await write(frame);
   res.end();
 }
 
