@@ -5,15 +5,14 @@ import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { runDemo } from './demo/run-demo.js';
 import { createMockService } from './testing/index.js';
 
-/** One command of the command line. */
+/**
+ * One command of the command line: its line in the command list, its `--help` text, its options
+ * besides `--help` (which every command takes), and what it runs, resolving with the exit code.
+ */
 export interface Command {
-  /** One line for the command list. */
   summary: string;
-  /** The usage text shown by `--help`. */
   usage: string;
-  /** Its options besides `--help`, which every command takes. */
   options: ParseArgsOptionsConfig;
-  /** Runs the command with its parsed options; resolves with the exit code. */
   run(values: Record<string, string | boolean | undefined>): Promise<number>;
 }
 
@@ -41,15 +40,7 @@ const mock: Command = {
     console.log(server.baseUrl);
     console.error(`Agent Messaging mock service is listening. Emulator: ${server.baseUrl}/`);
     console.error('Press Ctrl-C to stop.');
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        resolve();
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    await new Promise((resolve) => process.once('SIGINT', resolve).once('SIGTERM', resolve));
     await server.close();
     return 0;
   },

@@ -1,15 +1,13 @@
 // `agent-messaging demo`: the whole product on this machine, with no network and no configuration.
 // The mock service on a loopback port, the demo bot on another, a user who says hello, and the bot's
 // streamed reply shown as it grows, event by event.
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentClient } from '../client/agent-client.js';
 import { toNodeHandler } from '../node.js';
 import type { Message } from '../schemas/messages.js';
-import type { MockEvent } from '../testing/index.js';
 import { createMockService } from '../testing/index.js';
 import { createBot } from '../webhooks/bot.js';
-import type { Bot } from '../webhooks/bot-types.js';
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -64,24 +62,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
 
   const mock = createMockService();
   const service = await mock.listen({ port: 0 });
-  step('mock service', service.baseUrl);
-
-  // The bot's port must be known to register its webhook, and the bot needs the credentials that
-  // registration returns: listen first, attach the bot once it exists.
-  let bot: Bot | undefined;
-  const botServer = createServer((req, res) => {
-    if (bot) return toNodeHandler(bot)(req, res);
-    res.writeHead(503).end();
-  });
-  const webhookUrl = `http://127.0.0.1:${await listen(botServer)}/webhook`;
-
+  const botServer = createServer();
   try {
-    // The usual world: the agent, Ada who installed it, their conversation. The bot answers the
-    // webhook's signed test below, once it exists.
+    step('mock service', service.baseUrl);
+    // The usual world: the agent, Ada who installed it, their conversation. The bot's webhook is set
+    // below, once the bot listens, so that the service's signed test reaches it.
     const { agent, apiKey, webhookSecret, user, conversationId } = await mock.seed({
       handle: 'demo_bot',
       displayName: 'Demo Bot',
-      webhookUrl,
       capabilities: ['text'],
       userName: 'Ada',
     });
@@ -89,97 +77,59 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
     step('user created', `${user.id} (${user.display_name})`);
     step('agent installed', conversationId);
     // The demo's bot pipes a fake model's tokens into ctx.reply(), as a bot pipes an LLM's text.
-    bot = createBot({ apiKey, webhookSecret, baseUrl: service.baseUrl });
+    const bot = createBot({ apiKey, webhookSecret, baseUrl: service.baseUrl });
     bot.on('message.received', async (ctx) => {
       await ctx.reply(fakeTokens(demoAnswer(ctx.text), options.tokenDelayMs ?? 25));
     });
+    botServer.on('request', toNodeHandler(bot));
+    await new Promise<void>((resolve) => botServer.listen(0, '127.0.0.1', resolve));
+    const webhookUrl = `http://127.0.0.1:${(botServer.address() as AddressInfo).port}/webhook`;
     step('bot listening', webhookUrl);
 
     const client = new AgentClient({ apiKey, baseUrl: service.baseUrl });
     const webhook = await client.agents.setWebhook(agent.id, { webhook_url: webhookUrl });
     step('webhook verified', `signed webhook.test answered 2xx: ${webhook.webhook_status}`);
 
-    const reply = await watchReply(mock.events.subscribe.bind(mock.events), agent.id, () => {
-      console.log(`\n${bold('Ada')} ${dim('›')} ${text}`);
-      mock.postUserMessage(conversationId, { user_id: user.id, text });
+    // The agent's next message, shown growing on its line as the service applies each patch.
+    let replyId: string | undefined;
+    let shown = '';
+    const unsubscribe = mock.events.subscribe((event) => {
+      if (event.type !== 'message.created' && event.type !== 'message.updated') return;
+      const { message } = event;
+      if (replyId === undefined && message.sender.id === agent.id) {
+        replyId = message.id;
+        write(`${bold('Demo Bot')} ${dim('›')} `);
+      }
+      if (message.id !== replyId) return;
+      write(cyan(textOf(message).slice(shown.length)));
+      shown = textOf(message);
     });
+    console.log(`\n${bold('Ada')} ${dim('›')} ${text}`);
+    mock.postUserMessage(conversationId, { user_id: user.id, text });
+    // The delivery was answered, then the handler that it started is done: the reply is complete.
     await mock.idle();
+    await bot.idle();
+    unsubscribe();
+    write('\n');
 
     const history = await client.conversations.listMessages(conversationId, { limit: 10 });
-    const stored = history.messages.find((message) => message.id === reply.message.id);
-    const expected = demoAnswer(text);
-    const exact = stored !== undefined && textOf(stored) === expected;
+    const stored = history.messages.find((message) => message.id === replyId);
+    const exact = stored !== undefined && textOf(stored) === demoAnswer(text);
     const v1Requests = mock.requests.filter((request) => request.path.startsWith('/v1/')).length;
-
-    console.log(`\n${bold('Summary')}`);
     const streamed = mock.requests.filter((request) => request.query.stream === 'true').length;
-    console.log(`  events     message.created, ${reply.patches} patches applied live, then completed`);
-    console.log(`  revision   ${stored?.revision ?? '?'}`);
+    console.log(`\n${bold('Summary')}`);
+    // Each applied patch raises the message's revision by one.
+    console.log(
+      `  events     message.created, ${stored?.revision ?? 0} patches applied live, then completed`,
+    );
     console.log(`  requests   ${v1Requests} to /v1; the reply took ${streamed} streamed request`);
     console.log(
       `  history    ${exact ? 'holds exactly the text the bot wrote' : 'DIFFERS from what the bot wrote'}`,
     );
     return exact ? 0 : 1;
   } finally {
-    await new Promise<void>((resolve) => botServer.close(() => resolve()));
+    botServer.close();
     botServer.closeAllConnections();
     await service.close();
   }
-}
-
-/** Shows the agent's next message growing as its updates arrive; resolves once it is complete. */
-function watchReply(
-  subscribe: (listener: (event: MockEvent) => void) => () => void,
-  agentId: string,
-  trigger: () => void,
-): Promise<{ message: Message; patches: number }> {
-  return new Promise((resolve, reject) => {
-    let replyId: string | undefined;
-    let shown = '';
-    let patches = 0;
-    let revision = 0;
-    const timer = setTimeout(() => {
-      unsubscribe();
-      reject(new Error('the bot did not complete its reply within 30 s'));
-    }, 30_000);
-    const show = (message: Message) => {
-      const text = textOf(message);
-      if (text.startsWith(shown)) write(cyan(text.slice(shown.length)));
-      shown = text;
-    };
-    const unsubscribe = subscribe((event) => {
-      if (event.type !== 'message.created' && event.type !== 'message.updated') return;
-      const { message } = event;
-      if (event.type === 'message.created' && message.sender.id === agentId && replyId === undefined) {
-        replyId = message.id;
-        write(`${bold('Demo Bot')} ${dim('›')} `);
-      }
-      if (message.id !== replyId) return;
-      if ((message.revision ?? 0) > revision) {
-        patches += (message.revision ?? 0) - revision;
-        revision = message.revision ?? 0;
-      }
-      show(message);
-      if (message.status === 'sent') {
-        clearTimeout(timer);
-        unsubscribe();
-        write('\n');
-        resolve({ message, patches });
-      }
-    });
-    try {
-      trigger();
-    } catch (error) {
-      clearTimeout(timer);
-      unsubscribe();
-      reject(error);
-    }
-  });
-}
-
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
-  });
 }
