@@ -317,7 +317,7 @@ async function measure(): Promise<Outcome> {
         'Each store command of a delivery is awaited before the next, so commands per delivery is its round ' +
           'trips to Redis, counted after the warm-up (a script is sent in full once, on its first NOSCRIPT). ' +
           'A delivery to an idle conversation is two scripts: `admit` (claim + enqueue + lock + read) and ' +
-          '`settle` (done mark + removal + release + publish), src/redis/compound-scripts.ts; before them it ' +
+          '`settle` (done mark + removal + release + publish), src/redis/scripts.ts; before them it ' +
           'was eight commands (claim, enqueue, lock, take, mark done, take again, release, publish).',
         '',
         `Traffic against the backlog: one bot ('queue' policy) holds one conversation while ${BACKLOGS.join(', ')} ` +

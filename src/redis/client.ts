@@ -1,6 +1,6 @@
 // What the Redis store needs of a client, written as the smallest shape node-redis 5 already has, so
-// `createClient()` from `redis` fits as it is and another client (ioredis) is a thin mapping
-// (docs/bot.md, "Running many instances"). Nothing here imports `redis`: it is an optional peer.
+// `createClient()` from `redis` fits as it is (docs/bot.md, "Running many instances"). Nothing here
+// imports `redis`: it is an optional peer.
 
 /** A connection the store sends commands over. node-redis 5's `RedisClientType` fits as it is. */
 export interface RedisStoreClient {
@@ -15,13 +15,17 @@ export interface RedisStoreClient {
   duplicate(): RedisStoreSubscriber;
 }
 
-/** The dedicated subscriber connection (a connection in subscribe mode can send nothing else). */
+/**
+ * The dedicated subscriber connection (a connection in subscribe mode can send nothing else). As in
+ * node-redis, a channel has a set of listeners: its first `subscribe` sends SUBSCRIBE, its last
+ * `unsubscribe` UNSUBSCRIBE, and the client subscribes again by itself after a reconnect.
+ */
 export interface RedisStoreSubscriber {
   /** Opens the connection. */
   connect(): Promise<unknown>;
-  /** Subscribes to `channel`; `listener` gets each message published there. */
+  /** Adds `listener` to `channel`; it gets each message published there. */
   subscribe(channel: string, listener: (message: string, channel: string) => unknown): Promise<unknown>;
-  /** Stops `listener` (and the channel when it was the last one). */
+  /** Removes `listener` (and the channel when it was the last one). */
   unsubscribe(channel: string, listener: (message: string, channel: string) => unknown): Promise<unknown>;
   /** Closes the connection at once. */
   destroy(): unknown;

@@ -7,13 +7,10 @@
  * import { createRedisStore } from 'agent-messaging/redis';
  * const client = await createClient({ url: process.env.REDIS_URL }).connect();
  * const store = createRedisStore({ client, prefix: 'my-bot:' });
- * // ioredis: createRedisStore({ client: fromIoredis(new Redis(url)), prefix: 'my-bot:' })
  *
  * @packageDocumentation
  */
 
 export { StoreUnavailableError } from '../store/store-error.js';
 export type { RedisStoreClient, RedisStoreSubscriber } from './client.js';
-export { fromIoredis, type IoredisLike } from './ioredis.js';
-export type { RedisStoreOptions } from './options.js';
-export { createRedisStore, type RedisStore } from './redis-store.js';
+export { createRedisStore, type RedisStore, type RedisStoreOptions } from './redis-store.js';

@@ -51,7 +51,6 @@ const ALLOWED: Record<string, Record<string, string>> = {
   },
   'agent-messaging/redis': {
     StoreUnavailableError: 'an error class, the one a Redis store throws, importable beside it',
-    fromIoredis: 'the Redis store on an ioredis client (README, docs/bot.md)',
   },
 };
 

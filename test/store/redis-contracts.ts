@@ -1,6 +1,5 @@
-// The shared BotStore contract and its compound steps, run against the Redis store over any client
-// shape the store takes (node-redis as it is, ioredis through fromIoredis). The store and its peer use
-// two clients: two connections, as two processes of one bot would.
+// The shared BotStore contract and its compound steps, run against the Redis store on node-redis.
+// The store and its peer use two clients: two connections, as two processes of one bot would.
 
 import { createRedisStore, type RedisStore, type RedisStoreClient } from 'agent-messaging/redis';
 import { describeCompoundContract } from './compound-contract.js';
