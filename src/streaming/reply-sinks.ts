@@ -1,5 +1,5 @@
-// Where a reply's text goes once the message exists: patch lines of the open Streamable HTTP
-// request, or the append and complete endpoints; and the read-back that says what was applied.
+// The service as a reply sees it: the client's parts it calls, the append and complete endpoints'
+// options, the marked end of a cut message, and the read-back that says what was applied.
 
 import type * as z from 'zod/mini';
 import { ConflictError } from '../core/api-error.js';
@@ -46,67 +46,19 @@ export interface Completion {
   appended?: string;
 }
 
-/** One way of feeding the message. A failure may leave a send half-applied: the writer reads back. @internal */
-export interface ReplySink {
-  readonly kind: 'stream' | 'append';
-  /** Sends one change; answers the message's revision after it, when the answer says. */
-  append(text: string): Promise<number | undefined>;
-  complete(fallbackText: string): Promise<Completion>;
-  /**
-   * Ends the sink for a recovery: no more lines, the connection given up to `settleMs` to end
-   * cleanly. Answers how many sent changes are still unacknowledged (0 when the answer ended
-   * cleanly, so every line was applied or never will be).
-   */
-  stop(settleMs: number): Promise<number>;
-  /** Drops the connection, if any; the message itself is left as it is. */
-  close(reason?: unknown): void;
-}
-
-/** The ids a sink writes to. @internal */
+/** The ids a reply writes to. @internal */
 export interface SinkTarget {
   messageId: string;
   blockId: string;
 }
 
 /**
- * The append and complete endpoints, called through the client's resources, one request per change.
- * Never retried blindly (appends are not idempotent): a failure is read back by the writer.
+ * A reply's request options for the append and complete endpoints: never retried blindly (appends
+ * are not idempotent, so a failure is read back instead), and without the start's Idempotency-Key.
  * @internal
  */
-export class AppendSink implements ReplySink {
-  readonly kind = 'append';
-  readonly #api: ReplyApi;
-  readonly #target: SinkTarget;
-  readonly #request: RequestOptions;
-
-  constructor(api: ReplyApi, target: SinkTarget, request: RequestOptions) {
-    this.#api = api;
-    this.#target = target;
-    const { signal, timeoutMs, headers } = request;
-    this.#request = { signal, timeoutMs, headers, maxRetries: 0 };
-  }
-
-  async append(text: string): Promise<number> {
-    const { messageId, blockId } = this.#target;
-    const body = { path: '/text' as const, value: text };
-    return (await this.#api.messages.append(messageId, blockId, body, this.#request)).revision;
-  }
-
-  async complete(fallbackText: string): Promise<Completion> {
-    const body = { status: 'sent' as const, fallbackText };
-    const { status, revision } = await this.#api.messages.complete(
-      this.#target.messageId,
-      body,
-      this.#request,
-    );
-    return { status, revision };
-  }
-
-  async stop(): Promise<number> {
-    return 0;
-  }
-
-  close(): void {}
+export function appendOptions({ signal, timeoutMs, headers }: RequestOptions): RequestOptions {
+  return { signal, timeoutMs, headers, maxRetries: 0 };
 }
 
 /**
@@ -117,16 +69,18 @@ export class AppendSink implements ReplySink {
  */
 export async function endCut(
   api: ReplyApi,
-  target: SinkTarget,
+  { messageId, blockId }: SinkTarget,
   request: RequestOptions,
   note: string,
   fallbackText = note.trim(),
 ): Promise<void> {
-  const sink = new AppendSink(api, target, request);
-  if (note !== '') await sink.append(note);
-  await sink.complete(fallbackText).catch((error: unknown) => {
-    if (!(ConflictError.is(error) && error.code === 'message_not_streaming')) throw error;
-  });
+  const options = appendOptions(request);
+  if (note !== '') await api.messages.append(messageId, blockId, { path: '/text', value: note }, options);
+  await api.messages
+    .complete(messageId, { status: 'sent', fallbackText }, options)
+    .catch((error: unknown) => {
+      if (!(ConflictError.is(error) && error.code === 'message_not_streaming')) throw error;
+    });
 }
 
 /** What the service holds of a reply. @internal */

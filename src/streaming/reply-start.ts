@@ -1,12 +1,22 @@
-// Starting a reply: one writer per key (the lease), the message opened (reply-open.ts), a message a
-// dead writer left streaming ended marked, and a ReplyWriter handed back for the message it writes.
-import { ValidationError } from '../core/errors.js';
-import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
-import { checkStart, initialBlockText, type ReplyOptions, type StreamBody } from './options.js';
+// Starting a reply: one writer per key (the lease), the message opened by the streaming send in
+// either form and read up to `message.started`, a message a dead writer left streaming ended marked,
+// and a ReplyWriter handed back for the message it writes.
+import { ApiError } from '../core/api-error.js';
+import {
+  AgentMessagingError,
+  ConnectionError,
+  InvalidResponseError,
+  ValidationError,
+} from '../core/errors.js';
+import { isTransient } from '../core/retry.js';
+import type { StreamEvent } from '../schemas/stream.js';
+import { isEventStream, messageStreamOf } from './message-stream.js';
+import { NdjsonBody } from './ndjson-body.js';
+import { checkStart, type ReplyOptions, type StreamBody } from './options.js';
 import { holdReply, leaseLost } from './reply-lease.js';
-import { openMessage } from './reply-open.js';
 import { type AppliedState, endCut, type ReplyApi, readBack } from './reply-sinks.js';
-import { noteAfter, ReplyWriter } from './reply-writer.js';
+import { noteAfter, ReplyWriter, type ReplyWriterInit } from './reply-writer.js';
+import { StreamSink } from './stream-sink.js';
 import { supportsStreamedBodies } from './streamed-bodies.js';
 
 /**
@@ -44,10 +54,10 @@ export async function startReply(
     waitMs: checked.writerWaitMs,
     signal,
   });
+  const ctx = { api, conversationId, shape, checked, operation };
+  const streamed = checked.transport !== 'append' && streamedBodies;
   try {
-    const open = (idempotencyKey: string) =>
-      openMessage({ api, conversationId, shape, checked, streamedBodies, operation, idempotencyKey });
-    let { started, sink } = await open(held.messageKey);
+    let { started, stream } = await openMessage(ctx, streamed, held.messageKey);
     let finished: AppliedState | undefined;
     if (started.replayed) {
       // The key's message exists: finished by an earlier run (a delivery the service retried), or
@@ -62,7 +72,6 @@ export async function startReply(
       // The note as written after text that ended with a space has lost its leading space (noteAfter).
       const markedCut = note !== '' && state.status !== 'streaming' && state.text.endsWith(note.trimStart());
       if ((state.status === 'streaming' && (state.revision ?? 0) > 0) || markedCut) {
-        sink.close();
         // The read may have stalled past the lease: another run may be ending it now, so a run
         // that lost the lease marks nothing (the note would land twice).
         if (!(await held.stillHeld()))
@@ -73,29 +82,20 @@ export async function startReply(
           const marked = note === '' || state.text.endsWith(note.trimStart());
           await endCut(api, started, checked.request, marked ? '' : noteAfter(state.text, note), note.trim());
         }
-        ({ started, sink } = await open(await held.giveUp()));
+        ({ started, stream } = await openMessage(ctx, streamed, await held.giveUp()));
       } else if (state.status !== 'streaming') {
         finished = state;
       }
     }
-    const shapeText = shape.content.reduce(
-      (sum, block) => sum + (block.type === 'text' ? block.text.length : 0),
-      0,
-    );
     return new ReplyWriter({
-      ...started,
       api,
       conversationId,
-      initialText: initialBlockText(shape),
-      room: MAX_MESSAGE_TEXT - shapeText,
-      fallbackText: shape.fallbackText,
-      sink,
-      ...(finished ? { finished } : {}),
+      started,
+      shape,
+      checked,
+      stream,
+      finished,
       held,
-      request: checked.request,
-      coalesce: checked.coalesce,
-      interruptedNote: checked.interruptedNote,
-      settleMs: Math.min(SETTLE_MS, checked.progressTimeoutMs),
       operation,
     });
   } catch (error) {
@@ -104,6 +104,144 @@ export async function startReply(
   }
 }
 
-// How long lines in flight at a cut get to land before the writer sends what is missing: a period,
-// renewed while they keep landing (reply-sinks.ts, MAX_SETTLE_PERIODS).
-const SETTLE_MS = 500;
+// Unacknowledged text allowed on a Streamable HTTP reply, in batches.
+const WINDOW_BATCHES = 4;
+
+/**
+ * Starts the message under `key`: the Streamable HTTP start when `streamed` (an NDJSON body whose
+ * first line is the send shape, kept open for patch lines; a refusal or a broken start falls back to
+ * the JSON start with the same key, which replays a committed message), else the JSON start, whose
+ * text goes through the append endpoint. A 415, a 400 or an answer that is not an event stream is a
+ * refusal (nothing was created).
+ */
+async function openMessage(
+  ctx: StartContext,
+  streamed: boolean,
+  key: string,
+): Promise<{ started: StartedReply; stream: StreamSink | undefined }> {
+  const { transport, coalesce, progressTimeoutMs } = ctx.checked;
+  let started: StartedReply | undefined;
+  if (streamed) {
+    const body = new NdjsonBody();
+    body.line(ctx.shape);
+    try {
+      started = await startOnce(ctx, key, body);
+    } catch (error) {
+      body.abort(error);
+      // A refusal created nothing: `auto` falls back to the JSON start below. A start that broke may
+      // have been committed: the JSON start carries the same key, so the service replays that message.
+      if (isRefusal(error) ? transport === 'stream' : !isTransient(error)) throw error;
+    }
+    if (started !== undefined && !started.replayed) {
+      return {
+        started,
+        stream: new StreamSink(started, body, coalesce.chars * WINDOW_BATCHES, progressTimeoutMs),
+      };
+    }
+    // Nothing more goes on this request (a replay does not read its lines, a broken start is over):
+    // the text goes through the append endpoint.
+    body.abort(new AgentMessagingError('replayed start'));
+  }
+  started ??= await startPlain(ctx, key);
+  // The ids are all the append transport needs from the stream: close it.
+  started.cancel();
+  return { started, stream: undefined };
+}
+
+/** What opening a reply's message needs. */
+type StartContext = Pick<ReplyWriterInit, 'api' | 'conversationId' | 'shape' | 'checked' | 'operation'>;
+
+/** The message a reply writes to, as `message.started` described it. @internal */
+export interface StartedReply {
+  messageId: string;
+  /** The first text block: the one the reply appends to. */
+  blockId: string;
+  /** Its position, which is its `part_index` in history. */
+  blockIndex: number;
+  /** The rest of the answer's events, still open. */
+  events: AsyncIterator<StreamEvent>;
+  /** True when the service replayed an earlier start with the same key. */
+  replayed: boolean;
+  /** Drops the start's connection (both halves). */
+  cancel(): void;
+}
+
+/**
+ * The JSON streaming send, read up to `message.started`. The transport retries the request itself;
+ * an answer whose stream broke before `message.started` is not the transport's to retry, so it is
+ * repeated here once, with the same `Idempotency-Key`: the service replays the same message.
+ */
+async function startPlain(ctx: StartContext, key: string): Promise<StartedReply> {
+  try {
+    return await startOnce(ctx, key);
+  } catch (error) {
+    if (!isTransient(error)) throw error;
+    return await startOnce(ctx, key);
+  }
+}
+
+// The streamed starts' answers that were not an event stream: refusals, as a 415 or a 400 is.
+const notEventStreams = new WeakSet<object>();
+const isRefusal = (error: unknown) =>
+  (ApiError.is(error) && (error.status === 415 || error.status === 400)) ||
+  (error instanceof InvalidResponseError && notEventStreams.has(error));
+
+/** One start: the JSON send shape, or the NDJSON body of a streamed start. */
+async function startOnce(ctx: StartContext, key: string, ndjson?: NdjsonBody): Promise<StartedReply> {
+  // The connection's own abort, so a writer can drop it while a read of its answer is pending.
+  const connection = new AbortController();
+  const user = ctx.checked.request.signal;
+  const signal = user === undefined ? connection.signal : AbortSignal.any([user, connection.signal]);
+  const response = await ctx.api.transport.raw('messages.send', {
+    params: { conversation_id: ctx.conversationId },
+    query: { stream: true },
+    body: ndjson ? ndjson.stream : ctx.shape,
+    contentType: ndjson ? 'application/x-ndjson' : 'application/json',
+    accept: 'text/event-stream',
+    operation: ctx.operation,
+    options: { ...ctx.checked.request, idempotencyKey: key, signal },
+  });
+  const replayed = response.headers.get('idempotent-replayed') === 'true';
+  if (ndjson && !isEventStream(response)) {
+    await response.body?.cancel().catch(() => {});
+    const refused = new InvalidResponseError(
+      `${ctx.operation}: the streamed start was not answered with an event stream.`,
+    );
+    notEventStreams.add(refused);
+    throw refused;
+  }
+  const stream = messageStreamOf(response, ctx.operation, {
+    idleTimeoutMs: ctx.checked.idleTimeoutMs,
+    signal,
+  });
+  const events = stream[Symbol.asyncIterator]();
+  let first: IteratorResult<StreamEvent>;
+  try {
+    first = await events.next();
+  } catch (error) {
+    await events.return?.();
+    throw error;
+  }
+  const event = first.done ? undefined : first.value;
+  if (event?.type !== 'message.started') {
+    await events.return?.();
+    throw new ConnectionError(`${ctx.operation}: the event stream did not begin with message.started.`);
+  }
+  const blockIndex = event.message.content.findIndex((block) => block.type === 'text');
+  const block = event.message.content[blockIndex];
+  if (block === undefined) {
+    await events.return?.();
+    throw new InvalidResponseError(`${ctx.operation}: message.started holds no text block to write to.`, {
+      status: response.status,
+      requestId: response.headers.get('request-id') ?? undefined,
+    });
+  }
+  return {
+    messageId: event.message.id,
+    blockId: block.id,
+    blockIndex,
+    events,
+    replayed,
+    cancel: () => connection.abort(new AgentMessagingError('the reply no longer reads this stream')),
+  };
+}

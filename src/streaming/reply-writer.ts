@@ -1,32 +1,61 @@
 // ReplyWriter, the reply `messages.startReply()` hands back: buffered writes into a streaming
-// message, how the reply ends (complete, interrupted and marked, replayed) and the key's lease; the
-// text's delivery and its recovery from history are reply-delivery.ts.
+// message, their delivery (patch lines of the open stream, or the append endpoint), recovery from
+// history when a step fails (PROTOCOL.md section 8), how the reply ends (complete, interrupted and
+// marked, replayed) and the key's lease. Invariant: `handed` is every batch given to a transport in
+// order, and `revision` what the message's revision is once all of them are applied; a read-back is
+// compared against both before anything is sent again.
 
 import { ConflictError } from '../core/api-error.js';
 import { AgentMessagingError, ValidationError } from '../core/errors.js';
-import { abortedError } from '../core/retry.js';
-import { MAX_MESSAGE_TEXT } from '../schemas/messages.js';
-import { annotateActive } from '../telemetry.js';
-import type { ReplyOutcome, ReplyResult, ReplyTransport } from './options.js';
-import { type DeliveryInit, ReplyDelivery } from './reply-delivery.js';
+import { abortedError, sleep } from '../core/retry.js';
+import { MAX_MESSAGE_TEXT, type SendMessageRequest } from '../schemas/messages.js';
+import { annotateActive, recordRecovery } from '../telemetry.js';
+import {
+  type CheckedReplyOptions,
+  initialBlockText,
+  type ReplyOutcome,
+  type ReplyResult,
+  type ReplyTransport,
+} from './options.js';
+import { missingText, recoveryDelayMs } from './reconcile.js';
 import { type HeldReply, leaseLost } from './reply-lease.js';
-import type { AppliedState } from './reply-sinks.js';
+import { ReplyMismatchError } from './reply-mismatch-error.js';
+import {
+  type AppliedState,
+  appendOptions,
+  type Completion,
+  endCut,
+  type ReplyApi,
+  readBack,
+  settledReadBack,
+} from './reply-sinks.js';
+import type { StreamSink } from './stream-sink.js';
 import { WriteBuffer } from './write-buffer.js';
 
-/** Everything a writer is made from, once its message exists: its delivery's, and these. @internal */
-export interface ReplyWriterInit extends DeliveryInit {
-  /** Characters the block may still take within the message's limit. */
-  room: number;
-  /** Used when `complete()` is given no fallbackText; else the reply's text is. */
-  fallbackText: string | undefined;
+/** Everything a writer is made from, once its message exists. @internal */
+export interface ReplyWriterInit {
+  api: ReplyApi;
+  conversationId: string;
+  /** The message as `message.started` described it; `blockIndex` is the block's `part_index`. */
+  started: { messageId: string; blockId: string; blockIndex: number };
+  /** The checked send shape the message started with. */
+  shape: SendMessageRequest;
+  checked: CheckedReplyOptions;
+  /** The open Streamable HTTP request, or undefined when text goes through the append endpoint. */
+  stream: StreamSink | undefined;
   /** The message as the service holds it, when the start replayed one already completed. */
-  finished?: AppliedState;
+  finished: AppliedState | undefined;
   /** The lease on the reply's key, released when the writer ends. */
   held: HeldReply;
-  coalesce: { chars: number; ms: number };
-  /** The note a reply cut short ends with. */
-  interruptedNote: string;
+  operation: string;
 }
+
+/** Tries a failed step gets before its error is thrown, beyond the first. */
+const MAX_RECOVERIES = 3;
+
+// How long lines in flight at a cut get to land before the writer sends what is missing: a period,
+// renewed while they keep landing (reply-sinks.ts, MAX_SETTLE_PERIODS).
+const SETTLE_MS = 500;
 
 /**
  * A reply being written into a streaming message. Writes are buffered and sent in batches (the
@@ -54,8 +83,20 @@ export class ReplyWriter {
   readonly replayed: boolean;
   readonly #init: ReplyWriterInit;
   readonly #buffer: WriteBuffer;
-  readonly #delivery: ReplyDelivery;
+  /** The block's text in the send shape. */
+  readonly #initialText: string;
+  /** Characters the block may still take within the message's limit. */
+  readonly #room: number;
+  /** How long a stalled or cut connection gets for lines in flight to land. */
+  readonly #settleMs: number;
+  /** The open stream; undefined once text goes through the append endpoint. */
+  #stream: StreamSink | undefined;
   #written = '';
+  /** Text handed to a transport so far, after the block's initial text. */
+  #handed = '';
+  /** The revision the message has once every change sent so far is applied. */
+  #revision = 0;
+  #recovered = false;
   #failure: { error: unknown } | undefined;
   /** The stored result of a finished writer (see the class comment). */
   readonly #finished: ReplyResult | undefined;
@@ -67,18 +108,26 @@ export class ReplyWriter {
   /** Made by `startReply()`. @internal */
   constructor(init: ReplyWriterInit) {
     this.#init = init;
-    this.messageId = init.messageId;
-    this.blockId = init.blockId;
+    const { started, shape, checked } = init;
+    this.messageId = started.messageId;
+    this.blockId = started.blockId;
     this.replayed = init.finished !== undefined;
-    this.#delivery = new ReplyDelivery(init);
-    this.#buffer = new WriteBuffer((batch) => this.#send(batch), init.coalesce);
+    this.#stream = init.stream;
+    this.#initialText = initialBlockText(shape);
+    const shapeText = shape.content.reduce(
+      (sum, block) => sum + (block.type === 'text' ? block.text.length : 0),
+      0,
+    );
+    this.#room = MAX_MESSAGE_TEXT - shapeText;
+    this.#settleMs = Math.min(SETTLE_MS, checked.progressTimeoutMs);
+    this.#buffer = new WriteBuffer((batch) => this.#send(batch), checked.coalesce);
     if (init.finished !== undefined) {
       const { status, revision = 0, text } = init.finished;
-      this.#finished = { message_id: init.messageId, status, revision, text, outcome: 'replayed' };
+      this.#finished = { message_id: this.messageId, status, revision, text, outcome: 'replayed' };
     }
     // Another writer may take the key once this one's lease is lost: stop before text can interleave.
     init.held.onLost(() => this.#fail(leaseLostError(this.messageId)));
-    const signal = init.request.signal;
+    const signal = checked.request.signal;
     if (signal !== undefined) {
       this.#onAbort = () => this.#fail(abortedError(signal));
       signal.addEventListener('abort', this.#onAbort, { once: true });
@@ -87,12 +136,12 @@ export class ReplyWriter {
 
   /** How text reaches the service now: `stream` until a fallback or a recovery switches to `append`. */
   get transport(): Exclude<ReplyTransport, 'auto'> {
-    return this.#delivery.sink.kind;
+    return this.#stream === undefined ? 'append' : 'stream';
   }
 
   /** The text written so far, including what is still buffered; a finished writer's is the stored text. */
   get text(): string {
-    return this.#finished?.text ?? this.#init.initialText + this.#written;
+    return this.#finished?.text ?? this.#initialText + this.#written;
   }
 
   /** Adds text to the reply; resolves once it is buffered and the buffer is below its bound. */
@@ -105,7 +154,7 @@ export class ReplyWriter {
       throw new AgentMessagingError('reply.write: the reply was already completed.');
     // An earlier run completed the message: it holds its final text, so this text is dropped.
     if (this.#finished !== undefined) return;
-    if (this.#written.length + text.length > this.#init.room) {
+    if (this.#written.length + text.length > this.#room) {
       throw new ValidationError(
         [{ field: 'text', message: `would make the message longer than ${MAX_MESSAGE_TEXT} characters` }],
         'reply.write',
@@ -136,8 +185,8 @@ export class ReplyWriter {
    * its answer as a new message. Answers outcome `interrupted`.
    */
   interrupt(): Promise<ReplyResult> {
-    const room = this.#init.room - this.#written.length;
-    const note = noteAfter(this.text, this.#init.interruptedNote).slice(0, Math.max(0, room));
+    const room = this.#room - this.#written.length;
+    const note = noteAfter(this.text, this.#init.checked.interruptedNote).slice(0, Math.max(0, room));
     if (this.#failure !== undefined && this.#finished === undefined) {
       // The writer already failed (its completion too): the cut is marked all the same.
       this.#marking ??= this.#markCut(note);
@@ -169,10 +218,42 @@ export class ReplyWriter {
     return this.complete();
   }
 
-  /** Sends a batch, once the lease is known to be this writer's still (a stall may have lost it). */
+  /**
+   * Sends one batch, once the lease is known to be this writer's still (a stall may have lost it);
+   * a failure is recovered.
+   */
   async #send(batch: string): Promise<void> {
     await this.#leaseHeld();
-    await this.#delivery.send(batch);
+    this.#handed += batch;
+    this.#revision += 1;
+    const expected = this.#revision;
+    await this.#recovering(async () => {
+      const revision = await this.#append(batch);
+      // Another change landed between this writer's last one and this append (a line applied after
+      // a cut): the text may be doubled, so the message is read back and checked before going on.
+      if (revision !== undefined && revision !== expected) {
+        const state = await this.#readBack();
+        this.#missing(state);
+        this.#revision = state.revision ?? revision;
+      }
+    });
+  }
+
+  /** Sends one change; answers the message's revision after it, when the answer says (the endpoint's). */
+  async #append(text: string): Promise<number | undefined> {
+    if (this.#stream !== undefined) return this.#stream.append(text);
+    const body = { path: '/text' as const, value: text };
+    const options = appendOptions(this.#init.checked.request);
+    return (await this.#init.api.messages.append(this.messageId, this.blockId, body, options)).revision;
+  }
+
+  /** Completes the message through the stream or the complete endpoint. */
+  async #completeOnce(fallbackText: string): Promise<Completion> {
+    if (this.#stream !== undefined) return this.#stream.complete(fallbackText);
+    const body = { status: 'sent' as const, fallbackText };
+    const options = appendOptions(this.#init.checked.request);
+    const { status, revision } = await this.#init.api.messages.complete(this.messageId, body, options);
+    return { status, revision };
   }
 
   /** Throws the writer's failure when its lease turns out lost (`onLost` failed the writer). */
@@ -180,11 +261,17 @@ export class ReplyWriter {
     if (!(await this.#init.held.current())) throw this.#failure?.error ?? leaseLostError(this.messageId);
   }
 
-  /** Marks the cut after a failure, unless the lease was lost: the writer holding it now owns the message. */
+  /**
+   * Marks the cut after a failure, straight through the append endpoint and best effort, so the
+   * message is not left to the service's silent auto-complete; unless the lease was lost: the
+   * writer holding it now owns the message.
+   */
   async #markCut(note: string): Promise<void> {
     const error = this.#failure?.error;
     if (ConflictError.is(error) && error.code === 'reply_lease_lost') return;
-    await this.#delivery.markCut(note);
+    const { signal: _, ...request } = this.#init.checked.request;
+    // The service unreachable, or the message ended otherwise: nothing more can be done here.
+    await endCut(this.#init.api, this, request, note).catch(() => {});
   }
 
   async #finish(
@@ -195,19 +282,16 @@ export class ReplyWriter {
     try {
       await this.#buffer.flush();
       await this.#leaseHeld();
-      const fallback = fallbackText ?? (this.#init.fallbackText || this.text);
-      const completion = await this.#delivery.complete(fallback);
-      this.#delivery.sink.close();
+      const fallback = fallbackText ?? (this.#init.shape.fallbackText || this.text);
+      const complete = () => this.#completeOnce(fallback);
+      // A completion found already applied is answered as it is.
+      const completion = (await this.#recovering(complete, complete)) ?? { status: 'sent', revision: 0 };
+      this.#stream?.close();
       annotateActive({ 'reply.transport': this.transport });
-      await this.#delivery.check(this.text, completion);
+      await this.#check(completion);
       await completed?.();
-      return {
-        message_id: this.messageId,
-        status: completion.status,
-        revision: completion.revision,
-        text: this.text,
-        outcome,
-      };
+      const { status, revision } = completion;
+      return { message_id: this.messageId, status, revision, text: this.text, outcome };
     } catch (error) {
       this.#fail(error);
       throw error;
@@ -216,9 +300,99 @@ export class ReplyWriter {
     }
   }
 
+  /**
+   * Checks a completed message against the text written: the completion proves it when no step was
+   * recovered and the transport saw the message's whole change log (the stream's echoed patches,
+   * giving the block's appended text) or counted it (the append endpoint's revisions, each answered
+   * in turn: the completion's revision is then this writer's last). Anything else (a recovery,
+   * another writer's change, a completion that is not this writer's) reads the message back: its
+   * text and revision must be what was written, else a ReplyMismatchError.
+   */
+  async #check(completion: Completion): Promise<void> {
+    const expected = this.text;
+    const proven =
+      !this.#recovered &&
+      (completion.appended === undefined
+        ? completion.revision === this.#revision
+        : this.#initialText + completion.appended === expected);
+    if (proven) return;
+    const state = await this.#readBack();
+    const { revision } = completion;
+    if (state.text !== expected || (state.revision !== undefined && state.revision !== revision)) {
+      throw new ReplyMismatchError(
+        this.messageId,
+        expected.length,
+        state.text.length,
+        revision,
+        state.revision,
+      );
+    }
+  }
+
+  /**
+   * Runs one step (an append or the completion). The transport retried what it safely could; a
+   * failure left here may have been applied, so the writer stops the stream (lines in flight get
+   * `settleMs` to land), switches to the append endpoint, reads the message back, sends exactly the
+   * text the service is missing and repeats the step, while the failures are ones a read-back can
+   * cure. A completion found already applied is answered as is.
+   */
+  async #recovering<T>(step: () => Promise<T>, repeat?: () => Promise<T>) {
+    let error: unknown;
+    try {
+      return await step();
+    } catch (failure) {
+      error = failure;
+    }
+    for (let attempt = 1; attempt <= MAX_RECOVERIES; attempt++) {
+      const delayMs = recoveryDelayMs(error, attempt);
+      if (delayMs === undefined) throw error;
+      this.#recovered = true;
+      recordRecovery({ attempt, 'error.type': error instanceof Error ? error.name : 'Error' });
+      const inDoubt = await this.#useAppend(error);
+      if (delayMs > 0) await sleep(delayMs, this.#init.checked.request.signal);
+      try {
+        const state = await this.#readBack(inDoubt);
+        const missing = this.#missing(state);
+        if (state.status !== 'streaming') return { status: state.status, revision: state.revision ?? 0 };
+        if (missing !== '') {
+          this.#revision = (state.revision ?? 0) + 1;
+          await this.#append(missing);
+        }
+        return await repeat?.();
+      } catch (failure) {
+        error = failure;
+      }
+    }
+    throw error;
+  }
+
+  /** The message as the service holds it; after a cut with lines in doubt, once they landed or `settleMs` passed. */
+  #readBack(inDoubt = 0): Promise<AppliedState> {
+    const { api, conversationId, started, checked } = this.#init;
+    const read = () => readBack(api, conversationId, started, checked.request);
+    return inDoubt > 0
+      ? settledReadBack(read, this.#revision, this.#settleMs, checked.request.signal)
+      : read();
+  }
+
+  /** The text the service is missing of what was handed; a typed error when it holds other text. */
+  #missing(state: AppliedState): string {
+    const expected = this.#initialText + this.#handed;
+    return missingText(expected, state, this.messageId, this.#revision, this.#init.operation);
+  }
+
+  /** Stops the stream (answering how many of its lines are in doubt) and uses append from now on. */
+  async #useAppend(reason: unknown): Promise<number> {
+    const stream = this.#stream;
+    if (stream === undefined) return 0;
+    const inDoubt = await stream.stop(this.#settleMs);
+    stream.close(reason);
+    this.#stream = undefined;
+    return inDoubt;
+  }
+
   async #answerFinished(result: ReplyResult): Promise<ReplyResult> {
     this.#end();
-    this.#delivery.sink.close();
     if (this.#failure !== undefined) throw this.#failure.error;
     return result;
   }
@@ -226,13 +400,13 @@ export class ReplyWriter {
   #fail(error: unknown): void {
     this.#failure ??= { error };
     this.#buffer.fail(error);
-    this.#delivery.sink.close(error);
+    this.#stream?.close(error);
     this.#end();
   }
 
   /** The writer is done: no more abort listening, and the key's lease is released. */
   #end(): void {
-    if (this.#onAbort) this.#init.request.signal?.removeEventListener('abort', this.#onAbort);
+    if (this.#onAbort) this.#init.checked.request.signal?.removeEventListener('abort', this.#onAbort);
     this.#init.held.release().catch(() => {});
   }
 }

@@ -3,7 +3,7 @@
 import { ConnectionError, InvalidResponseError, TimeoutError } from '../core/errors.js';
 import type { StreamEvent } from '../schemas/stream.js';
 import type { NdjsonBody } from './ndjson-body.js';
-import { type Completion, MAX_SETTLE_PERIODS, type ReplySink, type SinkTarget } from './reply-sinks.js';
+import { type Completion, MAX_SETTLE_PERIODS, type SinkTarget } from './reply-sinks.js';
 
 /** How long sent text or a sent completion may go unacknowledged by default (issue 11, outcome 5). */
 export const DEFAULT_PROGRESS_TIMEOUT_MS = 5_000;
@@ -22,8 +22,7 @@ interface StreamTarget extends SinkTarget {
  * (keep-alive comments and junk bytes are not acknowledgements), and the writer falls back to append.
  * @internal
  */
-export class StreamSink implements ReplySink {
-  readonly kind = 'stream';
+export class StreamSink {
   readonly #target: StreamTarget;
   readonly #body: NdjsonBody;
   readonly #events: AsyncIterator<StreamEvent>;
