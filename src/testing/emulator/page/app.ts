@@ -1,21 +1,23 @@
 // The emulator page: loads a snapshot, follows the live feed, redraws after each burst of events
 // (making again only what changed), and turns clicks and forms into calls to /_mock and /v1.
+import type { MockEvent } from '../../../schemas/mock-events.js';
 import { drawActivity } from './activity.js';
 import { api } from './api.js';
 import { actingUser, drawChat, drawTyping } from './chat.js';
 import { byId, duration, fill, fullTime } from './dom.js';
 import { bindForms, messageOf, run, toast } from './forms.js';
-import type { MessageActions } from './message.js';
 import { drawSidebar } from './sidebar.js';
 import { applyEvent, applySnapshot, conversationsOf, EVENT_TYPES, mockNow } from './state.js';
 import { store } from './store.js';
 import { bindTabs } from './tabs.js';
 
+/**
+ * The open conversation. One the store does not hold yet (an install answers before the live feed
+ * brings its conversation) is drawn once it comes; until then the pane keeps what it shows.
+ */
 let selected: string | null = decodeURIComponent(location.hash.slice(1)) || null;
 /** Whether the next redraw makes every message again; undefined while none is scheduled. */
 let redrawAll: boolean | undefined;
-/** A conversation chosen before the live feed brought it: an install answers before its event. */
-let awaited: string | null = null;
 /** Events that arrive while a snapshot is loading wait here, with their seq. */
 let buffer: [event: MessageEvent<string>, seq: number][] | null = null;
 
@@ -26,19 +28,11 @@ function schedule(all: boolean) {
 }
 
 function flush() {
-  let all = redrawAll ?? true;
+  const all = redrawAll ?? true;
   redrawAll = undefined;
-  let chat = true;
-  if (selected && selected === awaited) {
-    // Draw it once it is here; until then the pane keeps what it shows.
-    if (store.conversations.has(selected)) awaited = null;
-    else chat = false;
-  } else if (!selected || !store.conversations.has(selected)) {
-    selected = conversationsOf(store)[0]?.id ?? null;
-    all = true;
-  }
-  drawSidebar(selected, actions.select);
-  if (chat) drawChat(selected, all, actions);
+  selected ??= conversationsOf(store)[0]?.id ?? null;
+  drawSidebar(selected);
+  drawChat(selected, all);
   drawActivity();
   drawClock();
 }
@@ -50,27 +44,32 @@ function drawClock() {
     Math.abs(ahead) >= 1 ? `${ahead > 0 ? '+' : '−'}${duration(ahead)} from real time` : 'real time';
 }
 
-/** What the drawn parts of the page can do. */
-const actions: MessageActions = {
-  select(conversationId) {
-    selected = conversationId;
-    awaited = store.conversations.has(conversationId) ? null : conversationId;
-    history.replaceState(null, '', `#${encodeURIComponent(conversationId)}`);
-    schedule(true);
-    setTimeout(() => byId('composer-text').focus(), 20);
-  },
-  click(conversationId, messageId, actionId) {
-    const conversation = store.conversations.get(conversationId);
-    const user = conversation && actingUser(conversation);
+function select(conversationId: string) {
+  selected = conversationId;
+  history.replaceState(null, '', `#${encodeURIComponent(conversationId)}`);
+  schedule(true);
+  setTimeout(() => byId('composer-text').focus(), 20);
+}
+
+// The buttons drawn from the mock's state say what they do in data attributes: one listener acts.
+document.addEventListener('click', (event) => {
+  const button = (event.target as Element).closest('button');
+  if (!button) return;
+  const { conversationId, actionId, acceptUser } = button.dataset;
+  const open = selected ? store.conversations.get(selected) : undefined;
+  if (conversationId) select(conversationId);
+  if (actionId && open) {
+    // A quick reply is the click of the user the page posts as.
+    const messageId = button.closest<HTMLElement>('[data-message-id]')?.dataset.messageId ?? '';
+    const user = actingUser(open);
     if (!user) return toast('This conversation has no user to post as.');
-    void run(null, () => api.click(conversationId, user.id, messageId, actionId));
-  },
-  accept(inviteId, userId) {
-    const user = store.users.get(userId);
-    if (!user) return toast(`Unknown user ${userId}`);
-    void run(null, () => api.accept(inviteId, user.session_token));
-  },
-};
+    void run(null, () => api.click(open.id, user.id, messageId, actionId));
+  }
+  const inviteId = button.closest<HTMLElement>('[data-invite-id]')?.dataset.inviteId;
+  const user = acceptUser ? store.users.get(acceptUser) : undefined;
+  // A user accepts a group invite with their own session token.
+  if (inviteId && user) void run(null, () => api.accept(inviteId, user.session_token));
+});
 
 function setConnection(state: 'live' | 'reconnecting') {
   const el = byId('connection');
@@ -80,10 +79,10 @@ function setConnection(state: 'live' | 'reconnecting') {
 
 async function load() {
   buffer = [];
-  awaited = null;
   try {
     const snapshot = await api.state();
     applySnapshot(store, snapshot);
+    if (selected && !store.conversations.has(selected)) selected = null;
     const waiting = buffer;
     buffer = null;
     // Events up to event_seq are already in the snapshot.
@@ -98,9 +97,10 @@ async function load() {
 function onEvent(message: MessageEvent<string>) {
   const seq = Number(message.lastEventId);
   if (buffer) return void buffer.push([message, seq]);
-  const changed = applyEvent(store, JSON.parse(message.data));
-  if (changed.reload) void load();
-  else schedule(changed.all);
+  const event = JSON.parse(message.data) as MockEvent;
+  // After a reset the page starts again from a fresh snapshot.
+  if (event.type === 'reset') void load();
+  else schedule(applyEvent(store, event));
 }
 
 function connect() {
@@ -114,7 +114,7 @@ function connect() {
   for (const type of EVENT_TYPES) source.addEventListener(type, onEvent);
 }
 
-bindForms(actions.select, () => (selected ? store.conversations.get(selected) : undefined));
+bindForms(select, () => (selected ? store.conversations.get(selected) : undefined));
 bindTabs();
 connect();
 // The clock runs on, and typing ends when its time is up.

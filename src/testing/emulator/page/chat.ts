@@ -1,7 +1,7 @@
 // The conversation pane: its header (title, members, who is typing), its messages (redrawn one by one
 // as they change, so a streamed reply grows in place), and the "post as" choice.
 import { byId, choices, fill, h } from './dom.js';
-import { type MessageActions, messageItem } from './message.js';
+import { messageItem } from './message.js';
 import { messagesOf, type PageConversation, questionsOf, titleOf, typingIn, usersOf } from './state.js';
 import { store } from './store.js';
 
@@ -43,8 +43,10 @@ export function drawTyping(conversationId: string | null) {
 }
 
 /** Redraws the open conversation: every message when `all`, else only those that changed. */
-export function drawChat(conversationId: string | null, all: boolean, actions: MessageActions) {
+export function drawChat(conversationId: string | null, all: boolean) {
   const conversation = conversationId ? store.conversations.get(conversationId) : undefined;
+  // Chosen before the live feed brought it: the pane keeps what it shows until it comes.
+  if (conversationId && !conversation) return;
   byId('chat-empty').hidden = Boolean(conversation);
   byId('chat').hidden = !conversation;
   if (!conversation) return;
@@ -58,7 +60,7 @@ export function drawChat(conversationId: string | null, all: boolean, actions: M
   drawTyping(conversation.id);
   const questions = questionsOf(conversation);
   const drawn = messagesOf(conversation).map((message) => {
-    const item = items.get(message) ?? messageItem(message, actions, questions.get(message.id));
+    const item = items.get(message) ?? messageItem(message, questions.get(message.id));
     items.set(message, item);
     return item;
   });

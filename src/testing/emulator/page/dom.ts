@@ -3,11 +3,8 @@
 /** A child of h(): nodes as they are, strings and numbers as text, arrays flattened, nullish skipped. */
 export type Child = Node | string | number | null | undefined | false | readonly Child[];
 
-/** Attributes (`true` for a bare one; nullish and false leave it out) and listeners (`on...`). */
-export type Attrs = Record<
-  string,
-  string | number | boolean | null | undefined | ((event: Event) => unknown)
->;
+/** Attributes: `true` for a bare one; nullish and false leave it out. */
+export type Attrs = Record<string, string | number | boolean | null | undefined>;
 
 type Tag = keyof HTMLElementTagNameMap;
 type TagOf<S> = S extends `${infer T extends Tag}.${string}` ? T : S extends Tag ? S : never;
@@ -27,27 +24,26 @@ export function h<S extends Tag | `${Tag}.${string}`>(
   const className = [...classes, extra].filter(Boolean).join(' ');
   if (className) el.className = className;
   for (const [name, value] of Object.entries(rest)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (typeof value === 'function') el.addEventListener(name.slice(2), value);
-    else el.setAttribute(name, value === true ? '' : String(value));
+    if (value !== undefined && value !== null && value !== false)
+      el.setAttribute(name, value === true ? '' : String(value));
   }
-  return append(el, children) as HTMLElementTagNameMap[TagOf<S>];
+  return fill(el, ...children) as HTMLElementTagNameMap[TagOf<S>];
 }
 
-/** Appends children to `el`. */
-export function append<E extends Element>(el: E, children: readonly Child[]): E {
-  for (const child of children) {
-    if (child === undefined || child === null || child === false) continue;
-    if (Array.isArray(child)) append(el, child);
-    else el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return el;
-}
+/** Children as nodes and text (never parsed as markup), arrays flattened, nullish and false skipped. */
+const nodes = (children: readonly Child[]): (Node | string)[] =>
+  children.flatMap((child) =>
+    child === undefined || child === null || child === false
+      ? []
+      : Array.isArray(child)
+        ? nodes(child)
+        : [child instanceof Node ? child : String(child)],
+  );
 
 /** Replaces every child of `el`. */
 export function fill<E extends Element>(el: E, ...children: Child[]): E {
-  el.replaceChildren();
-  return append(el, children);
+  el.replaceChildren(...nodes(children));
+  return el;
 }
 
 /** The element with this id (the page's fixed skeleton). */

@@ -1,18 +1,11 @@
 // One message as the page draws it: its parts (text, quick replies, files, consent cards), its state
-// (streaming, unsent), receipts and reactions. `actions` are the page's handlers.
+// (streaming, unsent), receipts and reactions. Its buttons say what they do in data attributes, which
+// app.ts reads on a click.
 import type { Action, MessagePart } from '../../../schemas/messages.js';
 import type { MockMessage as Message, MockInvite } from '../../../schemas/mock-events.js';
 import { bytes, clockTime, duration, h } from './dom.js';
 import { mockNow, nameOf, type PageQuestion } from './state.js';
 import { store } from './store.js';
-
-/** What a drawn message can do. */
-export interface MessageActions {
-  select(conversationId: string): void;
-  /** The user clicks quick reply `actionId` of message `messageId`. */
-  click(conversationId: string, messageId: string, actionId: string): void;
-  accept(inviteId: string, userId: string): void;
-}
 
 /** An action of an actions block, as history holds it: any field may be missing. */
 type QuickReply = Partial<Action>;
@@ -40,7 +33,7 @@ function filePart(part: MessagePart) {
   );
 }
 
-function consentCard(invite: MockInvite, actions: MessageActions) {
+function consentCard(invite: MockInvite) {
   const { status } = invite;
   const left = (Date.parse(invite.expires_at) - mockNow(store)) / 1000;
   const group = invite.conversation_id ? store.conversations.get(invite.conversation_id) : undefined;
@@ -52,7 +45,6 @@ function consentCard(invite: MockInvite, actions: MessageActions) {
         type: 'button',
         disabled: status !== 'pending' || !store.users.has(user_id),
         'data-accept-user': user_id,
-        onclick: () => actions.accept(invite.id, user_id),
       },
       `Accept as ${display_name}`,
     );
@@ -60,7 +52,6 @@ function consentCard(invite: MockInvite, actions: MessageActions) {
     return h('li.consent-member', { class: done && 'accepted' }, h('span.member-name', display_name), state);
   };
   const expiry = `Expires in ${duration(Math.max(left, 0))} (at ${clockTime(invite.expires_at)})`;
-  const open = () => group && actions.select(group.id);
   return h(
     'div.consent',
     { 'data-invite-id': invite.id, 'data-invite-status': status },
@@ -76,7 +67,7 @@ function consentCard(invite: MockInvite, actions: MessageActions) {
       group &&
       h(
         'button.btn.btn-small',
-        { type: 'button', onclick: open },
+        { type: 'button', 'data-conversation-id': group.id },
         `Open group “${group.title || invite.title}”`,
       ),
   );
@@ -104,11 +95,11 @@ function questionLine({ status, deadlineMs }: PageQuestion) {
   return h('div.question', h('span.badge.badge-pending', 'waiting for an answer'), h('span', when));
 }
 
-function actionsPart(part: MessagePart, message: Message, actions: MessageActions, closed: boolean) {
+function actionsPart(part: MessagePart, closed: boolean) {
   const list = (part.actions ?? []) as QuickReply[];
   const consent = list.length === 1 && CONSENT.exec(list[0]?.behavior?.value ?? '');
   const invite = consent && store.invites.get(consent[1] ?? '');
-  if (invite) return consentCard(invite, actions);
+  if (invite) return consentCard(invite);
   const button = ({ actionId, label, behavior }: QuickReply) => {
     const postback = behavior?.type === 'postback' && actionId ? behavior.value : undefined;
     return h(
@@ -120,7 +111,6 @@ function actionsPart(part: MessagePart, message: Message, actions: MessageAction
         disabled: !postback || closed,
         'data-action-id': actionId,
         'data-postback': postback,
-        onclick: () => actionId && actions.click(message.conversation_id, message.id, actionId),
       },
       label || behavior?.value || '?',
     );
@@ -128,13 +118,7 @@ function actionsPart(part: MessagePart, message: Message, actions: MessageAction
   return h('div.quick-replies', { role: 'group', 'aria-label': 'Quick replies' }, list.map(button));
 }
 
-function partOf(
-  part: MessagePart,
-  message: Message,
-  actions: MessageActions,
-  lastText: number,
-  closed: boolean,
-) {
+function partOf(part: MessagePart, message: Message, lastText: number, closed: boolean) {
   switch (part.type) {
     case 'text': {
       const streaming = message.status === 'streaming' && part.part_index === lastText;
@@ -142,7 +126,7 @@ function partOf(
       return h('p.part-text', { class: streaming && 'growing' }, part.text ?? '', caret);
     }
     case 'actions':
-      return actionsPart(part, message, actions, closed);
+      return actionsPart(part, closed);
     case 'file':
     case 'image':
       return filePart(part);
@@ -172,11 +156,7 @@ function reactions(message: Message) {
 }
 
 /** The list item of one message; `question` when it asks one (or asks it again). */
-export function messageItem(
-  message: Message,
-  actions: MessageActions,
-  question?: PageQuestion,
-): HTMLLIElement {
+export function messageItem(message: Message, question?: PageQuestion): HTMLLIElement {
   const { status, fallback_text: fallback, revision } = message;
   const deleted = status === 'deleted';
   const parts = message.parts ?? [];
@@ -200,7 +180,7 @@ export function messageItem(
       'div.bubble',
       deleted
         ? h('p.tombstone', 'This message was unsent.')
-        : parts.map((part) => partOf(part, message, actions, lastText, closed)),
+        : parts.map((part) => partOf(part, message, lastText, closed)),
     ),
     !deleted && question && questionLine(question),
     !deleted &&

@@ -22,7 +22,7 @@ function preview(conversation: PageConversation) {
   return `${nameOf(store, last.sender.id)}: ${text}`;
 }
 
-function conversation(item: PageConversation, selected: string | null, select: (id: string) => void) {
+function conversation(item: PageConversation, selected: string | null) {
   const current = item.id === selected;
   return h(
     'li',
@@ -33,7 +33,6 @@ function conversation(item: PageConversation, selected: string | null, select: (
         class: current && 'selected',
         'aria-current': current ? 'true' : undefined,
         'data-conversation-id': item.id,
-        onclick: () => select(item.id),
       },
       h('span.entity-line', h('span.entity-name', titleOf(item)), badge(item.kind, item.kind)),
       h('span.entity-sub', preview(item)),
@@ -42,7 +41,7 @@ function conversation(item: PageConversation, selected: string | null, select: (
 }
 
 /** Redraws the whole left column (it is small). */
-export function drawSidebar(selected: string | null, select: (conversationId: string) => void) {
+export function drawSidebar(selected: string | null) {
   const agents = [...store.agents.values()];
   const users = [...store.users.values()];
   const noAgent = 'No agent yet. Register your bot with POST /v1/agents, then set its webhook.';
@@ -69,9 +68,7 @@ export function drawSidebar(selected: string | null, select: (conversationId: st
   choices('install-agent', agents, (a) => `${a.display_name} (@${a.handle})`, 'no agent');
   byId<HTMLButtonElement>('install-submit').disabled = users.length === 0 || agents.length === 0;
   const noConversation = 'No conversation yet: install an agent for a user.';
-  list('conversations', conversationsOf(store), noConversation, (item) =>
-    conversation(item, selected, select),
-  );
+  list('conversations', conversationsOf(store), noConversation, (item) => conversation(item, selected));
   const invites = [...store.invites.values()].reverse();
   byId('invites-section').hidden = invites.length === 0;
   list('invites', invites, '', (invite) => {

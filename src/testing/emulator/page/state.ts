@@ -1,6 +1,8 @@
 // What the page knows: a copy of the mock's state, filled from GET /_mock/state and kept current by
 // the events of GET /_mock/events. No DOM, no timers, no globals: the reducer changes only the state
-// it is given and answers whether every message must be made again (vitest tests it as is).
+// it is given and answers whether every message must be made again (vitest tests it as is). The
+// page redraws after every burst of events, and makes again only what changed (each message's item,
+// each log row, is made once) unless an event says every message may read differently.
 import type { Delivery, RequestLogEntry } from '../../../schemas/mock-control.js';
 import type * as Mock from '../../../schemas/mock-events.js';
 
@@ -30,17 +32,6 @@ export function createState() {
 /** The page's copy of the mock. */
 export type PageState = ReturnType<typeof createState>;
 
-/**
- * What one event asks of the page, which redraws what is kept cheaply (each message's item, each log
- * row, is made once) after every burst of events.
- */
-export interface Changed {
-  /** Every message may read differently (a name, an expiry, a question's end): make them all again. */
-  all: boolean;
-  /** The mock was reset: load a fresh snapshot. */
-  reload: boolean;
-}
-
 function setNow(state: PageState, iso: string, now: number): void {
   const ms = Date.parse(iso);
   if (!Number.isNaN(ms)) state.offsetMs = ms - now;
@@ -54,12 +45,13 @@ function putConversation(state: PageState, view: Mock.MockConversation): void {
 function pushLog<T>(list: T[], item: T) {
   list.push(item);
   if (list.length > MAX_LOG) list.splice(0, list.length - MAX_LOG);
-  return {};
+  return false;
 }
 
-function put<T extends { id: string }>(map: Map<string, T>, item: T, changed: Partial<Changed>) {
+// A name, status or expiry changed: every card and badge may read differently.
+function put<T extends { id: string }>(map: Map<string, T>, item: T) {
   map.set(item.id, item);
-  return changed;
+  return true;
 }
 
 const byId = <T extends { id: string }>(items: readonly T[]) => new Map(items.map((item) => [item.id, item]));
@@ -82,14 +74,8 @@ export function applySnapshot(state: PageState, snapshot: Mock.MockStateSnapshot
 }
 
 type EventOf<T extends Mock.MockEventType> = Extract<Mock.MockEvent, { type: T }>;
-type Reducer<T extends Mock.MockEventType> = (
-  state: PageState,
-  event: EventOf<T>,
-  now: number,
-) => Partial<Changed>;
-
-// Every card and badge may read differently (names, statuses, expiries).
-const EVERYTHING = { all: true };
+/** Applies an event; answers whether every message must be made again. */
+type Reducer<T extends Mock.MockEventType> = (state: PageState, event: EventOf<T>, now: number) => boolean;
 
 function messageEvent(state: PageState, event: EventOf<'message.created' | 'message.updated'>) {
   state.conversations.get(event.conversation_id)?.messages.set(event.message.id, event.message);
@@ -97,7 +83,7 @@ function messageEvent(state: PageState, event: EventOf<'message.created' | 'mess
   state.typing.delete(`${event.conversation_id}|${event.message.sender.id}`);
   // A message that asks or ends a question changes how the question's earlier messages read.
   const { metadata } = event.message;
-  return { all: metadata?.question !== undefined || metadata?.question_end !== undefined };
+  return metadata?.question !== undefined || metadata?.question_end !== undefined;
 }
 
 // One reducer per event type of the mock's feed: the compiler checks that none is missing, and the
@@ -109,37 +95,40 @@ const REDUCERS: { [T in Mock.MockEventType]: Reducer<T> } = {
     const expiresMs = event.state === 'start' ? Date.parse(event.expires_at) : 0;
     const { conversation_id, actor_id } = event;
     state.typing.set(`${conversation_id}|${actor_id}`, { conversation_id, actor_id, expiresMs });
-    return {};
+    return false;
   },
   'conversation.updated': (state, event) => {
     putConversation(state, event.conversation);
-    return EVERYTHING;
+    return true;
   },
-  'invite.updated': (state, event) => put(state.invites, event.invite, EVERYTHING),
-  'agent.created': (state, event) => put(state.agents, event.agent, EVERYTHING),
-  'agent.updated': (state, event) => put(state.agents, event.agent, EVERYTHING),
-  'user.created': (state, event) => put(state.users, event.user, EVERYTHING),
-  'user.updated': (state, event) => put(state.users, event.user, EVERYTHING),
-  'attachment.updated': (state, event) => put(state.attachments, event.attachment, EVERYTHING),
+  'invite.updated': (state, event) => put(state.invites, event.invite),
+  'agent.created': (state, event) => put(state.agents, event.agent),
+  'agent.updated': (state, event) => put(state.agents, event.agent),
+  'user.created': (state, event) => put(state.users, event.user),
+  'user.updated': (state, event) => put(state.users, event.user),
+  'attachment.updated': (state, event) => put(state.attachments, event.attachment),
   delivery: (state, event) => pushLog(state.deliveries, event.delivery),
   request: (state, event) => pushLog(state.requests, event.request),
   clock: (state, event, now) => {
     setNow(state, event.now, now);
     // Expiries and windows may have passed: every card and badge may read differently.
-    return EVERYTHING;
+    return true;
   },
-  reset: () => ({ reload: true }),
+  // The page loads a fresh snapshot, which makes everything again.
+  reset: () => true,
 };
 
 /** The event types the page follows: every type of the mock's feed. */
 export const EVENT_TYPES = Object.keys(REDUCERS) as Mock.MockEventType[];
 
-/** Applies one event of the live feed and answers what it asks of the page; `now` is this machine's clock. */
-export function applyEvent(state: PageState, event: Mock.MockEvent, now = Date.now()): Changed {
-  const changed: Changed = { all: false, reload: false };
+/**
+ * Applies one event of the live feed and answers whether every message must be made again; `now` is
+ * this machine's clock.
+ */
+export function applyEvent(state: PageState, event: Mock.MockEvent, now = Date.now()): boolean {
   // An event type this page does not know yet has no reducer: nothing to draw.
   const reduce = REDUCERS[event.type] as Reducer<Mock.MockEventType> | undefined;
-  return reduce ? { ...changed, ...reduce(state, event, now) } : changed;
+  return reduce?.(state, event, now) ?? false;
 }
 
 /** The time on the mock clock, in ms, for this machine's `now`. */
