@@ -34,11 +34,11 @@ import { ValidationError } from '../core/errors.js';
 import { idempotencyKeyFor } from '../core/idempotency.js';
 import { parseInput } from '../core/validate.js';
 import { AgentId } from '../schemas/common.js';
-import type { Message, SendMessageResponse } from '../schemas/messages.js';
+import type { Message, SendBlock, SendMessageResponse } from '../schemas/messages.js';
 import type { ReplyResult } from '../streaming/options.js';
 import { createBot } from '../webhooks/bot.js';
 import type { Bot, BotOptions, MessageContext } from '../webhooks/bot-types.js';
-import { NO_VALUE, toContent, toPostableParts } from './postable.js';
+import { NO_VALUE, toPostableParts } from './postable.js';
 
 /** Options of `createAgentMessagingAdapter`. */
 export interface ChatSdkAdapterOptions extends BotOptions {
@@ -126,14 +126,11 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
     if (!chat)
       throw new Error('agent-messaging chat-sdk adapter: the Chat instance has not initialized it yet');
     this.botUserId ??= ctx.event.agentId;
-    const thread: AgentMessagingThread = {
-      kind: await this.#kindOf(ctx.conversationId),
-      conversationId: ctx.conversationId,
-    };
-    const threadId = encodeThreadId(thread);
-    const message = toChatMessage(ctx.message, thread, ctx.event.agentId);
+    const kind = await this.#kindOf(ctx.conversationId);
+    const threadId = this.encodeThreadId({ kind, conversationId: ctx.conversationId });
+    const message = toChatMessage(ctx.message, threadId, ctx.event.agentId);
     const postback = (ctx.event as { postback?: Postback }).postback;
-    await inTurn(ctx.webhookId, async () => {
+    await turns.run({ webhookId: ctx.webhookId, posts: 0 }, async () => {
       if (postback) {
         await chat.processAction(
           {
@@ -172,23 +169,30 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
     return kind;
   }
 
-  encodeThreadId(data: AgentMessagingThread): string {
-    return encodeThreadId(data);
+  /** `ams:<kind>:<conversation id>`. */
+  encodeThreadId({ kind, conversationId }: AgentMessagingThread): string {
+    return `ams:${kind}:${conversationId}`;
   }
 
+  /** The kind and conversation id of a thread id; a ValidationError for anything else. */
   decodeThreadId(threadId: string): AgentMessagingThread {
-    return decodeThreadId(threadId);
+    const [prefix, kind, conversationId, ...rest] = String(threadId).split(':');
+    if (prefix !== 'ams' || (kind !== 'agent' && kind !== 'group') || !conversationId || rest.length > 0) {
+      const message = `must look like ams:agent:cnv_... or ams:group:cnv_..., got ${JSON.stringify(threadId)}`;
+      throw new ValidationError([{ field: 'threadId', message }], 'chat-sdk');
+    }
+    return { kind, conversationId };
   }
 
   /** A conversation is both the thread and the channel. */
   channelIdFromThreadId(threadId: string): string {
-    decodeThreadId(threadId);
+    this.decodeThreadId(threadId);
     return threadId;
   }
 
   /** True for a conversation the service showed to be one user's with the agent; unknown ones are not. */
   isDM(threadId: string): boolean {
-    return this.#kinds.get(decodeThreadId(threadId).conversationId) === 'agent';
+    return this.#kinds.get(this.decodeThreadId(threadId).conversationId) === 'agent';
   }
 
   parseMessage(raw: AgentMessagingRawMessage): ChatMessage<AgentMessagingRawMessage> {
@@ -200,7 +204,8 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
     }
     const message = raw as Message;
     const kind = this.#kinds.get(message.conversation_id) ?? 'group';
-    return toChatMessage(message, { kind, conversationId: message.conversation_id }, this.botUserId ?? '');
+    const threadId = this.encodeThreadId({ kind, conversationId: message.conversation_id });
+    return toChatMessage(message, threadId, this.botUserId ?? '');
   }
 
   renderFormatted(content: FormattedContent): string {
@@ -211,10 +216,10 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
     threadId: string,
     message: AdapterPostableMessage,
   ): Promise<RawMessage<AgentMessagingRawMessage>> {
-    const { conversationId } = decodeThreadId(threadId);
+    const { conversationId } = this.decodeThreadId(threadId);
     const key = nextPostKey();
     const parts = toPostableParts(message);
-    const attachments: { id: string; image: boolean }[] = [];
+    const content: SendBlock[] = parts.text === '' ? [] : [{ type: 'text', text: parts.text }];
     for (const [index, file] of parts.files.entries()) {
       const mime = file.mimeType ?? 'application/octet-stream';
       const data = file.data instanceof Blob ? file.data : new Uint8Array(file.data as ArrayBuffer);
@@ -223,9 +228,14 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
         { name: file.filename, mime_type: mime },
         key ? { idempotencyKey: `${key}:file:${index}` } : undefined,
       );
-      attachments.push({ id: uploaded.attachment_id, image: mime.startsWith('image/') });
+      content.push({
+        type: mime.startsWith('image/') ? 'image' : 'file',
+        attachmentId: uploaded.attachment_id,
+      });
     }
-    const content = toContent(parts, attachments);
+    if (parts.actions.length > 0) {
+      content.push({ type: 'actions', layout: 'quick_replies', actions: parts.actions });
+    }
     const fallbackText = parts.text || parts.actions.map((action) => action.label).join(' | ');
     const { message: sent } = await this.client.messages.send(
       conversationId,
@@ -241,7 +251,7 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
     textStream: AsyncIterable<string | StreamChunk>,
     options?: StreamOptions,
   ): Promise<RawMessage<AgentMessagingRawMessage>> {
-    const { conversationId } = decodeThreadId(threadId);
+    const { conversationId } = this.decodeThreadId(threadId);
     const key = nextPostKey();
     const result = await this.client.messages.reply(conversationId, textOf(textStream), {
       ...(key ? { idempotencyKey: key } : {}),
@@ -261,26 +271,30 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
 
   /** Unsends the agent's message; two minutes after it was sent the service refuses (an ApiError). */
   async deleteMessage(threadId: string, messageId: string): Promise<void> {
-    decodeThreadId(threadId);
+    this.decodeThreadId(threadId);
     await this.client.messages.unsend(messageId);
   }
 
-  async addReaction(threadId: string, messageId: string, emoji: EmojiValue | string): Promise<void> {
-    decodeThreadId(threadId);
-    await this.client.messages.react(messageId, { emoji: toUnicode(emoji), action: 'add' });
+  addReaction(threadId: string, messageId: string, emoji: EmojiValue | string): Promise<void> {
+    return this.#react(threadId, messageId, emoji, 'add');
   }
 
-  async removeReaction(threadId: string, messageId: string, emoji: EmojiValue | string): Promise<void> {
-    decodeThreadId(threadId);
-    await this.client.messages.react(messageId, { emoji: toUnicode(emoji), action: 'remove' });
+  removeReaction(threadId: string, messageId: string, emoji: EmojiValue | string): Promise<void> {
+    return this.#react(threadId, messageId, emoji, 'remove');
+  }
+
+  // The service's reactions are Unicode emoji; Chat SDK's names (`thumbs_up`, `emoji.fire`) map to them.
+  async #react(threadId: string, messageId: string, emoji: EmojiValue | string, action: 'add' | 'remove') {
+    this.decodeThreadId(threadId);
+    await this.client.messages.react(messageId, { emoji: defaultEmojiResolver.toGChat(emoji), action });
   }
 
   async startTyping(threadId: string): Promise<void> {
-    await this.client.conversations.typing(decodeThreadId(threadId).conversationId, { state: 'start' });
+    await this.client.conversations.typing(this.decodeThreadId(threadId).conversationId, { state: 'start' });
   }
 
   async markAsRead(threadId: string, messageId: string): Promise<void> {
-    await this.client.conversations.markRead(decodeThreadId(threadId).conversationId, {
+    await this.client.conversations.markRead(this.decodeThreadId(threadId).conversationId, {
       message_id: messageId,
     });
   }
@@ -294,13 +308,14 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
     threadId: string,
     options: FetchOptions = {},
   ): Promise<FetchResult<AgentMessagingRawMessage>> {
-    const { conversationId } = decodeThreadId(threadId);
-    const thread = { kind: await this.#kindOf(conversationId), conversationId };
+    const { conversationId } = this.decodeThreadId(threadId);
+    // Messages carry the thread id of the kind the service told, whatever `threadId` said.
+    const id = this.encodeThreadId({ kind: await this.#kindOf(conversationId), conversationId });
     const limit = Math.min(Math.max(1, Math.trunc(options.limit ?? DEFAULT_PAGE)), MAX_PAGE);
     const cursor = options.cursor === undefined ? undefined : Number(options.cursor);
     const forward = options.direction === 'forward';
     const before = forward ? (cursor ?? 0) + limit + 1 : cursor;
-    const { messages } = await this.client.conversations.listMessages(thread.conversationId, {
+    const { messages } = await this.client.conversations.listMessages(conversationId, {
       limit,
       ...(before === undefined ? {} : { before_sequence: before }),
     });
@@ -315,13 +330,13 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
     return {
       messages: page
         .filter((m) => m.status !== 'deleted')
-        .map((m) => toChatMessage(m, thread, this.botUserId ?? '')),
+        .map((m) => toChatMessage(m, id, this.botUserId ?? '')),
       ...(more ? { nextCursor: String(edge.sequence) } : {}),
     };
   }
 
   async fetchThread(threadId: string): Promise<ThreadInfo> {
-    const { conversationId } = decodeThreadId(threadId);
+    const { conversationId } = this.decodeThreadId(threadId);
     const { conversation } = await this.client.conversations.retrieve(conversationId);
     return {
       id: threadId,
@@ -333,30 +348,10 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
   }
 }
 
-/** `ams:<kind>:<conversation id>`. */
-function encodeThreadId({ kind, conversationId }: AgentMessagingThread): string {
-  return `ams:${kind}:${conversationId}`;
-}
-
-/** The kind and conversation id of a thread id; a ValidationError for anything else. */
-function decodeThreadId(threadId: string): AgentMessagingThread {
-  const [prefix, kind, conversationId, ...rest] = String(threadId).split(':');
-  if (prefix !== 'ams' || (kind !== 'agent' && kind !== 'group') || !conversationId || rest.length > 0) {
-    const message = `must look like ams:agent:cnv_... or ams:group:cnv_..., got ${JSON.stringify(threadId)}`;
-    throw new ValidationError([{ field: 'threadId', message }], 'chat-sdk');
-  }
-  return { kind, conversationId };
-}
-
 // The delivery a Chat SDK handler is answering. Every reply it posts takes a key derived from the
 // delivery's webhook-id and the reply's position in the handler, so the service's redelivery of the
 // same event (up to about 18 hours later) replays those replies instead of posting them twice.
 const turns = new AsyncLocalStorage<{ webhookId: string; posts: number }>();
-
-/** Runs `work` as the handling of delivery `webhookId`. */
-function inTurn<T>(webhookId: string, work: () => Promise<T>): Promise<T> {
-  return turns.run({ webhookId, posts: 0 }, work);
-}
 
 /**
  * The Idempotency-Key of the next post of the current turn, or `undefined` outside one (a post
@@ -377,7 +372,7 @@ function nextPostKey(): string | undefined {
  */
 function toChatMessage(
   message: Message,
-  thread: AgentMessagingThread,
+  threadId: string,
   agentId: string,
 ): ChatMessage<AgentMessagingRawMessage> {
   const parts = message.parts ?? [];
@@ -390,7 +385,7 @@ function toChatMessage(
   const isMe = senderId === agentId;
   return new ChatMessage<AgentMessagingRawMessage>({
     id: message.id,
-    threadId: encodeThreadId(thread),
+    threadId,
     text,
     formatted: parseMarkdown(text),
     raw: message,
@@ -418,9 +413,4 @@ async function* textOf(stream: AsyncIterable<string | StreamChunk>): AsyncIterab
     if (typeof chunk === 'string') yield chunk;
     else if (chunk.type === 'markdown_text') yield chunk.text;
   }
-}
-
-/** The service's reactions are Unicode emoji; Chat SDK's names (`thumbs_up`, `emoji.fire`) map to them. */
-function toUnicode(emoji: EmojiValue | string): string {
-  return defaultEmojiResolver.toGChat(emoji);
 }

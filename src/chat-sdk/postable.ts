@@ -17,89 +17,53 @@ import type { SendBlock } from '../schemas/messages.js';
 export const NO_VALUE = '\u0000';
 
 type Button = { type: 'button'; id: string; label: string; value?: string; disabled?: boolean };
+type Actions = Extract<SendBlock, { type: 'actions' }>['actions'];
 
 /** The message to send, before its files are uploaded. */
 export interface PostableParts {
   text: string;
-  actions: { actionId: string; label: string; behavior: { type: 'postback'; value: string } }[];
+  actions: Actions;
   files: FileUpload[];
 }
 
-function cardOf(message: AdapterPostableMessage): { card: CardElement; fallbackText?: string } | undefined {
-  if (isCardElement(message)) return { card: message };
-  if (typeof message === 'object' && message !== null && 'card' in message && isCardElement(message.card)) {
-    return { card: message.card, ...(message.fallbackText ? { fallbackText: message.fallbackText } : {}) };
-  }
-  return undefined;
+// The enabled buttons of a card, in its actions blocks and their sections.
+function buttonsOf(children: readonly { type: string; children?: unknown }[]): Button[] {
+  return children.flatMap((child) => {
+    const items = (Array.isArray(child.children) ? child.children : []) as { type: string }[];
+    if (child.type === 'section') return buttonsOf(items);
+    if (child.type !== 'actions') return [];
+    return (items as Button[]).filter((item) => item.type === 'button' && !item.disabled);
+  });
 }
 
-function buttonsOf(card: CardElement): Button[] {
-  const buttons: Button[] = [];
-  const visit = (children: readonly { type: string; children?: unknown }[]) => {
-    for (const child of children) {
-      if (child.type === 'actions') {
-        for (const item of (child.children ?? []) as { type: string }[]) {
-          if (item.type === 'button' && !(item as Button).disabled) buttons.push(item as Button);
-        }
-      } else if (child.type === 'section' && Array.isArray(child.children)) {
-        visit(child.children as { type: string }[]);
-      }
-    }
-  };
-  visit(card.children);
-  return buttons;
+// A card as text: its title, its subtitle and each element's fallback text (actions have none:
+// their postback buttons have a block of their own).
+function cardText(card: CardElement): string {
+  return [card.title, card.subtitle, ...card.children.map(cardChildToFallbackText)]
+    .filter(Boolean)
+    .join('\n');
 }
 
-function cardText(card: CardElement, buttons: readonly Button[]): string {
-  const lines: string[] = [];
-  if (card.title) lines.push(card.title);
-  if (card.subtitle) lines.push(card.subtitle);
-  for (const child of card.children) {
-    // Postback buttons have a block of their own; everything else is kept as text.
-    if (child.type === 'actions' && child.children.every((item) => buttons.includes(item as Button)))
-      continue;
-    const text = cardChildToFallbackText(child);
-    if (text) lines.push(text);
-  }
-  return lines.join('\n');
+function textOf(message: AdapterPostableMessage): string {
+  if (typeof message === 'string') return message;
+  if ('raw' in message) return message.raw;
+  if ('markdown' in message) return message.markdown;
+  if ('ast' in message) return stringifyMarkdown(message.ast).trimEnd();
+  return '';
 }
 
 /** Splits a postable message into its text, its quick replies and its files. */
 export function toPostableParts(message: AdapterPostableMessage): PostableParts {
   const files =
     typeof message === 'object' && message !== null && 'files' in message ? (message.files ?? []) : [];
-  const card = cardOf(message);
-  if (card) {
-    const buttons = buttonsOf(card.card);
-    return {
-      text: card.fallbackText ?? cardText(card.card, buttons),
-      actions: buttons.map((button) => ({
-        actionId: button.id,
-        label: button.label,
-        behavior: {
-          type: 'postback',
-          value: button.value === undefined || button.value === '' ? NO_VALUE : button.value,
-        },
-      })),
-      files,
-    };
-  }
-  if (typeof message === 'string') return { text: message, actions: [], files };
-  if ('raw' in message) return { text: message.raw, actions: [], files };
-  if ('markdown' in message) return { text: message.markdown, actions: [], files };
-  if ('ast' in message) return { text: stringifyMarkdown(message.ast).trimEnd(), actions: [], files };
-  return { text: '', actions: [], files };
-}
-
-/** The content blocks of a message whose files were uploaded as `attachmentIds`. */
-export function toContent(
-  parts: PostableParts,
-  attachments: readonly { id: string; image: boolean }[],
-): SendBlock[] {
-  const content: SendBlock[] = [];
-  if (parts.text !== '') content.push({ type: 'text', text: parts.text });
-  for (const { id, image } of attachments) content.push({ type: image ? 'image' : 'file', attachmentId: id });
-  if (parts.actions.length > 0)
-    content.push({ type: 'actions', layout: 'quick_replies', actions: parts.actions });
-  return content;
+  const wrapper =
+    typeof message === 'object' && 'card' in message && isCardElement(message.card) ? message : undefined;
+  const card = isCardElement(message) ? message : wrapper?.card;
+  if (!card) return { text: textOf(message), actions: [], files };
+  const actions = buttonsOf(card.children).map((button) => ({
+    actionId: button.id,
+    label: button.label,
+    behavior: { type: 'postback' as const, value: button.value || NO_VALUE },
+  }));
+  return { text: wrapper?.fallbackText || cardText(card), actions, files };
 }
