@@ -1,11 +1,10 @@
 // The emulator page: loads a snapshot, follows the live feed, redraws after each burst of events
 // (making again only what changed), and turns clicks and forms into calls to /_mock and /v1.
-import type { MockEvent } from '../../../schemas/mock-events.js';
+import type { MockEvent, MockStateSnapshot } from '../../../schemas/mock-events.js';
+import { bindActions, request, toast } from './actions.js';
 import { drawActivity } from './activity.js';
-import { api } from './api.js';
-import { actingUser, drawChat, drawTyping } from './chat.js';
+import { drawChat, drawTyping } from './chat.js';
 import { byId, duration, fill, fullTime } from './dom.js';
-import { bindForms, messageOf, run, toast } from './forms.js';
 import { drawSidebar } from './sidebar.js';
 import { applyEvent, applySnapshot, conversationsOf, EVENT_TYPES, mockNow } from './state.js';
 import { store } from './store.js';
@@ -51,26 +50,6 @@ function select(conversationId: string) {
   setTimeout(() => byId('composer-text').focus(), 20);
 }
 
-// The buttons drawn from the mock's state say what they do in data attributes: one listener acts.
-document.addEventListener('click', (event) => {
-  const button = (event.target as Element).closest('button');
-  if (!button) return;
-  const { conversationId, actionId, acceptUser } = button.dataset;
-  const open = selected ? store.conversations.get(selected) : undefined;
-  if (conversationId) select(conversationId);
-  if (actionId && open) {
-    // A quick reply is the click of the user the page posts as.
-    const messageId = button.closest<HTMLElement>('[data-message-id]')?.dataset.messageId ?? '';
-    const user = actingUser(open);
-    if (!user) return toast('This conversation has no user to post as.');
-    void run(null, () => api.click(open.id, user.id, messageId, actionId));
-  }
-  const inviteId = button.closest<HTMLElement>('[data-invite-id]')?.dataset.inviteId;
-  const user = acceptUser ? store.users.get(acceptUser) : undefined;
-  // A user accepts a group invite with their own session token.
-  if (inviteId && user) void run(null, () => api.accept(inviteId, user.session_token));
-});
-
 function setConnection(state: 'live' | 'reconnecting') {
   const el = byId('connection');
   el.dataset.state = state;
@@ -80,7 +59,7 @@ function setConnection(state: 'live' | 'reconnecting') {
 async function load() {
   buffer = [];
   try {
-    const snapshot = await api.state();
+    const snapshot = await request<MockStateSnapshot>('GET', '/_mock/state');
     applySnapshot(store, snapshot);
     if (selected && !store.conversations.has(selected)) selected = null;
     const waiting = buffer;
@@ -90,7 +69,7 @@ async function load() {
     schedule(true);
   } catch (error) {
     buffer = null;
-    toast(`Could not load the state of the mock: ${messageOf(error)}`);
+    toast(`Could not load the state of the mock: ${(error as Error).message}`);
   }
 }
 
@@ -114,7 +93,7 @@ function connect() {
   for (const type of EVENT_TYPES) source.addEventListener(type, onEvent);
 }
 
-bindForms(select, () => (selected ? store.conversations.get(selected) : undefined));
+bindActions(select, () => (selected ? store.conversations.get(selected) : undefined));
 bindTabs();
 connect();
 // The clock runs on, and typing ends when its time is up.

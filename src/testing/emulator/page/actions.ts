@@ -1,0 +1,139 @@
+// What a person does on the page: its forms, its buttons and the buttons drawn from the mock's state.
+// Each is one call to the mock's control surface under /_mock, or to /v1 where a user acts with its
+// own session token (accepting a group invite); the toast shows what failed.
+import type { InstallResponse } from '../../../schemas/mock-control.js';
+import { MAX_ADVANCE_SECONDS } from '../../../schemas/mock-limits.js';
+import { actingUser } from './chat.js';
+import { byId } from './dom.js';
+import type { PageConversation } from './state.js';
+import { store } from './store.js';
+
+/** Calls the mock: answers its JSON (null for an empty answer), or throws its error's code and message. */
+export async function request<T>(method: string, path: string, body?: unknown, token?: string): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (token) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  // An empty or non-JSON answer reads as null.
+  const data = await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = (data as { error?: { code: string; message: string } } | null)?.error;
+    throw new Error(
+      error ? `${error.code}: ${error.message}` : `${method} ${path} answered HTTP ${response.status}`,
+    );
+  }
+  return data as T;
+}
+
+let toastTimer: ReturnType<typeof setTimeout> | undefined;
+/** Shows a failure for six seconds. */
+export function toast(message: string) {
+  const el = byId('toast');
+  el.textContent = message;
+  el.className = 'toast error';
+  el.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => {
+    el.hidden = true;
+  }, 6000);
+}
+
+/** POSTs with `button` disabled until the answer; a failure shows in the toast and answers undefined. */
+async function post<T>(button: HTMLButtonElement | null, path: string, body?: unknown, token?: string) {
+  if (button) button.disabled = true;
+  try {
+    return await request<T>('POST', path, body, token);
+  } catch (error) {
+    toast(error instanceof Error ? error.message : String(error));
+    return undefined;
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+/** Listens to a form's submit, with the button that sent it. */
+function onSubmit(id: string, handle: (submitter: HTMLButtonElement | null) => unknown) {
+  byId(id).addEventListener('submit', (event) => {
+    event.preventDefault();
+    handle((event as SubmitEvent).submitter as HTMLButtonElement | null);
+  });
+}
+
+const conversationPath = (id: string) => `/_mock/conversations/${encodeURIComponent(id)}`;
+
+/**
+ * Binds every action: users, installs, the composer, the clock, Reset, and the buttons drawn from
+ * the mock's state, which say what they do in data attributes (one listener reads them).
+ */
+export function bindActions(
+  select: (conversationId: string) => void,
+  open: () => PageConversation | undefined,
+) {
+  const input = (id: string) => byId<HTMLInputElement>(id);
+  onSubmit('create-user', async (button) => {
+    const name = input('create-user-name').value.trim();
+    if (name && (await post(button, '/_mock/users', { display_name: name })))
+      input('create-user-name').value = '';
+  });
+  onSubmit('install', async (button) => {
+    const body = { user_id: input('install-user').value, agent_id: input('install-agent').value };
+    const done = await post<InstallResponse>(button, '/_mock/installs', body);
+    if (done) select(done.conversation_id);
+  });
+  onSubmit('composer', async () => {
+    const text = input('composer-text');
+    const conversation = open();
+    const user = conversation && actingUser(conversation);
+    if (!conversation || !user || !text.value.trim()) return;
+    const body = { user_id: user.id, text: text.value };
+    if (await post(byId('composer-send'), `${conversationPath(conversation.id)}/user-messages`, body))
+      text.value = '';
+    text.focus();
+  });
+  for (const button of document.querySelectorAll<HTMLButtonElement>('[data-advance]')) {
+    const seconds = Number(button.dataset.advance);
+    button.addEventListener('click', () => post(button, '/_mock/clock/advance', { seconds }));
+  }
+  onSubmit('advance-form', (button) => {
+    const seconds = Number(input('advance-seconds').value);
+    // The mock's own cap on one advance; it answers 400 beyond it anyway.
+    if (!(seconds >= 0 && seconds <= MAX_ADVANCE_SECONDS)) {
+      return toast(`Seconds: a number from 0 to ${MAX_ADVANCE_SECONDS} (ten years).`);
+    }
+    return post(button, '/_mock/clock/advance', { seconds });
+  });
+  byId('reset').addEventListener('click', () => {
+    if (confirm('Empty the mock: every agent, user, conversation and log?'))
+      post(byId('reset'), '/_mock/reset');
+  });
+  document.addEventListener('click', (event) => {
+    const button = (event.target as Element).closest('button');
+    if (!button) return;
+    const { conversationId, actionId, acceptUser } = button.dataset;
+    if (conversationId) select(conversationId);
+    const conversation = open();
+    if (actionId && conversation) {
+      // A quick reply is clicked by the user the page posts as: the mock posts its label and
+      // delivers the postback (PROTOCOL.md section 14).
+      const user = actingUser(conversation);
+      if (!user) return toast('This conversation has no user to post as.');
+      const message_id = button.closest<HTMLElement>('[data-message-id]')?.dataset.messageId;
+      const body = { user_id: user.id, message_id, action_id: actionId };
+      void post(null, `${conversationPath(conversation.id)}/postbacks`, body);
+    }
+    const inviteId = button.closest<HTMLElement>('[data-invite-id]')?.dataset.inviteId;
+    const user = acceptUser ? store.users.get(acceptUser) : undefined;
+    if (inviteId && user) {
+      void post(
+        null,
+        `/v1/groups/invites/${encodeURIComponent(inviteId)}/accept`,
+        undefined,
+        user.session_token,
+      );
+    }
+  });
+}
