@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ApiPromise } from '../core/api-promise.js';
+import { type ApiPromise, apiPromise } from '../core/api-promise.js';
 import { clientOptions, resolveConfig } from '../core/client-config.js';
 import type { ConnectionOptions, RequestOptions } from '../core/options.js';
 import { Transport } from '../core/transport.js';
@@ -43,6 +43,6 @@ export function registerAgent(
       operation: 'registerAgent',
     });
   } catch (error) {
-    return new ApiPromise<RegisterAgentResponse>(Promise.reject(error));
+    return apiPromise(Promise.reject(error));
   }
 }

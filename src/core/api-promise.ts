@@ -17,44 +17,18 @@ export interface WithResponse<T> {
  * @example
  * const { data, requestId } = await client.conversations.retrieve(cnv).withResponse();
  */
-export class ApiPromise<T> extends Promise<T> {
-  readonly #result: Promise<WithResponse<T>>;
-  #data: Promise<T> | undefined;
-
-  // `super` gets a settled placeholder: every read goes through `then`, which follows `#result`.
-  constructor(result: Promise<WithResponse<T>>) {
-    super((resolve) => resolve(undefined as T));
-    this.#result = result;
-  }
-
-  // Derived promises (`.then` results) are plain promises, not ApiPromises.
-  static override get [Symbol.species]() {
-    return Promise;
-  }
-
+export interface ApiPromise<T> extends Promise<T> {
   /** The parsed object with the HTTP response and its request id. */
-  withResponse(): Promise<WithResponse<T>> {
-    return this.#result;
-  }
+  withResponse(): Promise<WithResponse<T>>;
+}
 
-  #parsed(): Promise<T> {
-    this.#data ??= this.#result.then((result) => result.data);
-    return this.#data;
-  }
-
-  // biome-ignore lint/suspicious/noThenProperty: this is a Promise subclass; `then` follows the parsed result.
-  override then<R1 = T, R2 = never>(
-    onFulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
-    onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
-  ): Promise<R1 | R2> {
-    return this.#parsed().then(onFulfilled, onRejected);
-  }
-
-  override catch<R = never>(onRejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
-    return this.#parsed().catch(onRejected);
-  }
-
-  override finally(onFinally?: (() => void) | null): Promise<T> {
-    return this.#parsed().finally(onFinally);
-  }
+/** The ApiPromise of a call's result. @internal */
+export function apiPromise<T>(result: Promise<WithResponse<T>>): ApiPromise<T> {
+  const data = result.then((answer) => answer.data);
+  const withResponse = () => {
+    // Read this way, a failure reaches the caller through `result`: the data's copy of it is handled.
+    data.catch(() => undefined);
+    return result;
+  };
+  return Object.assign(data, { withResponse });
 }

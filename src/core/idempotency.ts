@@ -32,17 +32,10 @@ const readable = (text: string, max: number) => text.replace(/[^\x21-\x7e]/g, '_
  * await client.messages.send(cnv, { text }, { idempotencyKey: idempotencyKeyFor(event.eventId) });
  */
 export function idempotencyKeyFor(eventId: string, purpose = 'reply'): string {
-  if (typeof eventId !== 'string' || eventId.trim() === '') {
-    throw new ValidationError(
-      [{ field: 'eventId', message: 'must be a non-blank string' }],
-      'idempotencyKeyFor',
-    );
-  }
-  if (typeof purpose !== 'string' || purpose.trim() === '') {
-    throw new ValidationError(
-      [{ field: 'purpose', message: 'must be a non-blank string' }],
-      'idempotencyKeyFor',
-    );
+  for (const [field, value] of Object.entries({ eventId, purpose })) {
+    if (typeof value !== 'string' || value.trim() === '') {
+      throw new ValidationError([{ field, message: 'must be a non-blank string' }], 'idempotencyKeyFor');
+    }
   }
   // The hash covers both strings whole, so two events that truncate or sanitise alike still differ.
   const hash = fnv1a64(`${purpose.length}:${purpose}:${eventId}`);

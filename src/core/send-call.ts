@@ -3,6 +3,7 @@
 
 import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance, type Options } from 'ky';
 import type { Endpoint } from '../endpoints.js';
+import { ErrorBody } from '../schemas/errors.js';
 import {
   annotate,
   endSpan,
@@ -12,12 +13,10 @@ import {
   startSpan,
   telemetryLoading,
 } from '../telemetry.js';
-import { ApiError, apiErrorName } from './api-error.js';
-import { attemptFetch } from './attempt-fetch.js';
+import { ApiError, type ApiErrorInit, apiErrorName, createApiError, RateLimitError } from './api-error.js';
 import type { TransportConfig } from './client-config.js';
-import { AgentMessagingError, ConnectionError, TimeoutError } from './errors.js';
-import { errorFromAnswer, redact } from './response.js';
-import { abortedError, kyRetry } from './retry.js';
+import { AgentMessagingError, ConnectionError, InvalidResponseError, TimeoutError } from './errors.js';
+import { abortedError, isRetryStatus, kyRetry, parseRetryAfter, retryAfterTooLong } from './retry.js';
 import type { UploadSpec } from './transport.js';
 
 /** One call as sent: ky's options plus what logs and errors need. @internal */
@@ -41,17 +40,19 @@ export interface Call {
   onUploadProgress?: UploadSpec['onProgress'];
 }
 
+/** Statuses whose answer may not carry a body (the Response constructor refuses one). */
+const NO_BODY = [101, 103, 204, 205, 304];
+
 /**
  * The ky instance of one client. The client's own `fetch` is not given to ky: each call's attempt
- * fetch (attempt-fetch.ts) calls it, or `globalThis.fetch` looked up per attempt (msw).
+ * fetch calls it, or `globalThis.fetch` looked up per attempt (msw).
  * @internal
  */
 export const createKy = (): KyInstance => ky.create({});
 
 /**
  * Sends `call` through the client's ky instance, which times each attempt and retries under the SDK's
- * policy; the attempt's own `fetch` (attempt-fetch.ts) reads the answer's body inside the attempt, so
- * no ky hook is needed. A failure becomes the SDK's typed error.
+ * policy. A failure becomes the SDK's typed error.
  * @internal
  */
 export async function sendCall(client: KyInstance, call: Call, config: TransportConfig): Promise<Response> {
@@ -97,28 +98,64 @@ export async function sendCall(client: KyInstance, call: Call, config: Transport
       reason: (failure as Error).name,
     });
   };
-  // A JSON body goes with the attempt's fetch when that is globalThis.fetch (see AttemptPlan.body).
+  // A JSON body is attached to each attempt here, so ky's Request carries none: ky clones its Request
+  // before every attempt of a call that may repeat, and a body there would be a stream to tee each
+  // time. Only with `globalThis.fetch`, which honours `init.body` as fetch does; a client's own
+  // `fetch` gets the whole Request (a wrapper may read only that).
   const bodyInFetch = !config.fetch && typeof call.body === 'string' && !call.onUploadProgress;
+  /**
+   * One attempt as ky runs it: it sends the request and reads the answer's body before it resolves.
+   * ky's per-attempt timer wraps it, so `timeoutMs` covers the body as well as the headers, and a body
+   * that stalls or is cut is one failed attempt under the one retry policy (retry.ts), repeated with
+   * the same request (the same Idempotency-Key). No afterResponse hook: ky would clone (tee) the
+   * answer for it and run it through extra promises on every call. A 2xx body over the cap is the
+   * InvalidResponseError (never retried); one cut mid-way is a ConnectionError (retried when the call
+   * may repeat). An error body is read under the cap too and handed to ky as an in-memory copy; one
+   * over the cap, cut or too slow is dropped: the status still makes the typed ApiError (and decides
+   * its retry), only without the body's code and message.
+   */
+  const attemptFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    started = performance.now();
+    const response = await (bodyInFetch
+      ? globalThis.fetch(input, { ...init, body: call.body })
+      : (config.fetch ?? globalThis.fetch)(input, init));
+    const maxBytes = config.maxResponseBytes;
+    call.answer = undefined;
+    if (response.ok) {
+      if (call.readsAnswer) {
+        try {
+          call.answer = await readCapped(response, maxBytes, call.operation);
+        } catch (error) {
+          // The caller's abort and an answer over the cap are final; ky maps the abort itself.
+          if (InvalidResponseError.is(error) || call.signal?.aborted) throw error;
+          const message = `${call.operation}: the connection failed while the answer was read.`;
+          throw new ConnectionError(message, { cause: error });
+        }
+      }
+      if (log) logAttempt(response);
+      return response;
+    }
+    // An error body that fails to arrive whole is only decoration lost, as ky's own read treats it.
+    const text = await readCapped(response, maxBytes, call.operation).catch(() => '');
+    if (log) logAttempt(response);
+    const copy = new Response(NO_BODY.includes(response.status) ? null : text, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+    // What the error's caller may read stays the answer's own.
+    Object.defineProperties(copy, {
+      url: { value: response.url },
+      redirected: { value: response.redirected },
+    });
+    return copy;
+  };
   const options: Options = {
     method: call.method,
     headers: call.headers,
     timeout: call.timeoutMs,
     retry: kyRetry(call.retries, (error) => toSdkError(error, call, config.token), onRetry),
-    fetch: attemptFetch({
-      fetch: config.fetch,
-      body: bodyInFetch ? (call.body as string) : undefined,
-      readsAnswer: call.readsAnswer,
-      maxBytes: config.maxResponseBytes,
-      operation: call.operation,
-      signal: call.signal,
-      onSend: () => {
-        started = performance.now();
-      },
-      onAnswer: (response, text) => {
-        call.answer = text;
-        if (log) logAttempt(response);
-      },
-    }),
+    fetch: attemptFetch,
   };
   // Only the keys a call uses: ky merges every key of its options into a new object, one by one.
   if (call.body !== undefined && !bodyInFetch) options.body = call.body;
@@ -159,4 +196,79 @@ function toSdkError(error: unknown, call: Call, secret: string | undefined): Age
   const cause = isNetworkError(error) ? error.cause : error;
   const detail = redact(cause instanceof Error ? cause.message : String(cause), secret);
   return new ConnectionError(`${call.operation}: the connection failed (${detail}).`, { cause });
+}
+
+/** Replaces every occurrence of the credential, so no text the SDK shows can carry it. */
+function redact(text: string, secret: string | undefined): string {
+  return secret && text.includes(secret) ? text.replaceAll(secret, '***') : text;
+}
+
+/**
+ * The typed ApiError for a non-2xx answer; `data` is its body as ky read it (parsed JSON, text, or
+ * undefined). Header values are redacted too: a hostile service may echo the bearer token in one.
+ */
+function errorFromAnswer(response: Response, data: unknown, secret: string | undefined): ApiError {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = redact(value, secret);
+  const parsed = ErrorBody.safeParse(typeof data === 'string' ? parseJson(data) : data);
+  const message = parsed.success
+    ? parsed.data.error.message
+    : `the service answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  const init: ApiErrorInit = {
+    status: response.status,
+    code: parsed.success ? parsed.data.error.code : undefined,
+    message: redact(message, secret),
+    requestId: headers['request-id'],
+    headers,
+    retryAfter: parseRetryAfter(headers['retry-after']),
+  };
+  // A pause longer than the SDK sleeps on asks the caller to come back later, as a 429 does
+  // (a 503 with `Retry-After: 3600` too): a RateLimitError keeping its status.
+  const later = retryAfterTooLong(init.retryAfter) && isRetryStatus(init.status, init.code);
+  return later ? new RateLimitError(init) : createApiError(init);
+}
+
+/** JSON text parsed, or undefined when it is not JSON. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** One decoder for every answer: decoding whole (not `stream: true`) takes the fast path, and holds no state. */
+const utf8 = new TextDecoder();
+
+/**
+ * The body as text, read chunk by chunk so that a huge or decompression-bombed answer stops at
+ * `maxBytes` (memory stays bounded) instead of being buffered whole; the bytes are decoded once, at
+ * the end. No timer of its own: it runs inside the attempt, whose timeout covers it.
+ */
+async function readCapped(response: Response, maxBytes: number, operation: string): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      void reader.cancel().catch(() => undefined);
+      throw new InvalidResponseError(
+        `${operation}: the answer is larger than ${maxBytes} bytes (maxResponseBytes).`,
+        { status: response.status, requestId: response.headers.get('request-id') ?? undefined },
+      );
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return utf8.decode(chunks[0]);
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return utf8.decode(bytes);
 }

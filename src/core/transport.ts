@@ -4,12 +4,12 @@
 import type { KyInstance } from 'ky';
 import type * as z from 'zod/mini';
 import { type Endpoint, type EndpointKey, endpoints, PATH_PARAMS, type ResponseOf } from '../endpoints.js';
-import { ApiPromise, type WithResponse } from './api-promise.js';
+import { fieldIssues, safeParse } from '../schemas/issues.js';
+import { type ApiPromise, apiPromise, type WithResponse } from './api-promise.js';
 import type { TransportConfig } from './client-config.js';
-import { ConnectionError } from './errors.js';
+import { ConnectionError, InvalidResponseError } from './errors.js';
 import { randomIdempotencyKey } from './idempotency.js';
 import type { RequestOptions } from './options.js';
-import { parseJsonAnswer } from './response.js';
 import type { Call } from './send-call.js';
 import { checkRequestOptions, parseInput, pathId } from './validate.js';
 
@@ -79,7 +79,7 @@ export class Transport {
    * the endpoint's response schema, unknown fields kept.
    */
   request<K extends EndpointKey>(key: K, init: CallInit = {}): ApiPromise<ResponseOf<K>> {
-    return new ApiPromise(this.#request(key, init));
+    return apiPromise(this.#request(key, init));
   }
 
   /**
@@ -119,11 +119,25 @@ export class Transport {
     const call = this.#prepare(key, init, undefined, undefined);
     call.headers.accept = 'application/json';
     call.readsAnswer = true;
-    // Buffered under maxResponseBytes within the attempt (attempt-fetch.ts): this text is in memory.
+    // Buffered under maxResponseBytes within the attempt (send-call.ts): this text is in memory.
     const response = await this.#send(call);
-    const text = call.answer ?? '';
-    const schema = (endpoints[key] as Endpoint).response as z.ZodMiniType<ResponseOf<K>>;
-    return parseJsonAnswer(schema, response, text, call.operation);
+    const requestId = response.headers.get('request-id') ?? undefined;
+    const details = { status: response.status, requestId };
+    let body: unknown;
+    try {
+      body = JSON.parse(call.answer ?? '');
+    } catch {
+      const message = `${call.operation}: the service answered ${response.status} with a body that is not JSON.`;
+      throw new InvalidResponseError(message, details);
+    }
+    const result = safeParse((endpoints[key] as Endpoint).response as z.ZodMiniType<ResponseOf<K>>, body);
+    if (!result.success) {
+      const issues = fieldIssues(result.error);
+      const list = issues.map(({ field, message }) => `${field || 'body'}: ${message}`).join('; ');
+      const message = `${call.operation}: the answer does not have the expected shape (${list}).`;
+      throw new InvalidResponseError(message, { ...details, issues });
+    }
+    return { data: result.data, response, requestId };
   }
 
   /** Checks the call against its endpoint and builds what is sent; `bytes` is a body sent as is. */
@@ -136,8 +150,13 @@ export class Transport {
     const endpoint: Endpoint = endpoints[key];
     const operation = init.operation ?? key;
     const options = checkRequestOptions(init.options, operation);
-    const template = compilePath(endpoint.path);
-    const path = fillPath(template.parts, init.params, operation);
+    // Each `:name` checked against its schema, named as the caller names it (`conversationId`).
+    const path = endpoint.path.replace(/:(\w+)/g, (_, name: string) => {
+      const value = init.params?.[name];
+      const field = name.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase());
+      const schema = PATH_PARAMS[name];
+      return schema ? pathId(schema, value, field, operation) : encodeURIComponent(String(value));
+    });
     const query = endpoint.query ? parseInput(endpoint.query, init.query ?? {}, operation) : init.query;
     let body = bytes;
     if (body === undefined && endpoint.request) {
@@ -155,7 +174,8 @@ export class Transport {
       url: this.baseUrl + withQuery(path, query as Record<string, unknown> | undefined),
       method: endpoint.method,
       logPath: path,
-      route: template.route,
+      // The route as the HTTP semantic conventions write it (`/v1/messages/{message_id}`), for spans.
+      route: endpoint.path.replace(/:(\w+)/g, '{$1}'),
       operation,
       headers,
       body,
@@ -182,56 +202,6 @@ export class Transport {
   toJSON(): { baseUrl: string } {
     return { baseUrl: this.baseUrl };
   }
-}
-
-/** A template's `:name` parameter: its field name for errors (`conversationId`) and its schema, if any. */
-interface PathParam {
-  name: string;
-  field: string;
-  schema: z.ZodMiniType<string> | undefined;
-}
-
-/**
- * Each template split once into literal text and parameters (in turn), so a call only fills them in,
- * with its route as the HTTP semantic conventions write it (`/v1/messages/{id}`), for spans.
- */
-const compiled = new Map<string, { parts: (string | PathParam)[]; route: string }>();
-
-function compilePath(template: string): { parts: (string | PathParam)[]; route: string } {
-  let path = compiled.get(template);
-  if (path !== undefined) return path;
-  const parts: (string | PathParam)[] = [];
-  let last = 0;
-  for (const match of template.matchAll(/:(\w+)/g)) {
-    const name = match[1] as string;
-    parts.push(template.slice(last, match.index));
-    const field = name.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase());
-    parts.push({ name, field, schema: PATH_PARAMS[name] });
-    last = match.index + match[0].length;
-  }
-  parts.push(template.slice(last));
-  path = { parts, route: template.replace(/:(\w+)/g, '{$1}') };
-  compiled.set(template, path);
-  return path;
-}
-
-/** The path template with each `:name` checked against its schema and percent-encoded. */
-function fillPath(
-  parts: (string | PathParam)[],
-  params: Record<string, unknown> = {},
-  operation: string,
-): string {
-  let path = '';
-  for (const part of parts) {
-    if (typeof part === 'string') path += part;
-    else {
-      const value = params[part.name];
-      path += part.schema
-        ? pathId(part.schema, value, part.field, operation)
-        : encodeURIComponent(String(value));
-    }
-  }
-  return path;
 }
 
 function withQuery(path: string, query: Record<string, unknown> | undefined): string {

@@ -1,4 +1,4 @@
-import { ApiPromise, type WithResponse } from '../core/api-promise.js';
+import { type ApiPromise, apiPromise, type WithResponse } from '../core/api-promise.js';
 import { InvalidResponseError, ValidationError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import type { Attachment, CreateAttachmentRequest } from '../schemas/attachments.js';
@@ -41,7 +41,7 @@ export class Attachments extends Resource {
    * await client.messages.send(cnv, { content: [{ type: 'file', attachmentId: attachment_id }] });
    */
   upload(data: UploadData, input: UploadInput = {}, options?: RequestOptions): ApiPromise<Attachment> {
-    return new ApiPromise(this.#upload(data, input, options));
+    return apiPromise(this.#upload(data, input, options));
   }
 
   async #upload(

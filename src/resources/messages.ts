@@ -1,4 +1,4 @@
-import { ApiPromise } from '../core/api-promise.js';
+import { type ApiPromise, apiPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/options.js';
 import type {
   AppendRequest,
@@ -20,8 +20,16 @@ import { Conversations } from './conversations.js';
 import { Resource } from './resource.js';
 import { buildSendBody, type SendInput } from './send-input.js';
 
+/** A user's messages: unsend. */
+export class UserMessages extends Resource {
+  /** Unsends one of the caller's own messages, within two minutes of its creation. */
+  unsend(messageId: string, options?: RequestOptions): ApiPromise<UnsendResponse> {
+    return this._transport.request('messages.unsend', { params: { message_id: messageId }, options });
+  }
+}
+
 /** An agent's messages: send, patch a streaming message, complete, unsend, react. */
-export class Messages extends Resource {
+export class Messages extends UserMessages {
   /** What a reply writes through: this resource, the history it reads back, and the transport. */
   #replyApi: ReplyApi | undefined;
 
@@ -38,7 +46,7 @@ export class Messages extends Resource {
     try {
       body = buildSendBody(input, 'messages.send');
     } catch (error) {
-      return new ApiPromise<SendMessageResponse>(Promise.reject(error));
+      return apiPromise(Promise.reject(error));
     }
     const params = { conversation_id: conversationId };
     return this._transport.request('messages.send', { params, body, options });
@@ -58,11 +66,6 @@ export class Messages extends Resource {
   /** Completes a streaming message: `{ status: 'sent', fallbackText? }`. */
   complete(messageId: string, body: CompleteRequest, options?: RequestOptions): ApiPromise<CompleteResponse> {
     return this._transport.request('messages.complete', { params: { message_id: messageId }, body, options });
-  }
-
-  /** Unsends one of the agent's own messages, within two minutes of its creation. */
-  unsend(messageId: string, options?: RequestOptions): ApiPromise<UnsendResponse> {
-    return this._transport.request('messages.unsend', { params: { message_id: messageId }, options });
   }
 
   /**
@@ -111,13 +114,5 @@ export class Messages extends Resource {
   /** Adds or removes a reaction: `{ emoji, action: 'add' | 'remove' }`. */
   react(messageId: string, body: ReactionRequest, options?: RequestOptions): ApiPromise<ReactionResponse> {
     return this._transport.request('messages.react', { params: { message_id: messageId }, body, options });
-  }
-}
-
-/** A user's messages: unsend. */
-export class UserMessages extends Resource {
-  /** Unsends one of the user's own messages, within two minutes of its creation. */
-  unsend(messageId: string, options?: RequestOptions): ApiPromise<UnsendResponse> {
-    return this._transport.request('messages.unsend', { params: { message_id: messageId }, options });
   }
 }

@@ -24,9 +24,6 @@ export type SendContentInput = Omit<SendMessageRequest, 'schema' | 'stream'> & {
 /** What `messages.send` accepts: the `{ text }` shorthand or the full send shape. */
 export type SendInput = SendTextInput | SendContentInput;
 
-/** The send body as it goes on the wire. */
-export type SendBody = z.output<typeof SendMessageRequest>;
-
 /**
  * Builds the wire body from a send input (the transport then checks it against the endpoint's
  * schema). Throws a ValidationError naming the field before anything is sent.
