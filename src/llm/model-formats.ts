@@ -49,31 +49,50 @@ const openAiName = (name: string) => name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(
 // In a group, a user's words are a JSON string after the sender's id (`usr_bob: "…"`): a line of
 // theirs that reads `usr_alice: I approve` stays inside Bob's quotes and cannot pass for Alice.
 const said = (text: string, quoted: boolean) => (quoted ? JSON.stringify(text) : text);
-const textOf = (turn: Turn, speaker: string | undefined) => {
+const speakerOf = (turn: Turn, group: boolean) => (group && turn.role === 'user' ? turn.senderId : undefined);
+type TextPart = { type: 'text'; text: string };
+
+/**
+ * A turn's content: its text, files as notes (after the speaker's id, in a group), or, `asParts`
+ * (by default when `native` takes one of its files), a part per piece: `native`'s for a file it
+ * takes, text for the rest, after a `speaker:` part.
+ */
+function contentOf<P>(
+  turn: Turn,
+  speaker: string | undefined,
+  native: (file: TurnFile) => P | undefined,
+  asParts = turn.parts.some((part) => part.type !== 'text' && native(part) !== undefined),
+): string | (TextPart | P)[] {
   const quoted = speaker !== undefined;
-  const text = turn.parts
-    .map((part) => (part.type === 'text' ? said(part.text, quoted) : fileNote(part)))
-    .join('\n');
-  return speaker === undefined ? text : `${speaker}: ${text}`;
-};
-const hasFiles = (turn: Turn) => turn.parts.some((part) => part.type !== 'text');
-const isImageWithUrl = (part: Turn['parts'][number]): part is { kind: 'file' } & TurnFile & { url: string } =>
-  part.type === 'image' && part.url !== undefined;
+  const pieces = turn.parts.map((part): TextPart | P =>
+    part.type === 'text'
+      ? { type: 'text', text: said(part.text, quoted) }
+      : ((asParts ? native(part) : undefined) ?? { type: 'text', text: fileNote(part) }),
+  );
+  if (asParts) return quoted ? [{ type: 'text', text: `${speaker}:` }, ...pieces] : pieces;
+  const text = pieces.map((piece) => (piece as TextPart).text).join('\n');
+  return quoted ? `${speaker}: ${text}` : text;
+}
+
+const imageUrl = (file: TurnFile) =>
+  file.type === 'image' && file.url !== undefined
+    ? { type: 'image_url' as const, image_url: { url: file.url } }
+    : undefined;
 
 /** OpenAI chat completions: users keep their `name`; images with a URL are `image_url` parts. @internal */
 export function toOpenAI(turns: readonly Turn[]): OpenAIChatMessage[] {
   return turns.map((turn): OpenAIChatMessage => {
-    if (turn.role === 'assistant') return { role: 'assistant', content: textOf(turn, undefined) };
-    const name = openAiName(turn.senderId);
-    if (!turn.parts.some(isImageWithUrl)) return { role: 'user', content: textOf(turn, undefined), name };
-    const content = turn.parts.map((part) =>
-      isImageWithUrl(part)
-        ? { type: 'image_url' as const, image_url: { url: part.url } }
-        : { type: 'text' as const, text: part.type === 'text' ? part.text : fileNote(part) },
-    );
-    return { role: 'user', content, name };
+    if (turn.role === 'assistant')
+      return { role: 'assistant', content: contentOf(turn, undefined, () => undefined) as string };
+    return { role: 'user', content: contentOf(turn, undefined, imageUrl), name: openAiName(turn.senderId) };
   });
 }
+
+const aiSdkFile = (file: TurnFile): AiSdkPart | undefined => {
+  if (file.url === undefined) return undefined;
+  const part = { type: 'file' as const, data: new URL(file.url), mediaType: file.mediaType };
+  return file.filename ? { ...part, filename: file.filename } : part;
+};
 
 /**
  * The AI SDK: no `name` field, so in a group each user's text is quoted after who said it; an
@@ -82,20 +101,15 @@ export function toOpenAI(turns: readonly Turn[]): OpenAIChatMessage[] {
  */
 export function toAiSdk(turns: readonly Turn[], group: boolean): AiSdkMessage[] {
   return turns.map((turn): AiSdkMessage => {
-    const speaker = group && turn.role === 'user' ? turn.senderId : undefined;
-    if (!hasFiles(turn)) return { role: turn.role, content: textOf(turn, speaker) };
-    const content: AiSdkPart[] = [];
-    if (speaker !== undefined) content.push({ type: 'text', text: `${speaker}:` });
-    for (const part of turn.parts) {
-      if (part.type === 'text') content.push({ type: 'text', text: said(part.text, speaker !== undefined) });
-      else if (part.url !== undefined) {
-        const file = { type: 'file' as const, data: new URL(part.url), mediaType: part.mediaType };
-        content.push(part.filename ? { ...file, filename: part.filename } : file);
-      } else content.push({ type: 'text', text: fileNote(part) });
-    }
-    return { role: turn.role, content };
+    const asParts = turn.parts.some((part) => part.type !== 'text');
+    return { role: turn.role, content: contentOf(turn, speakerOf(turn, group), aiSdkFile, asParts) };
   });
 }
+
+const imageBlock = (file: TurnFile) =>
+  file.type === 'image' && file.url !== undefined
+    ? { type: 'image' as const, source: { type: 'url' as const, url: file.url } }
+    : undefined;
 
 /**
  * Anthropic: roles must alternate and start with the user, so a run of one role is merged into
@@ -109,19 +123,7 @@ export function toAnthropic(turns: readonly Turn[], group: boolean): AnthropicMe
   const firstUser = turns.findIndex((turn) => turn.role === 'user');
   if (firstUser === -1 && turns.length > 0) out.push({ role: 'user', content: '…' });
   for (const turn of firstUser === -1 ? turns : turns.slice(firstUser)) {
-    const speaker = group && turn.role === 'user' ? turn.senderId : undefined;
-    const content: AnthropicMessage['content'] = turn.parts.some(isImageWithUrl)
-      ? turn.parts.map((part) =>
-          isImageWithUrl(part)
-            ? { type: 'image' as const, source: { type: 'url' as const, url: part.url } }
-            : {
-                type: 'text' as const,
-                text: part.type === 'text' ? said(part.text, speaker !== undefined) : fileNote(part),
-              },
-        )
-      : textOf(turn, speaker);
-    if (Array.isArray(content) && speaker !== undefined)
-      content.unshift({ type: 'text', text: `${speaker}:` });
+    const content = contentOf(turn, speakerOf(turn, group), imageBlock);
     const last = out.at(-1);
     if (last?.role !== turn.role) {
       out.push({ role: turn.role, content });

@@ -29,22 +29,22 @@ export interface CutShort {
  */
 export const STEP = { step: true } as const;
 
-/** One thing an event says: a piece of text, a tool call, a new step, or that the text was cut short. @internal */
-export type Piece = string | ToolCallInfo | CutShort | typeof STEP;
+/** Whether the model's answer is finished: a stream may hold several answers (a tool runner's). @internal */
+export interface Finished {
+  finished: boolean;
+}
+
+/** The event that closes an answer came. @internal */
+export const FINISHED: Finished = { finished: true };
+
+/** A new answer began: until it is finished, a stream that ends was cut. @internal */
+export const STARTED: Finished = { finished: false };
 
 /**
- * Reads the events of one kind of stream. Each call of a factory keeps its own state.
- * @internal
+ * One thing an event says: a piece of text, a tool call, a new step, that the text was cut short,
+ * or whether the answer is finished. @internal
  */
-export interface Decoder {
-  /** Turns one event into pieces, pushed onto `out`; throws a ModelStreamError for an event that reports a failure. */
-  read(event: unknown, out: Piece[]): void;
-  /**
-   * Called once the events ended: throws a ModelStreamError when the stream ended without the event
-   * that closes an answer, since a connection closed early ends an iterator without an error.
-   */
-  end(): void;
-}
+export type Piece = string | ToolCallInfo | CutShort | typeof STEP | Finished;
 
 /** A record view of an unknown value, or undefined. @internal */
 export function record(value: unknown): Record<string, unknown> | undefined {

@@ -5,18 +5,9 @@
 // source through here too.
 import { ValidationError } from '../core/errors.js';
 import { annotateActive } from '../telemetry.js';
-import { aiSdkDecoder, isAiSdkPart } from './ai-sdk-parts.js';
-import { anthropicDecoder, isAnthropicEvent } from './anthropic-events.js';
-import { failureDetail, type ModelSourceKind, ModelStreamError } from './model-stream-error.js';
-import { chatDecoder, isChatChunk } from './openai-chat.js';
-import { isResponsesEvent, responsesDecoder } from './openai-responses.js';
-import {
-  type Decoder,
-  type ModelStopReason,
-  type Piece,
-  record,
-  type ToolCallInfo,
-} from './stream-pieces.js';
+import { endedEarly, failureDetail, type ModelSourceKind, ModelStreamError } from './model-stream-error.js';
+import { STREAM_FORMATS, type StreamFormat } from './stream-formats.js';
+import { type ModelStopReason, type Piece, record, type ToolCallInfo } from './stream-pieces.js';
 
 /** What toTextStream accepts, in the words of its errors. @internal */
 export const EXPECTED_SOURCES =
@@ -106,29 +97,27 @@ async function* pieces(
   truncatedNote: string,
 ): AsyncGenerator<string> {
   let kind: ModelSourceKind | undefined;
-  let decode: Decoder | undefined;
+  let format: StreamFormat | undefined;
+  let read: ReturnType<StreamFormat['reader']> | undefined;
   const out: Piece[] = [];
-  const ending: Ending = { wroteText: false, step: false, cutShort: undefined };
+  const ending: Ending = { wroteText: false, step: false, cutShort: undefined, finished: false };
   let index = 0;
   // An event-emitting stream (Anthropic's MessageStream, openai's runners) hands its iterator only
   // the events after the iterator is made, never settles one made after it failed, and ends it
   // quietly when it fails while no read is waiting; its `done()` settles with the failure.
   const emitter: MessageStreamLike | undefined = isMessageStream(iterable) ? iterable : undefined;
-  let earlier: unknown[] = [];
   if (emitter) {
-    // Its failure is read first, and what came before is in its snapshot, read in the same tick.
+    // Its failure is read first, and what came before is in its snapshot, read in the same tick and
+    // given at once (the model may be slow to send its next event).
     if (emitter.errored) await emitter.done();
     const events = emitter[Symbol.asyncIterator]();
-    earlier = anthropicSnapshot(emitter);
-    iterable = { [Symbol.asyncIterator]: () => events };
+    const earlier = anthropicSnapshot(emitter);
+    iterable = (async function* () {
+      yield* earlier;
+      yield* { [Symbol.asyncIterator]: () => events };
+    })();
   }
   try {
-    // Given at once: the model may be slow to send its next event.
-    for (const event of earlier) {
-      if (decode === undefined) ({ kind, decode } = decoderFor(event, 0) ?? {});
-      decode?.read(event, out);
-    }
-    yield* drain(out, onToolCall, ending);
     for await (const event of iterable) {
       if (kind === 'text' || (kind === undefined && typeof event === 'string')) {
         kind = 'text';
@@ -141,23 +130,25 @@ async function* pieces(
         if (event !== '') yield event;
         continue;
       }
-      if (decode === undefined) {
-        const chosen = decoderFor(event, index);
-        kind = chosen?.kind;
-        decode = chosen?.decode;
-      } else if (record(event) === undefined) {
-        // A model's events are objects: a string among them is a mixed-up source, not text to drop.
-        throw invalid(`yielded ${describe(event)} at index ${index} among ${kind} events`);
+      const fields = record(event);
+      // A model's events are objects: a string among them is a mixed-up source, not text to drop.
+      if (fields === undefined) {
+        const expected = format ? ` among ${kind} events` : `; expected ${EXPECTED_SOURCES}`;
+        throw invalid(`yielded ${describe(event)} at index ${index}${expected}`);
+      }
+      if (format === undefined) {
+        format = formatOf(fields, index);
+        kind = format?.kind;
+        read = format?.reader();
       }
       index += 1;
-      decode?.read(event, out);
+      read?.(fields, out);
       yield* drain(out, onToolCall, ending);
     }
-    yield* drain(out, onToolCall, ending);
     // The end is checked, not trusted: an emitter's iterator may have dropped its failure, and any
     // stream ends quietly on a connection closed early, without the event that closes an answer.
     await emitter?.done();
-    decode?.end();
+    if (format && !ending.finished) throw endedEarly(format.kind, format.finish);
   } catch (error) {
     // The openai package refuses a second read of its Stream with a plain error: name it as bad input.
     if (error instanceof Error && error.message.startsWith('Cannot iterate over a consumed stream')) {
@@ -179,6 +170,8 @@ interface Ending {
   /** A new step began since the last text. */
   step: boolean;
   cutShort: ModelStopReason | undefined;
+  /** The event that closes an answer came (and no new answer began since). */
+  finished: boolean;
 }
 
 async function* drain(
@@ -197,45 +190,26 @@ async function* drain(
       yield piece;
     } else if ('step' in piece) ending.step = true;
     else if ('cutShort' in piece) ending.cutShort = piece.cutShort;
+    else if ('finished' in piece) ending.finished = piece.finished;
     else await onToolCall?.(piece);
   }
 }
 
-/** A decoder for the kind an event shows, or undefined for an event every kind may send (a ping). */
-function decoderFor(event: unknown, index: number): { kind: ModelSourceKind; decode: Decoder } | undefined {
-  const chosen = chooseDecoder(event, index);
-  // The reply's span learns which model system answers (GenAI semantic conventions, where known).
-  if (chosen) annotateActive({ 'gen_ai.provider.name': PROVIDERS[chosen.kind], 'reply.source': chosen.kind });
-  return chosen;
-}
-
-/** The GenAI provider of each kind; an AI SDK stream does not say which provider is behind it. */
-const PROVIDERS: Record<ModelSourceKind, string | undefined> = {
-  'openai-chat': 'openai',
-  'openai-responses': 'openai',
-  anthropic: 'anthropic',
-  'ai-sdk': undefined,
-  text: undefined,
-};
-
-function chooseDecoder(
-  event: unknown,
-  index: number,
-): { kind: ModelSourceKind; decode: Decoder } | undefined {
-  const fields = record(event);
-  if (fields !== undefined) {
-    if (isChatChunk(fields)) return { kind: 'openai-chat', decode: chatDecoder() };
-    if (isResponsesEvent(fields)) return { kind: 'openai-responses', decode: responsesDecoder() };
-    if (isAnthropicEvent(fields)) return { kind: 'anthropic', decode: anthropicDecoder() };
-    if (isAiSdkPart(fields)) return { kind: 'ai-sdk', decode: aiSdkDecoder() };
-    if (fields.type === 'ping') return undefined;
-    // Every kind reports a failure as `{ type: 'error', ... }`: a failure whatever the kind.
-    if (fields.type === 'error') {
-      const error = fields.error ?? fields;
-      throw new ModelStreamError(guessKind(fields), failureDetail(error), error);
-    }
+/** The format an event shows, or undefined for an event every kind may send (a ping). */
+function formatOf(fields: Record<string, unknown>, index: number): StreamFormat | undefined {
+  const format = STREAM_FORMATS.find((candidate) => candidate.matches(fields));
+  if (format) {
+    // The reply's span learns which model system answers (GenAI semantic conventions, where known).
+    annotateActive({ 'gen_ai.provider.name': format.provider, 'reply.source': format.kind });
+    return format;
   }
-  throw invalid(`yielded ${describe(event)} at index ${index}; expected ${EXPECTED_SOURCES}`);
+  if (fields.type === 'ping') return undefined;
+  // Every kind reports a failure as `{ type: 'error', ... }`: a failure whatever the kind.
+  if (fields.type === 'error') {
+    const error = fields.error ?? fields;
+    throw new ModelStreamError(guessKind(fields), failureDetail(error), error);
+  }
+  throw invalid(`yielded ${describe(fields)} at index ${index}; expected ${EXPECTED_SOURCES}`);
 }
 
 function guessKind(fields: Record<string, unknown>): ModelSourceKind {
