@@ -4,6 +4,7 @@
 // connection after N text chunks, or fail before its first token.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { text as readText } from 'node:stream/consumers';
 import {
   anthropicFrames,
   chatFrames,
@@ -48,7 +49,7 @@ export interface FakeModelTurn {
    */
   stop?: 'done' | 'length';
   /** Fails before the first token: this HTTP status (401: a bad key) with the API's error body. */
-  fail?: number | { status: number; message?: string };
+  fail?: number;
 }
 
 /** A request the fake model received (no headers are kept: they hold the API key). */
@@ -127,7 +128,7 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
   async function answer(req: IncomingMessage, res: ServerResponse) {
     const path = (req.url ?? '').split('?')[0] ?? '';
     const api = ROUTES[path];
-    const raw = await readBody(req);
+    const raw = await readText(req);
     if (req.method !== 'POST' || api === undefined)
       return json(res, 404, { error: { message: `no route ${path}` } });
     let body: Record<string, unknown>;
@@ -141,9 +142,7 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
     const next = queue.shift() ?? fallback;
     const turn = typeof next === 'function' ? next(request) : next;
     if (turn.fail !== undefined) {
-      const { status, message = 'Incorrect API key provided' } =
-        typeof turn.fail === 'number' ? { status: turn.fail } : turn.fail;
-      return json(res, status, errorBody(api, status, message));
+      return json(res, turn.fail, errorBody(api, turn.fail, 'Incorrect API key provided'));
     }
     if (body.stream !== true) return json(res, 400, errorBody(api, 400, 'the fake model only streams'));
     const toolCalls = (turn.toolCalls ?? []).map((call) => ({ ...call, id: call.id ?? `call_${++calls}` }));
@@ -202,9 +201,9 @@ function chunksOf(turn: FakeModelTurn): string[] {
   const text = turn.text ?? '';
   if (turn.chunkSize !== undefined) {
     const size = Math.max(1, Math.floor(turn.chunkSize));
-    const out: string[] = [];
-    for (let at = 0; at < text.length; at += size) out.push(text.slice(at, at + size));
-    return out;
+    return Array.from({ length: Math.ceil(text.length / size) }, (_, i) =>
+      text.slice(i * size, (i + 1) * size),
+    );
   }
   return text.match(/\S+\s*|\s+/g) ?? [];
 }
@@ -215,26 +214,12 @@ function echo(request: FakeModelRequest): FakeModelTurn {
 }
 
 function lastUserText(body: Record<string, unknown>): string {
-  const list = Array.isArray(body.messages) ? body.messages : Array.isArray(body.input) ? body.input : [];
-  const user = [...list].reverse().find((m) => (m as { role?: unknown }).role === 'user') as
-    | { content?: unknown }
-    | undefined;
   if (typeof body.input === 'string') return body.input;
-  if (typeof user?.content === 'string') return user.content;
-  if (Array.isArray(user?.content)) {
-    return user.content
-      .map((part) => (part as { text?: unknown }).text)
-      .filter((t) => typeof t === 'string')
-      .join('');
-  }
-  return '';
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  let body = '';
-  req.setEncoding('utf8');
-  for await (const chunk of req) body += chunk;
-  return body;
+  const list = Array.isArray(body.messages) ? body.messages : Array.isArray(body.input) ? body.input : [];
+  const { content } = (list.findLast((m) => m?.role === 'user') ?? {}) as { content?: unknown };
+  if (typeof content === 'string') return content;
+  const texts = Array.isArray(content) ? content.map((part) => part?.text) : [];
+  return texts.filter((text) => typeof text === 'string').join('');
 }
 
 function json(res: ServerResponse, status: number, body: unknown) {
