@@ -11,12 +11,11 @@ import type { MessageReceivedEvent, WebhookEvent, WebhookEventType } from '../sc
 import type { BotStore } from '../store/bot-store.js';
 import type { ReplyOutcome } from '../streaming/options.js';
 import type { ReplySource } from '../streaming/pipe-reply.js';
+import type { FileReplyOptions, QuickReply, StopTyping } from './context-reply.js';
 import type { DeliveryAnswer, DeliveryOptions, WaitUntil } from './delivery.js';
 import type { AskOptions, QuestionDefinition, QuestionState } from './questions.js';
-import type { FileReplyOptions, QuickReply } from './rich-replies.js';
 import type { Middleware } from './router.js';
 import type { BotSession, SessionOptions } from './session.js';
-import type { StopTyping } from './typing.js';
 import type { WebhookBody, WebhookHeaders } from './verify.js';
 
 /** Options of `createBot`: the client's options, the webhook secret, and how deliveries are answered. */
@@ -107,6 +106,23 @@ export interface BotOptions extends AgentClientOptions {
   clock?: () => Date;
   /** Receives the bot's own lines (refused deliveries, failures) as well as the client's debug lines. */
   logger?: Logger;
+}
+
+/** What the parts of one bot share: its client and store, its clock and lease, where failures go. @internal */
+export interface BotRuntime {
+  client: AgentClient;
+  store: BotStore;
+  /** The bot's `lockTtlMs`: a streamed reply's writer lease, a question timeout's lease. */
+  lockTtlMs: number;
+  typingRenewMs: number | undefined;
+  /** The clock of the bot's own deadlines (question timeouts), in epoch milliseconds. */
+  nowMs(): number;
+  /** Logs a failure that must not fail what it happened in (a typing call). */
+  warn(message: string, fields: Record<string, unknown>): void;
+  /** Hands a failure to `onError` (or the log). */
+  report(error: unknown, event?: WebhookEvent, webhookId?: string): void;
+  /** Counts work for `bot.idle()`. */
+  track<T>(work: Promise<T>): Promise<T>;
 }
 
 /** What every handler receives. */

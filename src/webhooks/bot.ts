@@ -1,21 +1,23 @@
 // createBot: typed handlers over verified deliveries, served by a Web-standard `fetch`.
 
+import * as z from 'zod/mini';
+import { AgentClient } from '../client/agent-client.js';
 import { ValidationError } from '../core/errors.js';
 import { sleep } from '../core/retry.js';
-import type { WebhookEvent } from '../schemas/webhooks.js';
+import { fn } from '../core/validate.js';
+import { type FieldIssue, fieldIssues, safeParse } from '../schemas/issues.js';
+import type { BotStore } from '../store/bot-store.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import { debugLog, logAt } from './bot-log.js';
-import { checkOptions, createClient } from './bot-options.js';
-import type { Bot, BotErrorInfo, BotOptions } from './bot-types.js';
+import type { Bot, BotErrorInfo, BotOptions, BotRuntime } from './bot-types.js';
 import { createEarlyRuns } from './dedupe.js';
 import { createTracker, type DeliveryDeps, deliveryHandler, fetchHandler } from './delivery.js';
 import { createLanes, DEFAULT_GAP_WAIT_MS } from './lanes.js';
-import { createKindCache, createRun, type RunDeps } from './message-context.js';
+import { createRun } from './message-context.js';
 import { createQuestions } from './questions.js';
 import { createRouter, type RouterOptions } from './router.js';
-import { createSessions } from './session.js';
 import { createDeadlines } from './timers.js';
-import { prepareVerification } from './verify.js';
+import { prepareVerification, secretIssues } from './verify.js';
 
 /** How long a delivery waits for its handlers before answering 409 (retry later), under the service's 10 s timeout. */
 export const DEFAULT_ACK_TIMEOUT_MS = 8000;
@@ -39,6 +41,62 @@ const CLOSE_GRACE_MS = 2000;
 /** How long 'debounce' gathers messages before one handler answers them together. */
 export const DEFAULT_DEBOUNCE_MS = 1000;
 
+const storeMethods = [
+  'setIfAbsent',
+  'get',
+  'set',
+  'compareAndSet',
+  'acquireLock',
+  'renewLock',
+  'admit',
+  'settle',
+] as const;
+
+/**
+ * Every option createBot takes (a misspelt one is refused by name): its own and its client's. Made at
+ * the first createBot, so an app that imports only the client bundles none of it.
+ */
+function botOptionsSchema() {
+  // An optional finite number that `ok` accepts, refused with `error` otherwise.
+  const number = (ok: (value: number) => boolean, error: string) =>
+    z.optional(z.custom<number>((v) => typeof v === 'number' && Number.isFinite(v) && ok(v), { error }));
+  const positiveMs = number((v) => v > 0, 'must be a positive number of milliseconds');
+  const ms = number((v) => v >= 0, 'must be a number of milliseconds >= 0');
+  // Checked by the client the bot makes (createClient below) and by secretIssues.
+  const checkedElsewhere = z.optional(z.unknown());
+
+  return z.strictObject({
+    apiKey: checkedElsewhere,
+    baseUrl: checkedElsewhere,
+    timeoutMs: checkedElsewhere,
+    maxRetries: checkedElsewhere,
+    fetch: checkedElsewhere,
+    logger: checkedElsewhere,
+    webhookSecret: checkedElsewhere,
+    ack: z.optional(z.enum(['after-handler', 'immediately'])),
+    ackTimeoutMs: ms,
+    store: z.optional(
+      z.custom((store) => storeMethods.every((name) => typeof (store as BotStore)?.[name] === 'function'), {
+        error: 'must be a BotStore (createMemoryStore() or createRedisStore())',
+      }),
+    ),
+    concurrency: z.optional(z.enum(['queue', 'interrupt', 'debounce', 'concurrent'])),
+    session: z.optional(z.object({ ttlMs: positiveMs, initial: z.optional(fn()) })),
+    debounceMs: positiveMs,
+    lockTtlMs: positiveMs,
+    maxHandlerMs: positiveMs,
+    maxAttempts: number((v) => Number.isInteger(v) && v >= 1, 'must be an integer >= 1'),
+    gapWaitMs: ms,
+    toleranceSec: number((v) => v >= 0, 'must be a number of seconds >= 0'),
+    waitUntil: z.optional(fn()),
+    typingRenewMs: positiveMs,
+    now: z.optional(fn()),
+    clock: z.optional(fn()),
+  });
+}
+
+let botOptions: ReturnType<typeof botOptionsSchema> | undefined;
+
 /**
  * A bot: verified webhooks, typed handlers, replies from a handler. Serve `bot.fetch` on any
  * Web-standard runtime, `toNodeHandler(bot)` from `agent-messaging/node` on Node, or hand a
@@ -53,59 +111,48 @@ export function createBot(options: BotOptions): Bot {
   if (typeof options !== 'object' || options === null) {
     throw new ValidationError([{ field: 'options', message: 'must be an object' }], 'createBot');
   }
-  const issues = checkOptions(options);
-  const client = createClient(options, issues);
-  if (issues.length > 0) throw new ValidationError(issues, 'createBot');
+  botOptions ??= botOptionsSchema();
+  const checked = safeParse(botOptions, options);
+  const issues = secretIssues(options.webhookSecret, 'webhookSecret');
+  if (!checked.success) issues.push(...fieldIssues(checked.error));
+  const client = clientOf(options, issues);
+  if (!client || issues.length > 0) throw new ValidationError(issues, 'createBot');
 
   // The router asks the questions first once one is declared (bot.question sets its answer step).
   const routing: RouterOptions = {};
   const router = createRouter(routing);
   const errorHandlers: ((error: unknown, info: BotErrorInfo) => unknown)[] = [];
-  const { logger } = options;
+  const { logger, clock } = options;
   const store = options.store ?? createMemoryStore();
-
-  const report = (error: unknown, event: WebhookEvent | undefined, webhookId: string | undefined) => {
-    const info: BotErrorInfo = { ...(event ? { event } : {}), ...(webhookId ? { webhookId } : {}) };
-    if (errorHandlers.length === 0) {
-      return logAt(logger, 'error', 'a webhook handler failed', { webhookId, type: event?.type, error });
-    }
-    for (const handler of errorHandlers) {
-      // An error handler that fails is logged, never thrown back into the delivery.
-      Promise.resolve()
-        .then(() => handler(error, info))
-        .catch((failure: unknown) => logAt(logger, 'error', 'an onError handler failed', { error: failure }));
-    }
-  };
-
   const lockTtlMs = options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS;
   // What the deliveries started, until it ended (bot.idle()).
   const work = createTracker();
-  // `attach` is set by the first bot.question: a bot without questions runs no question code per message.
-  const runDeps: RunDeps = {
+  const runtime: BotRuntime = {
     client,
     store,
-    writerLeaseMs: lockTtlMs,
+    lockTtlMs,
     typingRenewMs: options.typingRenewMs,
-    dispatch: router.dispatch,
-    addressing: createKindCache(client),
-    warn: (message, fields) => logAt(logger, 'warn', message, fields),
-    // Only a bot that asked for sessions reads (and compare-and-sets) one per message.
-    ...(options.session ? { around: createSessions(store, options.session) } : {}),
-  };
-  const run = createRun(runDeps);
-
-  // Made by every bot: what it costs before a question is declared is a map and a closure.
-  const { clock } = options;
-  const questions = createQuestions({
-    store,
-    client,
     nowMs: clock ? () => clock().getTime() : Date.now,
-    leaseMs: lockTtlMs,
-    typingRenewMs: options.typingRenewMs,
-    report: (error) => report(error, undefined, undefined),
     warn: (message, fields) => logAt(logger, 'warn', message, fields),
+    report(error, event, webhookId) {
+      const info: BotErrorInfo = { ...(event ? { event } : {}), ...(webhookId ? { webhookId } : {}) };
+      if (errorHandlers.length === 0) {
+        return logAt(logger, 'error', 'a webhook handler failed', { webhookId, type: event?.type, error });
+      }
+      for (const handler of errorHandlers) {
+        // An error handler that fails is logged, never thrown back into the delivery.
+        Promise.resolve()
+          .then(() => handler(error, info))
+          .catch((failure: unknown) =>
+            logAt(logger, 'error', 'an onError handler failed', { error: failure }),
+          );
+      }
+    },
     track: work.track,
-  });
+  };
+  const { report } = runtime;
+  const questions = createQuestions(runtime);
+  const run = createRun(runtime, { dispatch: router.dispatch, questions, session: options.session });
   const lanes = createLanes({
     store,
     policy: options.concurrency ?? 'queue',
@@ -122,7 +169,7 @@ export function createBot(options: BotOptions): Bot {
     debug: debugLog(logger),
   });
 
-  // Checked by checkOptions above; each secret's key is prepared here once, not per delivery.
+  // Checked above; each secret's key is prepared here once, not per delivery.
   const verification = prepareVerification({
     secret: ([] as string[]).concat(options.webhookSecret),
     ...(options.toleranceSec === undefined ? {} : { toleranceSec: options.toleranceSec }),
@@ -143,7 +190,7 @@ export function createBot(options: BotOptions): Bot {
     work,
     waitUntil: options.waitUntil,
     report,
-    warn: (message: string, fields: Record<string, string>) => logAt(logger, 'warn', message, fields),
+    warn: runtime.warn,
   };
 
   /** Winds down: nothing new starts, runs get until the deadline, then their signals fire. */
@@ -171,45 +218,31 @@ export function createBot(options: BotOptions): Bot {
   // The one entry: bot.fetch and toNodeHandler read a delivery's body and hand it here.
   const handleDelivery = deliveryHandler(deps);
 
+  // Each registration answers the bot, so that they chain.
+  const chained =
+    <A extends unknown[]>(register: (...args: A) => void) =>
+    (...args: A) => {
+      register(...args);
+      return bot;
+    };
   const bot: Bot = {
     client,
-    on(type, handler) {
-      router.on(type, handler);
-      return bot;
-    },
-    onAny(handler) {
-      router.onAny(handler);
-      return bot;
-    },
-    use(middleware) {
-      router.use(middleware);
-      return bot;
-    },
-    command(name, handler) {
-      router.command(name, handler);
-      return bot;
-    },
-    hears(pattern, handler) {
-      router.hears(pattern, handler);
-      return bot;
-    },
-    action(pattern, handler) {
-      router.action(pattern, handler);
-      return bot;
-    },
-    question(name, definition) {
+    on: chained(router.on),
+    onAny: chained(router.onAny),
+    use: chained(router.use),
+    command: chained(router.command),
+    hears: chained(router.hears),
+    action: chained(router.action),
+    question: chained((name: unknown, definition: unknown) => {
       questions.declare(name, definition);
       routing.answer = questions.take;
-      runDeps.attach = questions.attach;
-      return bot;
-    },
+    }),
     fireDueQuestions: () => questions.fireDue(),
-    onError(handler) {
+    onError: chained((handler: unknown) => {
       if (typeof handler !== 'function')
         throw new ValidationError([{ field: 'handler', message: 'must be a function' }], 'bot.onError');
-      errorHandlers.push(handler);
-      return bot;
-    },
+      errorHandlers.push(handler as (typeof errorHandlers)[number]);
+    }),
     idle: work.idle,
     close(closeOptions = {}) {
       const deadline = closeOptions.deadline ?? DEFAULT_CLOSE_DEADLINE_MS;
@@ -227,4 +260,16 @@ export function createBot(options: BotOptions): Bot {
     fetch: fetchHandler(handleDelivery),
   };
   return bot;
+}
+
+/** The bot's client; its option issues are added to the bot's, and without a client there is none. */
+function clientOf(options: BotOptions, issues: FieldIssue[]): AgentClient | undefined {
+  const { apiKey, baseUrl, timeoutMs, maxRetries, fetch, logger } = options;
+  try {
+    return new AgentClient({ apiKey, baseUrl, timeoutMs, maxRetries, fetch, logger });
+  } catch (error) {
+    if (!ValidationError.is(error)) throw error;
+    issues.push(...error.issues);
+    return undefined;
+  }
 }

@@ -15,6 +15,7 @@ export type {
   Handler,
   MessageContext,
 } from './bot-types.js';
+export type { FileReplyOptions, QuickReply, StopTyping } from './context-reply.js';
 export type { DeliveryAnswer, DeliveryOptions, WaitUntil } from './delivery.js';
 export { MessageGivenUpError } from './given-up-error.js';
 export type {
@@ -25,7 +26,6 @@ export type {
   QuestionState,
   QuestionTimeoutContext,
 } from './questions.js';
-export type { FileReplyOptions, QuickReply } from './rich-replies.js';
 export type { Middleware } from './router.js';
 export {
   type BotSession,
@@ -33,7 +33,6 @@ export {
   SessionConflictError,
   type SessionOptions,
 } from './session.js';
-export type { StopTyping } from './typing.js';
 export {
   DEFAULT_TOLERANCE_SEC,
   generateWebhookSecret,

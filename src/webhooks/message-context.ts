@@ -11,50 +11,24 @@
 // conversation, none in a group).
 
 import type { AgentClient } from '../client/agent-client.js';
-import { RequestAbortedError, ValidationError } from '../core/errors.js';
-import { idempotencyKeyFor } from '../core/idempotency.js';
+import { ValidationError } from '../core/errors.js';
 import { conversationHistory } from '../llm/conversation-history.js';
-import type { Message } from '../schemas/messages.js';
 import type { MessageReceivedEvent, WebhookEvent } from '../schemas/webhooks.js';
-import type { BotStore } from '../store/bot-store.js';
-import {
-  annotate,
-  bindSpan,
-  childSpan,
-  endSpan,
-  inSpan,
-  metric,
-  recoveriesOf,
-  type Traced,
-} from '../telemetry.js';
-import type { EventContext, MessageContext } from './bot-types.js';
-import { createContextReply } from './context-reply.js';
+import { annotate, bindSpan, childSpan, endSpan, inSpan, metric, type Traced } from '../telemetry.js';
+import type { BotRuntime, EventContext, MessageContext } from './bot-types.js';
+import { createReplies, type Replies } from './context-reply.js';
 import { type DeliveryTrace, endTurn } from './delivery.js';
-import { nothingToCancel, refuseAsk } from './questions.js';
-import { sendFileReply } from './rich-replies.js';
-import { keepTyping, type StopTyping } from './typing.js';
+import type { Questions } from './questions.js';
+import { createSessions, type SessionOptions } from './session.js';
 
 /** What the context says about where the message was sent. */
-export interface Addressing {
+interface Addressing {
   mentioned: boolean;
   isGroup: boolean;
   isDirect: boolean;
 }
 
 const MAX_REMEMBERED = 10_000;
-
-/**
- * The refusal of a reply once the run's signal fired (interrupted, its lock lost, past maxHandlerMs):
- * a newer run answers the conversation now, so nothing of this one's may be sent. `undefined` while
- * the run may still reply.
- */
-function refusedAfterStop(signal: AbortSignal, what: string): Promise<never> | undefined {
-  if (!signal.aborted) return undefined;
-  const why = signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
-  return Promise.reject(
-    new RequestAbortedError(`${what} was refused: this run was stopped. ${why}`, { cause: signal.reason }),
-  );
-}
 
 // The three answers there are, made once (the context copies their fields).
 const IN_GROUP: Addressing = Object.freeze({ mentioned: false, isGroup: true, isDirect: false });
@@ -63,9 +37,9 @@ const NAMED_DIRECT: Addressing = Object.freeze({ mentioned: true, isGroup: false
 
 /**
  * Answers the addressing of a message, asking the service at most once per conversation: at once
- * when nothing needs asking (the usual case), a promise when the service is asked. @internal
+ * when nothing needs asking (the usual case), a promise when the service is asked.
  */
-export function createKindCache(client: AgentClient) {
+function createKindCache(client: AgentClient) {
   const kinds = new Map<string, string>();
   const ask = async (conversationId: string): Promise<Addressing> => {
     const { conversation } = await client.conversations.retrieve(conversationId);
@@ -86,30 +60,8 @@ export function createKindCache(client: AgentClient) {
   };
 }
 
-/** What the bot passes in. @internal */
-export interface MessageContextDeps {
-  event: MessageReceivedEvent;
-  webhookId: string;
-  client: AgentClient;
-  /** Fires when the run should stop; passed to every reply. */
-  signal: AbortSignal;
-  /** The messages of the run, oldest first (the event's message last). */
-  batch: readonly Message[];
-  /** The bot store: a file reply remembers its upload there. */
-  store: BotStore;
-  /** Whether the message names the agent, and the kind of its conversation. */
-  addressing: Addressing;
-  /** A streamed reply's writer lease unless the reply sets its own. */
-  writerLeaseMs: number;
-  typingRenewMs: number | undefined;
-  /** Whether the bot keeps sessions (`createBot({ session })`); without them `ctx.session` throws. */
-  sessions: boolean;
-  /** Logs a failure that must not fail the handler (a typing call). */
-  warn(message: string, fields: Record<string, unknown>): void;
-}
-
 /** The text parts of a message, joined with newlines as the service joins them for `fallback_text`. */
-export function messageText(event: MessageReceivedEvent): string {
+function messageText(event: MessageReceivedEvent): string {
   let text: string | undefined;
   for (const part of event.message.parts ?? []) {
     if (part.type !== 'text' || typeof part.text !== 'string') continue;
@@ -138,184 +90,83 @@ const SESSIONLESS: object = Object.defineProperty({}, 'session', {
   configurable: true,
 });
 
-/**
- * Builds the context and the `finish` the bot calls once the handlers settled: it stops every typing
- * indicator still running, so a handler that forgot to stop one does not leave it on. What a handler
- * may never use is made on first use: the reply machinery, the set of typing indicators.
- * @internal
- */
-export function createMessageContext(deps: MessageContextDeps): {
-  ctx: MessageContext;
-  /** A promise while typing indicators or replies are still to end; `undefined` when none is. */
-  finish: () => Promise<void> | undefined;
-} {
-  const { event, webhookId, client, signal, store } = deps;
-  const conversationId = event.conversationId;
-  const message = event.message;
-  let typingStops: Set<StopTyping> | undefined;
-  let replies = 0;
-
-  // The n-th reply of a handler gets the same key on every delivery of the event: a redelivery
-  // replays the first answer instead of sending again, as long as the handler replies in the same order.
-  const nextReplyKey = () => {
-    replies += 1;
-    return idempotencyKeyFor(webhookId, replies === 1 ? 'reply' : `reply-${replies}`);
-  };
-
-  // Made on first use, as everything below that a handler may never use.
-  const typingFailed = (error: unknown) => deps.warn('a typing call failed', { webhookId, error });
-
-  // ctx.reply's body lives in context-reply.ts (issue 11's outcomes for bots), made at the first reply.
-  let contextReply: ReturnType<typeof createContextReply> | undefined;
-  const replier = () =>
-    (contextReply ??= createContextReply({
-      client,
-      conversationId,
-      messageId: message.id,
-      nextReplyKey,
-      signal,
-      store,
-      writerLeaseMs: deps.writerLeaseMs,
-      typingRenewMs: deps.typingRenewMs,
-      typingShown: () => (typingStops?.size ?? 0) > 0,
-      warn: typingFailed,
-    }));
-
-  // Loaded by the sessions step before the handlers run; inherited from SESSIONLESS without sessions.
-  const ctx = Object.create(deps.sessions ? Object.prototype : SESSIONLESS) as MessageContext;
-  ctx.event = event;
-  ctx.webhookId = webhookId;
-  ctx.client = client;
-  ctx.signal = signal;
-  ctx.mentioned = deps.addressing.mentioned;
-  ctx.isGroup = deps.addressing.isGroup;
-  ctx.isDirect = deps.addressing.isDirect;
-  if (event.postback) {
-    const { actionId, value, messageId } = event.postback;
-    ctx.action = { actionId, value, messageId };
-  }
-  ctx.message = message;
-  ctx.messages = deps.batch;
-  if (deps.sessions) ctx.session = {};
-  ctx.text = messageText(event);
-  ctx.conversationId = conversationId;
-  ctx.reply = (input, options) =>
-    refusedAfterStop(signal, 'ctx.reply') ??
-    inReplySpan(typeof input === 'string' ? 'send' : 'stream', () => replier().reply(input, options));
-  ctx.replyWithFile = (data, options) => {
-    const refused = refusedAfterStop(signal, 'ctx.replyWithFile');
-    if (refused) return refused;
-    // Numbered with the text replies, so a redelivery that replies in the same order replays each.
-    const idempotencyKey = nextReplyKey();
-    return inReplySpan('file', () =>
-      sendFileReply(
-        { client, store, conversationId, idempotencyKey, replyToMessageId: message.id, signal },
-        data,
-        options,
-      ),
-    );
-  };
-  ctx.typing = async () => {
-    const stop = await keepTyping((state) => client.conversations.typing(conversationId, { state }), {
-      ...(deps.typingRenewMs === undefined ? {} : { renewMs: deps.typingRenewMs }),
-      onError: typingFailed,
-    });
-    typingStops ??= new Set();
-    typingStops.add(stop);
-    return stop;
-  };
-  ctx.react = (emoji) => client.messages.react(message.id, { emoji, action: 'add' });
-  ctx.markRead = () => client.conversations.markRead(conversationId, { message_id: message.id });
-  // A bot that declared no question: every name is unknown, and there is never one to cancel (the
-  // questions replace both once one is declared).
-  ctx.ask = refuseAsk;
-  ctx.cancelQuestion = nothingToCancel;
-  ctx.history = (options) =>
-    conversationHistory(
-      { client, conversationId, agentId: event.agentId, batch: deps.batch.length ? deps.batch : [message] },
-      options,
-    );
-
-  const finish = async () => {
-    if (typingStops) await Promise.all([...typingStops].map((stop) => stop()));
-    await contextReply?.finish();
-  };
-  // Nothing to wait for when the handler neither replied nor showed typing: no promise at all.
-  return { ctx, finish: () => (typingStops || contextReply ? finish() : undefined) };
-}
-
-/** What a run needs from the bot. @internal */
-export interface RunDeps {
-  client: AgentClient;
-  store: BotStore;
-  /** A streamed reply's writer lease unless the reply sets its own: the bot's `lockTtlMs`. */
-  writerLeaseMs: number;
-  typingRenewMs: number | undefined;
+/** What a run takes from the bot besides its runtime. @internal */
+export interface RunParts {
   dispatch(ctx: EventContext): Promise<void>;
-  /** At once when known, a promise when the service must be asked. */
-  addressing(event: MessageReceivedEvent): Addressing | Promise<Addressing>;
-  warn(message: string, fields: Record<string, unknown>): void;
-  /** Wraps the dispatch of a message with per-conversation state (sessions); optional. */
-  around?(ctx: MessageContext, run: () => Promise<void>): Promise<void>;
-  /**
-   * Gives the context the `ctx.ask` and `ctx.cancelQuestion` of the bot's questions (questions.ts);
-   * unset until a question is declared, and the context keeps the ones that refuse.
-   */
-  attach?: ((ctx: MessageContext) => void) | undefined;
+  /** What `ctx.ask` and `ctx.cancelQuestion` call, and what says the run ended a question. */
+  questions: Questions;
+  /** `createBot({ session })`: without it no session is read or saved, and `ctx.session` throws. */
+  session: SessionOptions | undefined;
 }
 
 /** Builds the `run` the lanes call for each batch. @internal */
-export function createRun(deps: RunDeps) {
-  const { client } = deps;
-  const runHandlers = async (
-    items: readonly { webhookId: string; event: WebhookEvent }[],
-    signal: AbortSignal,
-    span: Traced | undefined,
-  ) => {
-    const last = items.at(-1);
-    if (!last) return;
-    const { event, webhookId } = last;
+export function createRun(bot: BotRuntime, parts: RunParts) {
+  const { client } = bot;
+  const addressing = createKindCache(client);
+  // Sessions wrap the dispatch: loaded before the handlers, saved after them.
+  const around = parts.session ? createSessions(bot.store, parts.session) : undefined;
+
+  /** Dispatches the newest item's event; a user message's context answers every message of the batch. */
+  const runHandlers = async (items: readonly RunItem[], signal: AbortSignal, span: Traced | undefined) => {
+    const { event, webhookId } = items.at(-1) as RunItem;
     if (event.type !== 'message.received') {
       const ctx = { event, webhookId, client, signal };
       bindSpan(ctx, span);
-      await deps.dispatch(ctx);
-      return;
+      return parts.dispatch(ctx);
     }
     const received = event as MessageReceivedEvent;
-    const known = deps.addressing(received);
-    const made = createMessageContext({
-      event: received,
-      webhookId,
-      client,
-      store: deps.store,
-      signal,
-      batch:
-        items.length === 1
-          ? [received.message]
-          : items.map((item) => (item.event as MessageReceivedEvent).message),
-      addressing: known instanceof Promise ? await known : known,
-      writerLeaseMs: deps.writerLeaseMs,
-      typingRenewMs: deps.typingRenewMs,
-      // Sessions are the one `around` step: without it no state is loaded, and ctx.session says so.
-      sessions: deps.around !== undefined,
-      warn: deps.warn,
-    });
-    deps.attach?.(made.ctx);
-    const ctx = made.ctx as EventContext;
+    const { conversationId, message } = received;
+    const known = addressing(received);
+    const { mentioned, isGroup, isDirect } = known instanceof Promise ? await known : known;
+    // Made at the first reply: a handler may never reply.
+    let made: Replies | undefined;
+    const replies = () =>
+      (made ??= createReplies(bot, {
+        conversationId,
+        messageId: message.id,
+        // The n-th reply of a handler gets the same key on every delivery of the event.
+        keyBase: webhookId,
+        keyName: 'reply',
+        signal,
+        log: { webhookId },
+        ended: () => parts.questions.endOf(ctx),
+      }));
+    const batch =
+      items.length === 1 ? [message] : items.map((item) => (item.event as MessageReceivedEvent).message);
+    // Loaded by the sessions step before the handlers run; inherited from SESSIONLESS without sessions.
+    const ctx = Object.create(around ? Object.prototype : SESSIONLESS) as MessageContext;
+    Object.assign(ctx, { event, webhookId, client, signal, mentioned, isGroup, isDirect });
+    if (received.postback) {
+      const { actionId, value, messageId } = received.postback;
+      ctx.action = { actionId, value, messageId };
+    }
+    ctx.message = message;
+    ctx.messages = batch;
+    if (around) ctx.session = {};
+    ctx.text = messageText(received);
+    ctx.conversationId = conversationId;
+    ctx.reply = (input, options) => replies().reply(input, options);
+    ctx.replyWithFile = (data, options) => replies().replyWithFile(data, options);
+    ctx.typing = () => replies().typing();
+    ctx.ask = (name, text, options) => parts.questions.ask(ctx, name, text, options);
+    ctx.cancelQuestion = () => parts.questions.cancel(ctx);
+    ctx.react = (emoji) => client.messages.react(message.id, { emoji, action: 'add' });
+    ctx.markRead = () => client.conversations.markRead(conversationId, { message_id: message.id });
+    ctx.history = (options) =>
+      conversationHistory({ client, conversationId, agentId: received.agentId, batch }, options);
     bindSpan(ctx, span);
     try {
-      await (deps.around ? deps.around(made.ctx, () => deps.dispatch(ctx)) : deps.dispatch(ctx));
+      await (around ? around(ctx, () => parts.dispatch(ctx)) : parts.dispatch(ctx));
     } finally {
-      const finishing = made.finish();
+      // Stops every typing indicator still running, so a handler that forgot one does not leave it on.
+      const finishing = made?.finish();
       if (finishing) await finishing;
     }
   };
+
   // The run's span, under its newest delivery's span (else under whatever is active): the author's
   // own spans, a model SDK's among them, nest under it.
-  return async (
-    items: readonly { webhookId: string; event: WebhookEvent; trace?: DeliveryTrace }[],
-    signal: AbortSignal,
-  ) => {
+  return async (items: readonly RunItem[], signal: AbortSignal) => {
     const last = items.at(-1);
     if (!last) return;
     for (const item of items) endTurn(item.trace);
@@ -329,8 +180,16 @@ export function createRun(deps: RunDeps) {
       },
       last.trace?.delivery,
     );
-    return traced(span, signal, () => runHandlers(items, signal, span));
+    const run = () => runHandlers(items, signal, span);
+    return span ? traced(span, signal, run) : run();
   };
+}
+
+/** One delivery of a run's batch. */
+interface RunItem {
+  webhookId: string;
+  event: WebhookEvent;
+  trace?: DeliveryTrace;
 }
 
 /**
@@ -338,11 +197,7 @@ export function createRun(deps: RunDeps) {
  * the run's signal fired (interrupted, lock lost, past maxHandlerMs), which ends it at once even if
  * the handler goes on ignoring the signal, so no span is left open.
  */
-function traced(span: Traced | undefined, signal: AbortSignal, fn: () => Promise<void>): Promise<void> {
-  return span ? tracedRun(span, signal, fn) : fn();
-}
-
-async function tracedRun(span: Traced, signal: AbortSignal, fn: () => Promise<void>): Promise<void> {
+async function traced(span: Traced, signal: AbortSignal, fn: () => Promise<void>): Promise<void> {
   const started = performance.now();
   let ended = false;
   const end = (error?: unknown) => {
@@ -363,40 +218,5 @@ async function tracedRun(span: Traced, signal: AbortSignal, fn: () => Promise<vo
     throw error;
   } finally {
     signal.removeEventListener('abort', onAbort);
-  }
-}
-
-/**
- * Runs one reply inside its span ('agent-messaging.reply', under the active one): how it went out
- * (`send`, `stream`, or `append` once the writer fell back), its characters, its outcome and the
- * recoveries its writer made. An interrupted or failed reply ends the span with an error status.
- */
-async function inReplySpan<T extends object>(
-  transport: 'send' | 'stream' | 'file',
-  send: () => Promise<T>,
-): Promise<T> {
-  const span = childSpan('agent-messaging.reply', { 'reply.transport': transport });
-  if (!span) return send();
-  const started = performance.now();
-  try {
-    const result = await inSpan(span, send);
-    const { text, outcome = 'complete' } = result as { text?: string; outcome?: string };
-    annotate(span, {
-      'reply.outcome': outcome,
-      'reply.chars': text?.length,
-      'reply.recoveries': recoveriesOf(span),
-      'reply.duration_ms': Math.round(performance.now() - started),
-    });
-    metric.reply(outcome, transport);
-    endSpan(
-      span,
-      outcome === 'interrupted' ? new Error('the reply was cut short and marked interrupted') : undefined,
-    );
-    return result;
-  } catch (error) {
-    annotate(span, { 'reply.outcome': 'failed', 'reply.recoveries': recoveriesOf(span) });
-    metric.reply('failed', transport);
-    endSpan(span, error);
-    throw error;
   }
 }

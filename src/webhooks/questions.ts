@@ -1,49 +1,123 @@
 // Questions to the user whose answer reaches the bot, whichever instance gets it and however long
 // after: declared by name on the bot (`bot.question`), asked from a handler (`ctx.ask`), kept in the
-// bot store (question-store.ts), timed out by every instance's timer.
+// bot store, timed out by every instance's timer.
 //
 // The answer step runs before the routes for every user message of a bot that declared a question.
 // It reads the conversation's current question (one store read) and takes the message as its answer
 // when it is a click on that question's quick replies, or any other message but a registered command
 // or a text the question lets through (`passThrough`). An answer is validated (a choice, a schema);
 // a bad one is re-asked, at most `retries` times, after which the question ends unanswered and the
-// message goes on to the routes. A good one claims the question's end (question-store.ts), and the
-// claim's winner runs `onAnswer`: two clicks, a click racing the timeout, two instances, one run.
+// message goes on to the routes. A good one claims the question's end (below), and the claim's
+// winner runs `onAnswer`: two clicks, a click racing the timeout, two instances, one run.
 //
 // Question timeouts fire with no message: a timer every second (unref'd, so it never keeps a
-// process alive) walks the due index in the bot store (question-store.ts) and fires each question
-// whose deadline passed. Every instance walks it; the end claim (setIfAbsent) makes one of them, and
-// only one, run the timeout, and never once an answer took the question. The instance that won holds
-// a lease on it, renewed while `onTimeout` runs: if it dies, another retakes the timeout once the
-// lease lapsed and runs it again; its replies carry keys derived from the question, so the retry
-// replays what the first run posted instead of posting twice. A failed `onTimeout` is retried the
-// same way, at most MAX_TIMEOUT_ATTEMPTS times. Runtimes without timers between requests call
+// process alive) walks the due index and fires each question whose deadline passed. Every instance
+// walks it; the end claim (setIfAbsent) makes one of them, and only one, run the timeout, and never
+// once an answer took the question. The instance that won holds a lease on it, renewed while
+// `onTimeout` runs: if it dies, another retakes the timeout once the lease lapsed and runs it again;
+// its replies carry keys derived from the question, so the retry replays what the first run posted
+// instead of posting twice. A failed `onTimeout` is retried the same way, at most
+// MAX_TIMEOUT_ATTEMPTS times. Runtimes without timers between requests call
 // `bot.fireDueQuestions()` themselves (a Workers cron trigger).
+//
+// How a question lives in the bot store, so that any instance, a restarted one or a new deploy, can
+// take its answer or fire its timeout. Three kinds of keys, all through the BotStore interface:
+//
+//   question:{conversationId}   the conversation's current question (one at a time): its name, the
+//                               author's state, the messages that asked it, its deadline. Asking
+//                               again replaces it.
+//   question-end:{questionId}   how the question ended, written once with setIfAbsent: the webhook id
+//                               of the answer that won, or `timeout`. This write is the exactly-once
+//                               claim: an answer and a timeout, two clicks, two instances race for it
+//                               and one wins. A run that won and then failed finds its own claim on
+//                               the retry (same webhook id) and runs again; nobody else does.
+//   questions-due:{minute}      the due index: a queue per minute of deadlines, each member one
+//                               question's deadline, conversation and id, scored by the deadline.
+//   questions-due-from          the first minute that may still hold a member: the timer reads the
+//                               minutes from there to now, so an idle bot costs one read per tick
+//                               and a bot that was down for a while catches up with what fell due.
+//
+// A question's id is the id of the message that asked it: a redelivery of the asking run replays
+// that message (same Idempotency-Key), so it finds the same id and does not ask twice.
 
 import * as z from 'zod/mini';
 import type { AgentClient } from '../client/agent-client.js';
 import { ValidationError } from '../core/errors.js';
-import { idempotencyKeyFor } from '../core/idempotency.js';
 import { count, fn, text } from '../core/validate.js';
 import { type FieldIssue, fieldIssues, safeParse } from '../schemas/issues.js';
-import { type BotStore, renewalEveryMs } from '../store/bot-store.js';
+import { renewalEveryMs } from '../store/bot-store.js';
 import type { ReplySource } from '../streaming/pipe-reply.js';
-import type { BotReplyOptions, BotReplyResult, MessageContext } from './bot-types.js';
-import { createContextReply } from './context-reply.js';
-import {
-  type Asked,
-  BY_TIMEOUT,
-  type Ending,
-  endingOf,
-  endMarked,
-  MAX_QUESTION_TIMEOUT_MS,
-  type QuestionOutcome,
-  type QuestionState,
-  questionStore,
-} from './question-store.js';
-import type { QuickReply } from './rich-replies.js';
+import type { BotReplyOptions, BotReplyResult, BotRuntime, MessageContext } from './bot-types.js';
+import { createReplies, type QuestionEnd, type QuickReply } from './context-reply.js';
 
-export type { QuestionState } from './question-store.js';
+/** The author's state attached to a question, returned with its answer or timeout: any JSON object. */
+export type QuestionState = Record<string, unknown>;
+
+/** The end claim's `by` when the timeout won. */
+const BY_TIMEOUT = 'timeout';
+
+/** How long an ended question, and its end claim, are kept: longer than the service's retries (17 h 35 min). */
+const ENDED_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** How long past its deadline a question (and its minute of the index) waits for a bot to fire it. */
+const DUE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/** The longest `timeoutMs` a question may have, and how long one with no timeout stays pending. */
+const MAX_QUESTION_TIMEOUT_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** One minute of deadlines per queue: a tick reads the current minute and any before it not yet emptied. */
+const MINUTE_MS = 60_000;
+/**
+ * A minute is passed over for good (the cursor moves past it) only this long after it ended: a
+ * question asked just before a tick, whose enqueue reached the store after that tick read its minute
+ * (a slow store, clocks a little apart), is still found. Its own deadline is at least its timeout
+ * after the ask, so a minute this old can only gain a member from an enqueue slower than this.
+ */
+const CURSOR_GRACE_MS = 2 * MINUTE_MS;
+/** The cursor outlives the longest pending question. */
+const CURSOR_TTL_MS = MAX_QUESTION_TIMEOUT_MS + DUE_RETENTION_MS;
+/** At most this many minutes read per tick while catching up; the next tick goes on. */
+const MINUTES_PER_TICK = 120;
+
+/** The conversation's current question, as stored. */
+interface Asked {
+  /** The id of the message that asked it. */
+  id: string;
+  name: string;
+  state: QuestionState;
+  conversationId: string;
+  /** The question's text, for a re-ask. */
+  text: string;
+  quickReplies?: QuickReply[];
+  /** Epoch ms on the bot's clock; none for a question without `timeoutMs`. */
+  deadline?: number;
+  /** The question and its re-asks: a click on one of these is an answer to it. */
+  messageIds: string[];
+  /** How many bad answers it was re-asked for. */
+  tries: number;
+  /** The webhook id of the run that asked it (`timeout:{id}` for a timeout handler's ask). */
+  askedBy: string;
+  /** The question whose answer run asked this one: a retry of that run answers it again. */
+  parent?: string;
+  /** How it ended, once its handler finished: the answering webhook id, `timeout`, or `gave-up`. */
+  ended?: string;
+}
+
+/** The one write that decides how a question ended. */
+interface Ending {
+  /** The webhook id of the answer that won, or {@link BY_TIMEOUT}. */
+  by: string;
+  /** What `onAnswer` gets (a choice, or the text a schema accepted): validated again on a retry. */
+  input?: string;
+  name: string;
+  state: QuestionState;
+  conversationId: string;
+  questionId: string;
+  /** A timeout run: until when its instance works on it (renewed while it runs); past it, another retakes it. */
+  leaseUntil?: number;
+  /** A timeout run: how many times it was started. */
+  attempts?: number;
+  /** Its handler finished (or gave up): nothing runs it again. */
+  done?: boolean;
+}
 
 /** What a schema's check answers (Standard Schema's result: zod 4, valibot, arktype). */
 export type AnswerCheck<A> =
@@ -119,30 +193,8 @@ export interface QuestionTimeoutContext {
   ask(name: string, text: string, options?: AskOptions): Promise<BotReplyResult>;
 }
 
-/** Who asks: the conversation, the run (a webhook id, or a timeout), and how it replies. */
-interface Asker {
-  conversationId: string;
-  askedBy: string;
-  parent?: string | undefined;
-  reply(text: string, options?: BotReplyOptions): Promise<BotReplyResult>;
-}
-
 /** A verdict on an answer: what `onAnswer` gets, or why it was refused. */
 type Verdict = { ok: true; input: string; answer: unknown } | { ok: false; issue?: string | undefined };
-
-/** What the questions need from the bot. @internal */
-export interface QuestionDeps {
-  store: BotStore;
-  client: AgentClient;
-  nowMs: () => number;
-  /** How long a timeout run's claim lives without a renewal (the bot's `lockTtlMs`). */
-  leaseMs: number;
-  typingRenewMs: number | undefined;
-  report(error: unknown): void;
-  warn(message: string, fields: Record<string, unknown>): void;
-  /** Counts the work for `bot.idle()`. */
-  track<T>(work: Promise<T>): Promise<T>;
-}
 
 /** How often each instance walks the due index: a timeout fires within about this of its deadline. */
 const QUESTION_TICK_MS = 1000;
@@ -157,6 +209,15 @@ type FireResult = 'fired' | 'finished' | 'pending';
 const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 const GAVE_UP = 'gave-up';
 const REPLACED = 'replaced';
+
+/** A due-index member: the deadline, conversation and question, read back without a store call. */
+type DueMember = [deadline: number, conversationId: string, questionId: string];
+
+const minuteOf = (ms: number) => Math.floor(ms / MINUTE_MS);
+const recordKey = (conversationId: string) => `question:${conversationId}`;
+const endKey = (questionId: string) => `question-end:${questionId}`;
+const dueKey = (minute: number) => `questions-due:${minute}`;
+const CURSOR_KEY = 'questions-due-from';
 
 /**
  * What `bot.question` checks of a definition before it is declared, naming each bad field. Made at the
@@ -192,31 +253,131 @@ function definitionSchema() {
 }
 let definitionChecks: ReturnType<typeof definitionSchema> | undefined;
 
-/** The issue of `ctx.ask` with a name no `bot.question` declared. */
-const unknownName = (name: unknown): FieldIssue => ({
-  field: 'name',
-  message: `no question named '${String(name)}': declare it with bot.question`,
-});
-
-/** `ctx.ask` of a bot that declared no question: every name is unknown. @internal */
-export const refuseAsk = async (name: string): Promise<never> => {
-  throw new ValidationError([unknownName(name)], 'ctx.ask');
-};
-/** `ctx.cancelQuestion` of a bot that declared no question: nothing to cancel. @internal */
-export const nothingToCancel = async () => false;
-
 /** The questions of one bot: declared, asked, answered, timed out. @internal */
-export function createQuestions(deps: QuestionDeps) {
-  const model = questionStore(deps.store);
+export function createQuestions(bot: BotRuntime) {
+  const { store } = bot;
   const definitions = new Map<string, QuestionDefinition<unknown>>();
-  // The question a run ended (answered, gave up, cancelled): its replies say so, and a question it
-  // asks in onAnswer knows its parent.
-  const ended = new WeakMap<MessageContext, { id: string; outcome: QuestionOutcome }>();
+  // The question a message's run ended (answered, gave up, cancelled): its replies say so, and a
+  // question it asks in onAnswer knows its parent.
+  const ended = new WeakMap<MessageContext, QuestionEnd>();
 
-  const ask = async (from: Asker, name: unknown, text: unknown, options: AskOptions = {}) => {
+  // The store steps.
+
+  /** The conversation's question and its raw value (for compare-and-set), if any. */
+  const current = async (conversationId: string): Promise<{ raw: string; asked: Asked } | undefined> => {
+    const raw = await store.get(recordKey(conversationId));
+    return raw === undefined ? undefined : { raw, asked: JSON.parse(raw) as Asked };
+  };
+  /** Replaces the question's record when it is still `raw` (a re-ask, or its end); false otherwise. */
+  const replace = (raw: string, next: Asked): Promise<boolean> => {
+    const ttl = next.ended === undefined ? MAX_QUESTION_TIMEOUT_MS : ENDED_RETENTION_MS;
+    return store.compareAndSet(recordKey(next.conversationId), raw, JSON.stringify(next), ttl);
+  };
+  /** Marks the conversation's question ended, when it is still question `questionId`. */
+  const markEnded = async (conversationId: string, questionId: string, by: string): Promise<void> => {
+    const found = await current(conversationId);
+    if (found?.asked.id !== questionId || found.asked.ended !== undefined) return;
+    await replace(found.raw, { ...found.asked, ended: by });
+  };
+  /** How the question ended, and its raw value, if it did. */
+  const ending = async (questionId: string): Promise<{ raw: string; ending: Ending } | undefined> => {
+    const raw = await store.get(endKey(questionId));
+    return raw === undefined ? undefined : { raw, ending: JSON.parse(raw) as Ending };
+  };
+  /** The exactly-once claim: its raw value when this call decided how the question ends. */
+  const claim = async (end: Ending): Promise<string | undefined> => {
+    const raw = JSON.stringify(end);
+    return (await store.setIfAbsent(endKey(end.questionId), raw, ENDED_RETENTION_MS)) ? raw : undefined;
+  };
+  /** Swaps the end claim when it is still `raw` (a timeout's lease renewed, retaken or done). */
+  const swapEnding = async (raw: string, next: Ending): Promise<string | undefined> => {
+    const value = JSON.stringify(next);
+    const swapped = await store.compareAndSet(endKey(next.questionId), raw, value, ENDED_RETENTION_MS);
+    return swapped ? value : undefined;
+  };
+  /** The end claim of question `asked` by `by`, with what else that ending holds. */
+  const endingOf = (asked: Asked, by: string, more: Partial<Ending> = {}): Ending => ({
+    by,
+    name: asked.name,
+    state: asked.state,
+    conversationId: asked.conversationId,
+    questionId: asked.id,
+    ...more,
+  });
+
+  /** Adds a question with a deadline to the due index (again, on a retry of its ask: the same member). */
+  const index = async (asked: Asked, nowMs: number): Promise<void> => {
+    if (asked.deadline === undefined) return;
+    const minute = minuteOf(asked.deadline);
+    const member: DueMember = [asked.deadline, asked.conversationId, asked.id];
+    // Every member of a minute gets the same absolute expiry, whoever enqueues last.
+    const keep = (minute + 1) * MINUTE_MS - nowMs + DUE_RETENTION_MS;
+    await store.enqueue(dueKey(minute), JSON.stringify(member), asked.deadline, Math.max(keep, 1));
+    // Moves the cursor back to this minute when it is later (or absent), so the timer reads it.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const raw = await store.get(CURSOR_KEY);
+      if (raw !== undefined && Number(raw) <= minute) return;
+      if (await store.compareAndSet(CURSOR_KEY, raw, String(minute), CURSOR_TTL_MS)) return;
+    }
+  };
+
+  /**
+   * Walks the due index up to now: fires every member whose deadline passed, removes those that need
+   * nothing more, and moves the cursor past minutes that ended long enough ago and are empty. Answers
+   * how many fired.
+   */
+  const walkDue = async (): Promise<number> => {
+    const nowMs = bot.nowMs();
+    let fired = 0;
+    const raw = await store.get(CURSOR_KEY);
+    if (raw === undefined) return fired; // nothing was ever asked with a timeout (or all of it is long gone)
+    const start = Number(raw);
+    let from = start;
+    let cursor = raw;
+    const last = minuteOf(nowMs);
+    for (let minute = start; minute <= last && minute < start + MINUTES_PER_TICK; minute++) {
+      const members = await store.readQueued(dueKey(minute));
+      const finished: string[] = [];
+      for (const member of members) {
+        const [deadline, conversationId, questionId] = JSON.parse(member) as DueMember;
+        if (deadline > nowMs) break; // scored by deadline: the rest are later still
+        const result = await fire(conversationId, questionId);
+        if (result === 'fired') fired += 1;
+        if (result !== 'pending') finished.push(member);
+      }
+      const left = finished.length > 0 ? await store.readQueued(dueKey(minute), finished) : members;
+      // Only the cursor's own minute moves it, so every minute before the cursor is empty.
+      if (minute === from && left.length === 0 && (minute + 1) * MINUTE_MS + CURSOR_GRACE_MS <= nowMs) {
+        const next = String(minute + 1);
+        if (!(await store.compareAndSet(CURSOR_KEY, cursor, next, CURSOR_TTL_MS))) return fired;
+        cursor = next;
+        from = minute + 1;
+      }
+    }
+    return fired;
+  };
+
+  // Asking.
+
+  /**
+   * Asks question `name` in the run of `from`: `askedBy` is its webhook id (or `timeout:{id}`),
+   * `parent` the question whose onAnswer asks it.
+   */
+  const ask = async (
+    from: Pick<MessageContext, 'conversationId' | 'reply'>,
+    askedBy: string,
+    parent: string | undefined,
+    name: unknown,
+    text: unknown,
+    options: AskOptions = {},
+  ) => {
     const issues: FieldIssue[] = [];
     const definition = typeof name === 'string' ? definitions.get(name) : undefined;
-    if (!definition) issues.push(unknownName(name));
+    if (!definition)
+      issues.push({
+        field: 'name',
+        message: `no question named '${String(name)}': declare it with bot.question`,
+      });
     if (typeof text !== 'string' || text.trim() === '')
       issues.push({ field: 'text', message: 'must be a non-empty string' });
     const state = options.state ?? {};
@@ -235,15 +396,15 @@ export function createQuestions(deps: QuestionDeps) {
     });
     // A retry of this run replays the question's message, so it finds the question asked already;
     // its due-index entry is written again, in case the run stopped between the two writes.
-    const found = await model.current(from.conversationId);
-    const nowMs = deps.nowMs();
+    const found = await current(from.conversationId);
+    const nowMs = bot.nowMs();
     if (found?.asked.id === sent.message_id) {
-      if (found.asked.ended === undefined) await model.index(found.asked, nowMs);
+      if (found.asked.ended === undefined) await index(found.asked, nowMs);
       return sent;
     }
     // Ended already (answered, timed out, replaced by a newer question): a late retry of the run
     // that asked it does not bring it back over the conversation's current question.
-    if (await model.ending(sent.message_id)) return sent;
+    if (await ending(sent.message_id)) return sent;
     // The question this one replaces ends, so a retry of the run that asked it cannot bring it back.
     if (found && found.asked.ended === undefined) await endUnanswered(found.raw, found.asked, REPLACED);
     const asked: Asked = {
@@ -256,83 +417,67 @@ export function createQuestions(deps: QuestionDeps) {
       ...(timeoutMs === undefined ? {} : { deadline: nowMs + timeoutMs }),
       messageIds: [sent.message_id],
       tries: 0,
-      askedBy: from.askedBy,
-      ...(from.parent === undefined ? {} : { parent: from.parent }),
+      askedBy,
+      ...(parent === undefined ? {} : { parent }),
     };
-    await model.put(asked, nowMs);
+    const ttl = timeoutMs === undefined ? MAX_QUESTION_TIMEOUT_MS : timeoutMs + DUE_RETENTION_MS;
+    await store.set(recordKey(asked.conversationId), JSON.stringify(asked), ttl);
+    await index(asked, nowMs);
     return sent;
   };
 
   // The timeouts: fire one question, walk the due index, the timer.
 
-  /** The timeout handler's context: replies keyed on the question, replying to it. */
-  const timeoutContext = (ending: Ending, signal: AbortSignal) => {
-    let replies = 0;
-    const replier = createContextReply({
-      client: deps.client,
-      conversationId: ending.conversationId,
-      messageId: ending.questionId,
-      nextReplyKey: () => {
-        replies += 1;
-        return idempotencyKeyFor(ending.questionId, replies === 1 ? 'timeout' : `timeout-${replies}`);
-      },
-      signal,
-      store: deps.store,
-      writerLeaseMs: deps.leaseMs,
-      typingRenewMs: deps.typingRenewMs,
-      warn: (error) => deps.warn('a typing call failed', { questionId: ending.questionId, error }),
-    });
-    // Each of its messages says the question timed out (metadata.question_end).
-    const reply = (text: Parameters<QuestionTimeoutContext['reply']>[0], options?: BotReplyOptions) =>
-      replier.reply(text, endMarked(options, ending.questionId, 'timed_out'));
-    const ctx: QuestionTimeoutContext = {
-      conversationId: ending.conversationId,
-      question: { id: ending.questionId, name: ending.name },
-      client: deps.client,
-      signal,
-      reply,
-      ask: (name, text, options) =>
-        ask(
-          { conversationId: ending.conversationId, askedBy: `timeout:${ending.questionId}`, reply },
-          name,
-          text,
-          options,
-        ),
-    };
-    return { ctx, finish: replier.finish };
-  };
-
   /** Runs the claimed timeout under its lease; answers whether it finished. */
-  const run = async (claimed: string, ending: Ending): Promise<FireResult> => {
+  const run = async (claimed: string, end: Ending): Promise<FireResult> => {
     const controller = new AbortController();
     let current = claimed;
     // Renewals are chained, so the last one has settled before the end is written over `current`.
     let renewing: Promise<void> = Promise.resolve();
     const renew = () => {
       renewing = renewing.then(async () => {
-        const next = await model.swapEnding(current, { ...ending, leaseUntil: deps.nowMs() + deps.leaseMs });
+        const next = await swapEnding(current, { ...end, leaseUntil: bot.nowMs() + bot.lockTtlMs });
         if (next) current = next;
         else controller.abort(new Error('The question timeout was taken over by another instance.'));
       });
     };
-    const renewals = setInterval(renew, renewalEveryMs(deps.leaseMs));
+    const renewals = setInterval(renew, renewalEveryMs(bot.lockTtlMs));
     (renewals as { unref?: () => void }).unref?.();
     let failed = false;
     try {
-      const definition = definitions.get(ending.name);
+      const definition = definitions.get(end.name);
       if (!definition) {
-        deps.warn('a question timed out that this bot does not declare', { name: ending.name });
+        bot.warn('a question timed out that this bot does not declare', { name: end.name });
       } else if (definition.onTimeout) {
-        const made = timeoutContext(ending, controller.signal);
+        // Replies keyed on the question, replying to it, each saying the question timed out.
+        const { questionId, conversationId } = end;
+        const timedOut: QuestionEnd = { id: questionId, outcome: 'timed_out' };
+        const replies = createReplies(bot, {
+          conversationId,
+          messageId: questionId,
+          keyBase: questionId,
+          keyName: 'timeout',
+          signal: controller.signal,
+          log: { questionId },
+          ended: () => timedOut,
+        });
+        const ctx: QuestionTimeoutContext = {
+          conversationId,
+          question: { id: questionId, name: end.name },
+          client: bot.client,
+          signal: controller.signal,
+          reply: replies.reply,
+          ask: (name, text, options) => ask(ctx, `timeout:${questionId}`, undefined, name, text, options),
+        };
         try {
-          await definition.onTimeout(made.ctx, ending.state);
+          await definition.onTimeout(ctx, end.state);
         } finally {
-          await made.finish();
+          await replies.finish();
         }
       }
     } catch (error) {
       failed = true;
-      deps.report(error);
+      bot.report(error);
     } finally {
       clearInterval(renewals);
       await renewing;
@@ -340,12 +485,12 @@ export function createQuestions(deps: QuestionDeps) {
     if (controller.signal.aborted) return 'pending'; // another instance owns it now
     if (failed) {
       // Tried again once this shorter lease lapsed, by whichever instance walks the index first.
-      await model.swapEnding(current, { ...ending, leaseUntil: deps.nowMs() + RETRY_AFTER_MS });
+      await swapEnding(current, { ...end, leaseUntil: bot.nowMs() + RETRY_AFTER_MS });
       return 'pending';
     }
-    const { leaseUntil: _lease, ...rest } = ending;
-    await model.swapEnding(current, { ...rest, done: true });
-    await model.markEnded(ending.conversationId, ending.questionId, BY_TIMEOUT);
+    const { leaseUntil: _lease, ...rest } = end;
+    await swapEnding(current, { ...rest, done: true });
+    await markEnded(end.conversationId, end.questionId, BY_TIMEOUT);
     return 'fired';
   };
 
@@ -354,53 +499,42 @@ export function createQuestions(deps: QuestionDeps) {
    * its end (or retakes a timeout whose instance's lease lapsed), then runs its handler.
    */
   const fire = async (conversationId: string, questionId: string): Promise<FireResult> => {
-    const now = deps.nowMs();
-    const ended = await model.ending(questionId);
+    const now = bot.nowMs();
+    const ended = await ending(questionId);
     if (ended === undefined) {
-      const found = await model.current(conversationId);
+      const found = await current(conversationId);
       // Replaced by a newer question, or ended: nothing to fire.
       if (found?.asked.id !== questionId || found.asked.ended !== undefined) return 'finished';
       const { asked } = found;
       if (asked.deadline === undefined || asked.deadline > now) return 'pending';
-      const ending = endingOf(asked, BY_TIMEOUT, { leaseUntil: now + deps.leaseMs, attempts: 1 });
-      const claimed = await model.claim(ending);
+      const end = endingOf(asked, BY_TIMEOUT, { leaseUntil: now + bot.lockTtlMs, attempts: 1 });
+      const claimed = await claim(end);
       // Someone else decided it just now: the next walk sees how.
-      return claimed ? run(claimed, ending) : 'pending';
+      return claimed ? run(claimed, end) : 'pending';
     }
-    const { raw, ending } = ended;
-    if (ending.by !== BY_TIMEOUT || ending.done) return 'finished';
-    if ((ending.leaseUntil ?? 0) > now) return 'pending'; // another instance is running it
-    const attempts = (ending.attempts ?? 1) + 1;
+    const { raw, ending: end } = ended;
+    if (end.by !== BY_TIMEOUT || end.done) return 'finished';
+    if ((end.leaseUntil ?? 0) > now) return 'pending'; // another instance is running it
+    const attempts = (end.attempts ?? 1) + 1;
     if (attempts > MAX_TIMEOUT_ATTEMPTS) {
-      const { leaseUntil: _lease, ...rest } = ending;
-      if (await model.swapEnding(raw, { ...rest, done: true })) {
-        deps.report(
-          new Error(`The timeout of question ${ending.name} failed ${attempts - 1} times; given up.`),
-        );
-        await model.markEnded(conversationId, questionId, BY_TIMEOUT);
+      const { leaseUntil: _lease, ...rest } = end;
+      if (await swapEnding(raw, { ...rest, done: true })) {
+        bot.report(new Error(`The timeout of question ${end.name} failed ${attempts - 1} times; given up.`));
+        await markEnded(conversationId, questionId, BY_TIMEOUT);
       }
       return 'finished';
     }
-    const retaken = { ...ending, leaseUntil: now + deps.leaseMs, attempts };
-    const claimed = await model.swapEnding(raw, retaken);
+    const retaken = { ...end, leaseUntil: now + bot.lockTtlMs, attempts };
+    const claimed = await swapEnding(raw, retaken);
     return claimed ? run(claimed, retaken) : 'pending';
   };
 
   // One walk at a time in this process; a call made during one walks again after it, at its own time.
   let chain: Promise<unknown> = Promise.resolve();
-  const walk = async () => {
-    let fired = 0;
-    await model.walkDue(deps.nowMs(), async (conversationId, questionId) => {
-      const result = await fire(conversationId, questionId);
-      if (result === 'fired') fired += 1;
-      return result !== 'pending';
-    });
-    return fired;
-  };
   const fireDue = (): Promise<number> => {
-    const next = chain.then(walk, walk);
+    const next = chain.then(walkDue, walkDue);
     chain = next.catch(() => undefined);
-    return deps.track(next);
+    return bot.track(next);
   };
 
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -415,29 +549,14 @@ export function createQuestions(deps: QuestionDeps) {
       await fireDue();
       failing = false;
     } catch (error) {
-      if (!failing) deps.report(error);
+      if (!failing) bot.report(error);
       failing = true;
     } finally {
       ticking = false;
     }
   };
 
-  /** Starts the timer (once); where timers cannot be set outside a request, fireDue is the way. */
-  const start = () => {
-    if (timer !== undefined || stopped) return;
-    try {
-      timer = setInterval(tick, QUESTION_TICK_MS);
-      (timer as { unref?: () => void }).unref?.();
-    } catch {
-      // Workers refuse timers in the global scope: the author calls bot.fireDueQuestions() from a cron.
-    }
-  };
-  /** Stops the timer for good. */
-  const stop = () => {
-    stopped = true;
-    if (timer !== undefined) clearInterval(timer);
-    timer = undefined;
-  };
+  // Answers.
 
   /** Whether a typed answer is good: the schema's output, or any text without a schema. */
   const check = async (definition: QuestionDefinition<unknown>, input: string): Promise<Verdict> => {
@@ -471,34 +590,30 @@ export function createQuestions(deps: QuestionDeps) {
     return check(definition, candidates[0] ?? '');
   };
 
-  /** The answer `onAnswer` gets from what the end claim kept: a retry decodes it again. */
-  const decode = async (definition: QuestionDefinition<unknown>, input: string): Promise<unknown> => {
-    const verdict = await check(definition, input);
-    if (verdict.ok) return verdict.answer;
-    throw new ValidationError([{ field: 'answer', message: verdict.issue ?? 'refused' }], 'onAnswer');
-  };
-
   /** Runs `onAnswer` for the claim this message holds, then marks the question ended. */
-  const runAnswer = async (ctx: MessageContext, ending: Ending) => {
-    const definition = definitions.get(ending.name);
+  const runAnswer = async (ctx: MessageContext, end: Ending) => {
+    const definition = definitions.get(end.name);
     if (!definition) {
-      deps.warn('an answered question has no declaration in this bot', { name: ending.name });
+      bot.warn('an answered question has no declaration in this bot', { name: end.name });
       return;
     }
-    const answer = await decode(definition, ending.input ?? '');
-    ended.set(ctx, { id: ending.questionId, outcome: 'answered' });
-    await definition.onAnswer(ctx, answer, ending.state);
-    await model.markEnded(ending.conversationId, ending.questionId, ending.by);
+    // What the end claim kept is checked again: a retry decodes the same answer.
+    const verdict = await check(definition, end.input ?? '');
+    if (!verdict.ok)
+      throw new ValidationError([{ field: 'answer', message: verdict.issue ?? 'refused' }], 'onAnswer');
+    ended.set(ctx, { id: end.questionId, outcome: 'answered' });
+    await definition.onAnswer(ctx, verdict.answer, end.state);
+    await markEnded(end.conversationId, end.questionId, end.by);
   };
 
   /**
-   * Ends a question with no answer (given up, cancelled): claimed like an answer, so neither an
-   * answer nor its timeout runs after it. True when this call (or an earlier run of `by`) ended it.
+   * Ends a question with no answer (given up, cancelled, replaced): claimed like an answer, so neither
+   * an answer nor its timeout runs after it. True when this call (or an earlier run of `by`) ended it.
    */
   const endUnanswered = async (raw: string, asked: Asked, by: string): Promise<boolean> => {
-    if ((await model.claim(endingOf(asked, by, { done: true }))) === undefined)
-      return (await model.ending(asked.id))?.ending.by === by;
-    await model.replace(raw, { ...asked, ended: by });
+    if ((await claim(endingOf(asked, by, { done: true }))) === undefined)
+      return (await ending(asked.id))?.ending.by === by;
+    await replace(raw, { ...asked, ended: by });
     return true;
   };
 
@@ -526,7 +641,7 @@ export function createQuestions(deps: QuestionDeps) {
       ...(asked.quickReplies ? { quickReplies: asked.quickReplies } : {}),
       metadata: { question: { id: asked.id, name: asked.name } },
     });
-    await model.replace(raw, {
+    await replace(raw, {
       ...asked,
       tries: asked.tries + 1,
       messageIds: [...asked.messageIds, sent.message_id],
@@ -534,15 +649,12 @@ export function createQuestions(deps: QuestionDeps) {
     return true;
   };
 
-  const passes = (definition: QuestionDefinition<unknown>, text: string) =>
-    (definition.passThrough ?? []).some((p) => (typeof p === 'string' ? same(p, text) : p.test(text)));
-
   /**
    * The answer step, before the routes (once a question is declared): true when the message was the
    * current question's answer (or a stale click on it).
    */
   const take = async (ctx: MessageContext, isCommand: boolean): Promise<boolean> => {
-    const found = await model.current(ctx.conversationId);
+    const found = await current(ctx.conversationId);
     if (!found) return false;
     const { raw, asked } = found;
     const { webhookId } = ctx;
@@ -550,7 +662,7 @@ export function createQuestions(deps: QuestionDeps) {
       // A retry of the run that asked it. When that run was answering the question before (and
       // asked this one from onAnswer), it answers that one again; otherwise it goes to the routes.
       if (asked.parent === undefined) return false;
-      const earlier = await model.ending(asked.parent);
+      const earlier = await ending(asked.parent);
       if (earlier?.ending.by !== webhookId) return false;
       await runAnswer(ctx, earlier.ending);
       return true;
@@ -560,27 +672,30 @@ export function createQuestions(deps: QuestionDeps) {
     if (asked.ended !== undefined) return asked.ended === webhookId || clicked;
     const definition = definitions.get(asked.name);
     if (!definition) {
-      deps.warn('a pending question has no declaration in this bot', { name: asked.name });
+      bot.warn('a pending question has no declaration in this bot', { name: asked.name });
       return false;
     }
-    if (ctx.action ? !clicked : isCommand || passes(definition, ctx.text)) return false;
+    const passes = (definition.passThrough ?? []).some((p) =>
+      typeof p === 'string' ? same(p, ctx.text) : p.test(ctx.text),
+    );
+    if (ctx.action ? !clicked : isCommand || passes) return false;
     let ours = false;
-    if (asked.deadline !== undefined && asked.deadline <= deps.nowMs()) {
+    if (asked.deadline !== undefined && asked.deadline <= bot.nowMs()) {
       // Past its deadline: the timeout wins, unless an answer (this message's, on a retry) did first.
       await fire(asked.conversationId, asked.id);
-      const ended = await model.ending(asked.id);
+      const ended = await ending(asked.id);
       if (ended && ended.ending.by !== webhookId) return clicked;
       ours = ended !== undefined;
     }
     const verdict = await judge(definition, asked, ctx);
     if (!verdict.ok) return reask(ctx, definition, raw, asked, verdict.issue);
-    const ending = endingOf(asked, webhookId, { input: verdict.input });
-    if (!ours && (await model.claim(ending)) === undefined) {
+    const end = endingOf(asked, webhookId, { input: verdict.input });
+    if (!ours && (await claim(end)) === undefined) {
       // Decided already: by this message's earlier run (a retry runs it again), or by another.
-      const ended = await model.ending(asked.id);
+      const ended = await ending(asked.id);
       if (ended?.ending.by !== webhookId) return clicked;
     }
-    await runAnswer(ctx, ending);
+    await runAnswer(ctx, end);
     return true;
   };
 
@@ -601,39 +716,45 @@ export function createQuestions(deps: QuestionDeps) {
       if (issues.length > 0) throw new ValidationError(issues, 'bot.question');
       const declared = definition as QuestionDefinition<unknown>;
       definitions.set(name as string, declared);
-      if (declared.timeoutMs !== undefined) start();
+      // The timer starts with the first timeout; where timers cannot be set outside a request
+      // (Workers refuse them in the global scope), the author calls bot.fireDueQuestions() from a cron.
+      if (declared.timeoutMs === undefined || timer !== undefined || stopped) return;
+      try {
+        timer = setInterval(tick, QUESTION_TICK_MS);
+        (timer as { unref?: () => void }).unref?.();
+      } catch {
+        // No timer here: fireDueQuestions is the way.
+      }
     },
-    /** Gives a message's context its `ask` and `cancelQuestion` (once a question is declared). */
-    attach(ctx: MessageContext) {
-      ctx.cancelQuestion = async () => {
-        const by = `cancelled:${ctx.webhookId}`;
-        const found = await model.current(ctx.conversationId);
-        const done =
-          found !== undefined &&
-          (found.asked.ended === undefined
-            ? await endUnanswered(found.raw, found.asked, by)
-            : found.asked.ended === by);
-        if (done) ended.set(ctx, { id: found.asked.id, outcome: 'cancelled' });
-        return done;
-      };
-      // Every reply of a run that ended a question says so (metadata.question_end).
-      const send = ctx.reply;
-      ctx.reply = (input, options) => {
-        const end = ended.get(ctx);
-        return send(input, end ? endMarked(options, end.id, end.outcome) : options);
-      };
-      ctx.ask = (name, text, options) => {
-        const end = ended.get(ctx);
-        const parent = end?.outcome === 'answered' ? end.id : undefined;
-        const from = { conversationId: ctx.conversationId, askedBy: ctx.webhookId, parent, reply: ctx.reply };
-        return ask(from, name, text, options);
-      };
+    /** `ctx.ask`; asked from onAnswer, a retry of that run answers the parent again (see take). */
+    ask(ctx: MessageContext, name: unknown, text: unknown, options?: AskOptions) {
+      const end = ended.get(ctx);
+      const parent = end?.outcome === 'answered' ? end.id : undefined;
+      return ask(ctx, ctx.webhookId, parent, name, text, options);
     },
+    /** `ctx.cancelQuestion`: ends the conversation's pending question without an answer. */
+    async cancel(ctx: MessageContext) {
+      const by = `cancelled:${ctx.webhookId}`;
+      const found = await current(ctx.conversationId);
+      const done =
+        found !== undefined &&
+        (found.asked.ended === undefined
+          ? await endUnanswered(found.raw, found.asked, by)
+          : found.asked.ended === by);
+      if (done) ended.set(ctx, { id: found.asked.id, outcome: 'cancelled' });
+      return done;
+    },
+    /** The question a message's run ended, and how. */
+    endOf: (ctx: MessageContext) => ended.get(ctx),
     take,
     /** `bot.fireDueQuestions`: fires every question past its deadline; answers how many fired. */
     fireDue,
-    /** Stops the timer (the bot is closing). */
-    stop,
+    /** Stops the timer for good (the bot is closing). */
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+      timer = undefined;
+    },
   };
 }
 
