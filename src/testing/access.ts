@@ -61,24 +61,20 @@ export function conversationFor(
   return conversation;
 }
 
-/** The message and its conversation, when the caller is an active participant there; 404 otherwise. */
-export function messageFor(
-  state: MockState,
-  caller: Caller,
-  messageId: string,
-): { message: MessageRecord; conversation: ConversationRecord } {
+/** The message, when the caller is an active participant of its conversation; 404 otherwise. */
+export function messageFor(state: MockState, caller: Caller, messageId: string): MessageRecord {
   const message = state.messages.get(messageId);
   const conversation = message && state.conversations.get(message.conversation_id);
   if (!message || !conversation || !isActiveMember(conversation, caller.id)) throw notFound('message');
-  return { message, conversation };
+  return message;
 }
 
 /** The message of `:message_id` the calling agent acts on: 404 outside its conversations, 403 unless it is active. */
-export function agentMessage(ctx: RouteContext): { agent: AgentRecord; message: MessageRecord } {
+export function agentMessage(ctx: RouteContext): MessageRecord {
   const agent = agentOf(ctx);
-  const { message } = messageFor(ctx.world.state, ctx.caller as Caller, ctx.params.message_id ?? '');
+  const message = messageFor(ctx.world.state, ctx.caller as Caller, ctx.params.message_id ?? '');
   requireActive(agent);
-  return { agent, message };
+  return message;
 }
 
 /**

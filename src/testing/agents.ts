@@ -1,7 +1,7 @@
 import { generateWebhookSecret } from '../webhooks/verify.js';
 import { agentOf } from './access.js';
 import { json, MockError, notFound } from './http.js';
-import { newAgentToken, newId } from './ids.js';
+import { newId, newToken } from './ids.js';
 import { agentChanged } from './live-feed.js';
 import { endpoint } from './router.js';
 import type { AgentRecord } from './state.js';
@@ -35,7 +35,7 @@ export const registerAgent = endpoint('agents.register', {
       webhook_url,
       capabilities: [...capabilities],
       webhook_status: 'unverified',
-      api_key: newAgentToken(),
+      api_key: newToken('ams_sk_'),
       webhook_secret: generateWebhookSecret(),
       created_at: ctx.world.clock.now(),
     };

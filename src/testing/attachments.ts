@@ -5,11 +5,10 @@ import * as z from 'zod/mini';
 import { CreateAttachmentRequest, MAX_ATTACHMENT_BYTES } from '../schemas/attachments.js';
 import { agentOf, requireActive } from './access.js';
 import { bodyBytes, invalid, json, MockError, notFound } from './http.js';
-import { newId, newUrlToken } from './ids.js';
+import { newId, newToken } from './ids.js';
 import { attachmentUpdated } from './live-feed.js';
 import { endpoint, type RouteContext } from './router.js';
 import type { AttachmentRecord } from './state.js';
-import { iso } from './state.js';
 
 /** How long an upload handle stays valid. */
 const UPLOAD_TTL_MS = 15 * 60 * 1000;
@@ -37,8 +36,8 @@ export const createAttachment = endpoint('attachments.create', {
       agent_id: agent.id,
       ...ctx.body,
       expires_at: new Date(ctx.world.clock.nowMs() + UPLOAD_TTL_MS),
-      upload_token: newUrlToken(),
-      download_token: newUrlToken(),
+      upload_token: newToken(),
+      download_token: newToken(),
       bytes: null,
     };
     ctx.world.state.attachments.set(attachment.id, attachment);
@@ -47,7 +46,7 @@ export const createAttachment = endpoint('attachments.create', {
       attachment_id: attachment.id,
       upload_url: `${ctx.url.origin}/_files/upload/${attachment.id}/${attachment.upload_token}`,
       download_url: `${ctx.url.origin}/_files/download/${attachment.id}/${attachment.download_token}`,
-      expires_at: iso(attachment.expires_at),
+      expires_at: attachment.expires_at.toISOString(),
     });
   },
 });
@@ -67,7 +66,7 @@ export const uploadFile = endpoint('files.upload', {
       throw new MockError(
         410,
         'attachment_expired',
-        `upload handle ${attachment.id} expired at ${iso(attachment.expires_at)}`,
+        `upload handle ${attachment.id} expired at ${attachment.expires_at.toISOString()}`,
       );
     }
     const declared = attachment.mime_type.split(';')[0]?.trim().toLowerCase();

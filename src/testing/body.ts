@@ -4,11 +4,6 @@ import type * as z from 'zod/mini';
 import { describeIssues, safeParse } from '../schemas/issues.js';
 import { type HeaderReader, invalid, MAX_BODY_BYTES, MockError } from './http.js';
 
-/** Parses JSON text against a strict schema; 400 `invalid_request` naming each bad field. */
-export function parseJson<S extends z.ZodMiniType>(schema: S, text: string, root = 'body'): z.output<S> {
-  return checkJson(schema, decodeJson(text, root), root);
-}
-
 /** Checks a decoded JSON value against a strict schema; 400 `invalid_request` naming each bad field. */
 export function checkJson<S extends z.ZodMiniType>(schema: S, value: unknown, root = 'body'): z.output<S> {
   const parsed = safeParse(schema, value);

@@ -13,7 +13,7 @@ import { invalid, json } from './http.js';
 import { liveRoutes } from './live-feed.js';
 import { snapshotRequests } from './request-log.js';
 import { control } from './router.js';
-import { createState, iso, type MockWorld } from './state.js';
+import { createState, type MockWorld } from './state.js';
 import { clickAction, createUser, installAgent, postUserMessage } from './users.js';
 
 /**
@@ -30,7 +30,7 @@ export function resetWorld(world: MockWorld): void {
 /** Moves the mock clock; due tasks run, then the live feed gets the new time. */
 export async function advanceClock(world: MockWorld, seconds: number): Promise<void> {
   await world.clock.advance(seconds);
-  world.events.emit(() => ({ type: 'clock', now: iso(world.clock.now()) }));
+  world.events.emit(() => ({ type: 'clock', now: world.clock.now().toISOString() }));
 }
 
 /** The routes under `/_mock`. */
@@ -69,11 +69,11 @@ export const controlRoutes = [
         if (error instanceof RangeError) throw invalid(error.message);
         throw error;
       }
-      return json(200, { now: iso(ctx.world.clock.now()) });
+      return json(200, { now: ctx.world.clock.now().toISOString() });
     },
     ClockAdvanceRequest,
   ),
-  control('GET', '/_mock/clock', (ctx) => json(200, { now: iso(ctx.world.clock.now()) })),
+  control('GET', '/_mock/clock', (ctx) => json(200, { now: ctx.world.clock.now().toISOString() })),
   control('POST', '/_mock/faults', (ctx) => json(201, injectFault(ctx.world.state, ctx.body)), FaultSpec),
   control('DELETE', '/_mock/faults', (ctx) => {
     clearFaults(ctx.world.state);

@@ -4,8 +4,7 @@ import { newId } from './ids.js';
 import { conversationUpdated } from './live-feed.js';
 import { messageView, newestFirst } from './messages.js';
 import { endpoint } from './router.js';
-import type { ConversationRecord, MockState, ParticipantRecord } from './state.js';
-import { iso, type MockWorld } from './state.js';
+import type { ConversationRecord, MockState, MockWorld, ParticipantRecord } from './state.js';
 
 /** Adds a conversation with these participants, all active. */
 export function createConversation(
@@ -41,7 +40,7 @@ function counterpart(state: MockState, conversation: ConversationRecord, viewerI
 
 function lastOf(conversation: ConversationRecord) {
   const last = conversation.messages.at(-1);
-  return { last_sequence: last?.sequence ?? 0, last_message_at: last ? iso(last.created_at) : null };
+  return { last_sequence: last?.sequence ?? 0, last_message_at: last ? last.created_at.toISOString() : null };
 }
 
 /** The agent read shape of `GET /v1/conversations/{id}`. */
@@ -53,7 +52,7 @@ function agentConversationView(state: MockState, conversation: ConversationRecor
     counterpart_user: user,
     participant_count: conversation.participants.filter((p) => p.active).length,
     ...lastOf(conversation),
-    created_at: iso(conversation.created_at),
+    created_at: conversation.created_at.toISOString(),
   };
 }
 
@@ -73,7 +72,7 @@ function conversationView(state: MockState, conversation: ConversationRecord, vi
     participants: conversation.participants.map((p) => ({ ...p, display_name: displayName(state, p.id) })),
     contact_id: user?.id ?? null,
     counterpart_user: user,
-    created_at: iso(conversation.created_at),
+    created_at: conversation.created_at.toISOString(),
     ...lastOf(conversation),
     last_message_preview:
       last && last.status !== 'deleted' ? (messageView(last).fallback_text as string) : null,

@@ -4,9 +4,6 @@ import { checkJson } from './body.js';
 import { newId } from './ids.js';
 import type { FaultRecord, MockState } from './state.js';
 
-/** The parsed form of a fault, as the entry uses it. */
-export type Fault = FaultSpec;
-
 /** Adds a fault after checking its shape; answers its id. */
 export function injectFault(state: MockState, spec: unknown): { fault_id: string } {
   const checked = checkJson(FaultSpec, spec, 'fault');
@@ -24,7 +21,7 @@ export function clearFaults(state: MockState): void {
  * The oldest fault matching this request, counted as used. A fault counts every request it
  * matches, even one where its effect cannot fire (a cut_stream on a JSON answer).
  */
-export function takeFault(state: MockState, method: string, path: string): Fault | undefined {
+export function takeFault(state: MockState, method: string, path: string): FaultSpec | undefined {
   const record = state.faults.find((fault) => matches(fault.spec, method, path));
   if (!record) return undefined;
   record.remaining -= 1;

@@ -28,7 +28,6 @@ export class MockError extends Error {
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
-    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -77,7 +76,7 @@ export function toResponse(answer: Answer): Response {
 
 /** The error body for a status and code. */
 export function errorResponse(error: MockError): JsonAnswer {
-  return json(error.status, { error: { code: error.code, message: error.message } }, error.headers);
+  return json(error.status, { error: { code: error.code, message: error.message } });
 }
 
 /** An error status with the code of section 2 unless one is given (used by `status` faults). */

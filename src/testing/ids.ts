@@ -11,17 +11,11 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${alphanumeric()}`;
 }
 
-/** An agent token: `ams_sk_` + 32 url-safe characters. */
-export function newAgentToken(): string {
-  return `ams_sk_${nanoid(32)}`;
-}
-
-/** A user session: `ams_us_` + 32 url-safe characters. */
-export function newSessionToken(): string {
-  return `ams_us_${nanoid(32)}`;
-}
-
-/** An unguessable path segment for the upload and download URLs, which take no Authorization. */
-export function newUrlToken(): string {
-  return nanoid(24);
+/**
+ * A credential: 32 url-safe characters after its prefix, `ams_sk_` for an agent token, `ams_us_` for
+ * a user session, none for the unguessable segment of an upload or download URL (which takes no
+ * Authorization).
+ */
+export function newToken(prefix: 'ams_sk_' | 'ams_us_' | '' = ''): string {
+  return `${prefix}${nanoid(32)}`;
 }

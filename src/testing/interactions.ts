@@ -3,7 +3,6 @@ import { invalid, type JsonAnswer, json, notFound } from './http.js';
 import { messageChanged } from './live-feed.js';
 import { endpoint, type RouteContext } from './router.js';
 import type { MessageRecord } from './state.js';
-import { iso } from './state.js';
 
 /** How long a typing `start` lasts. */
 const TYPING_MS = 10_000;
@@ -19,7 +18,7 @@ export const typing = endpoint('conversations.typing', {
     const answer = {
       conversation_id: conversation.id,
       state: ctx.body.state,
-      expires_at: iso(new Date(expires)),
+      expires_at: new Date(expires).toISOString(),
     };
     ctx.world.events.emit(() => ({ type: 'typing', ...answer, actor_id: agent.id }));
     return json(200, answer);
@@ -42,7 +41,7 @@ function mark(ctx: RouteContext, messageId: string, type: 'delivered' | 'read'):
   const at = message[field];
   message.delivered_at ??= at;
   if (first) messageChanged(ctx.world, message, 'updated');
-  return json(200, { message_id: message.id, type, at: iso(at) });
+  return json(200, { message_id: message.id, type, at: at.toISOString() });
 }
 
 /** `POST /v1/conversations/{id}/receipts`. */
@@ -58,11 +57,11 @@ export const markRead = endpoint('conversations.markRead', {
 /** `POST /v1/messages/{id}/reactions`: `add` keeps one per actor and emoji; `remove` is always 200. */
 export const react = endpoint('messages.react', {
   handle: (ctx) => {
-    const { agent, message } = agentMessage(ctx);
+    const message = agentMessage(ctx);
     if (message.status === 'deleted') throw notFound(`message ${message.id} (it was unsent)`);
     const { emoji, action } = ctx.body;
-    if (applyReaction(message, agent.id, emoji, action)) messageChanged(ctx.world, message, 'updated');
-    return json(200, { message_id: message.id, emoji, action, at: iso(ctx.world.clock.now()) });
+    if (applyReaction(message, agentOf(ctx).id, emoji, action)) messageChanged(ctx.world, message, 'updated');
+    return json(200, { message_id: message.id, emoji, action, at: ctx.world.clock.now().toISOString() });
   },
 });
 

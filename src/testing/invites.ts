@@ -10,8 +10,7 @@ import { newId } from './ids.js';
 import { conversationUpdated, inviteUpdated } from './live-feed.js';
 import { createMessage } from './messages.js';
 import { endpoint } from './router.js';
-import type { InviteRecord, MockState } from './state.js';
-import { iso, type MockWorld } from './state.js';
+import type { InviteRecord, MockState, MockWorld } from './state.js';
 
 /** The Group invite of SPEC.md, with the `status` extension. */
 export function inviteView(state: MockState, invite: InviteRecord) {
@@ -19,8 +18,8 @@ export function inviteView(state: MockState, invite: InviteRecord) {
   return {
     id: invite.id,
     title: invite.title,
-    expires_at: iso(invite.expires_at),
-    created_at: iso(invite.created_at),
+    expires_at: invite.expires_at.toISOString(),
+    created_at: invite.created_at.toISOString(),
     members: invite.user_ids.map((id) => ({
       user_id: id,
       display_name: displayName(state, id),
@@ -123,7 +122,11 @@ export const acceptInvite = endpoint('invites.accept', {
       throw forbidden(`user ${user.id} is not a target of invite ${invite.id}`);
     expire(world, invite);
     if (invite.status === 'expired')
-      throw new MockError(410, 'invite_expired', `invite ${invite.id} expired at ${iso(invite.expires_at)}`);
+      throw new MockError(
+        410,
+        'invite_expired',
+        `invite ${invite.id} expired at ${invite.expires_at.toISOString()}`,
+      );
     if (invite.status === 'pending' && !invite.accepted.has(user.id)) {
       invite.accepted.add(user.id);
       if (invite.accepted.size === invite.user_ids.length) complete(world, invite);

@@ -28,9 +28,9 @@ import type {
   InviteRecord,
   MessageRecord,
   MockState,
+  MockWorld,
   UserRecord,
 } from './state.js';
-import { iso, type MockWorld } from './state.js';
 import { eventStreamResponse, SseWriter } from './streaming.js';
 
 /**
@@ -92,7 +92,7 @@ export class MockEventBus implements MockEvents {
 
 /** An agent without its credentials. */
 function mockAgentView(agent: AgentRecord): MockAgent {
-  return { ...agentView(agent), created_at: iso(agent.created_at) };
+  return { ...agentView(agent), created_at: agent.created_at.toISOString() };
 }
 
 /** A user with its session token and installs. */
@@ -119,7 +119,7 @@ function mockConversationView(state: MockState, conversation: ConversationRecord
       display_name: displayName(state, participant.id),
       active: participant.active,
     })),
-    created_at: iso(conversation.created_at),
+    created_at: conversation.created_at.toISOString(),
   };
 }
 
@@ -192,7 +192,7 @@ export function attachmentUpdated(world: MockWorld, attachment: AttachmentRecord
 export function takeSnapshot(world: MockWorld): MockStateSnapshot {
   const { state } = world;
   return {
-    now: iso(world.clock.now()),
+    now: world.clock.now().toISOString(),
     event_seq: world.events.seq,
     open_streams: world.streams.openCount,
     agents: [...state.agents.values()].map(mockAgentView),

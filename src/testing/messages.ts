@@ -18,14 +18,13 @@ import { forbidden, invalid, json, MockError } from './http.js';
 import { newId } from './ids.js';
 import { messageChanged } from './live-feed.js';
 import { endpoint, type RouteContext } from './router.js';
-import {
-  type AgentRecord,
-  type BlockRecord,
-  type ConversationRecord,
-  iso,
-  type MessageRecord,
-  type MockState,
-  type MockWorld,
+import type {
+  AgentRecord,
+  BlockRecord,
+  ConversationRecord,
+  MessageRecord,
+  MockState,
+  MockWorld,
 } from './state.js';
 import { startStreamingSend } from './streaming.js';
 
@@ -152,13 +151,13 @@ export function messageView(message: MessageRecord): Message {
     parts: deleted ? [] : message.blocks.map(part),
     fallback_text: deleted ? null : (message.fallback_text ?? joinedText(message.blocks)),
     status: message.status,
-    created_at: iso(message.created_at),
+    created_at: message.created_at.toISOString(),
     reply_to: message.reply_to,
     invoked_agents: [...(message.invoked_agents ?? [])],
     suggestions: [],
     reactions: deleted ? [] : message.reactions.map((reaction) => ({ ...reaction })),
-    delivered_at: message.delivered_at ? iso(message.delivered_at) : null,
-    read_at: message.read_at ? iso(message.read_at) : null,
+    delivered_at: message.delivered_at ? message.delivered_at.toISOString() : null,
+    read_at: message.read_at ? message.read_at.toISOString() : null,
     edited_at: null,
     revisions: [],
     revision: message.revision,
@@ -173,7 +172,7 @@ function tombstoneView(message: MessageRecord): Record<string, unknown> {
     sequence: message.sequence,
     sender: { id: message.sender_id },
     status: message.status,
-    created_at: iso(message.created_at),
+    created_at: message.created_at.toISOString(),
   };
 }
 
@@ -277,7 +276,7 @@ export const unsendMessage = endpoint('messages.unsend', {
     const { world } = ctx;
     const caller = ctx.caller;
     if (!caller) throw new Error('unsend needs a caller');
-    const { message } = messageFor(world.state, caller, ctx.params.message_id ?? '');
+    const message = messageFor(world.state, caller, ctx.params.message_id ?? '');
     if (caller.kind === 'agent') requireActive(caller.agent);
     if (message.sender_id !== caller.id) throw forbidden('only the sender of a message may unsend it');
     if (message.status !== 'deleted') {
@@ -303,8 +302,8 @@ export const unsendMessage = endpoint('messages.unsend', {
 
 /** The agent's own message, for a change: 404 outside membership, 403 when inactive or another sender's. */
 function ownMessage(ctx: RouteContext): MessageRecord {
-  const { agent, message } = agentMessage(ctx);
-  if (message.sender_id !== agent.id) throw forbidden('only the sender of a message may change it');
+  const message = agentMessage(ctx);
+  if (message.sender_id !== ctx.caller?.id) throw forbidden('only the sender of a message may change it');
   return message;
 }
 

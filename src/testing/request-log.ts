@@ -12,28 +12,13 @@ export interface LoggedRequest {
   body: string | null;
 }
 
-// The log keeps every request, so a path that repeats from one request to the next is kept once:
-// each request arrives with its own copy otherwise. Bounded: once full, new paths are kept as they come.
-const PATHS = new Map<string, string>();
-const MOST_PATHS = 4096;
-
-function once(path: string): string {
-  const kept = PATHS.get(path);
-  if (kept !== undefined) return kept;
-  if (PATHS.size < MOST_PATHS) PATHS.set(path, path);
-  return path;
-}
-
-// The query of most requests: none. Entries are copied before anyone outside sees them.
-const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({});
-
 /** Appends an entry for the request (and tells the live feed); a streamed body is filled in later by the caller. */
 export function logRequest(world: MockWorld, request: MockRequest, body: string | null): LoggedRequest {
   const { url } = request;
   const entry: LoggedRequest = {
     method: request.method.toUpperCase(),
-    path: once(url.pathname),
-    query: url.search === '' ? (NO_QUERY as Record<string, string>) : Object.fromEntries(url.searchParams),
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
     headers: flat(request.headers),
     body,
   };

@@ -2,9 +2,9 @@
 // that answers. The entry (service.ts) applies the checks in PROTOCOL.md's order.
 import type * as z from 'zod/mini';
 import { type EndpointKey, endpoints, type RetryClass } from '../endpoints.js';
+import type { FaultSpec } from '../schemas/mock-control.js';
 import type { AuthKind, Caller } from './access.js';
 import type { LineReader } from './body.js';
-import type { Fault } from './faults.js';
 import { type Answer, MockError, type MockRequest } from './http.js';
 import type { MockWorld } from './state.js';
 
@@ -18,7 +18,7 @@ export interface RouteContext<Body = unknown> {
   caller: Caller | undefined;
   body: Body;
   /** The fault matched by this request, if any (cut_stream is the rule's to apply). */
-  fault: Fault | undefined;
+  fault: FaultSpec | undefined;
   /** The rest of a streamed NDJSON body, after its first line. */
   lines: LineReader | undefined;
   /** A rule whose answer cannot be stored as JSON (a stream) says how to replay it. */

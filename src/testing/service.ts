@@ -3,6 +3,7 @@
 // authentication (401), streamed-body refusal (415), size (413), shape (400), idempotent replay,
 // then the rule (404, 403, 409/410, 422). The doors only translate to and from this. Routes come
 // from two tables: every endpoint of SPEC.md plus the file URLs (below), and `/_mock` (control.ts).
+import type { FaultSpec } from '../schemas/mock-control.js';
 import { readAtMost } from '../webhooks/verify.js';
 import { authenticate } from './access.js';
 import { registerAgent, setWebhook } from './agents.js';
@@ -10,7 +11,7 @@ import { createAttachment, downloadFile, uploadFile } from './attachments.js';
 import { checkJson, decodeJson, isNdjson, LineReader, LOGGED_BODY_CHARS, loggedBody } from './body.js';
 import { controlRoutes } from './control.js';
 import { createDirect, retrieveConversation } from './conversations.js';
-import { type Fault, takeFault } from './faults.js';
+import { takeFault } from './faults.js';
 import {
   type Answer,
   bodyStream,
@@ -116,7 +117,7 @@ const streamingUnsupported = () =>
 interface Input {
   /** The JSON body text; undefined where the rule reads the body itself (file uploads). */
   text: string | undefined;
-  fault?: Fault | undefined;
+  fault?: FaultSpec | undefined;
   lines?: LineReader | undefined;
   /** A refusal due once the caller is authenticated: 415 for a refused streamed body, 413 for size. */
   early: MockError | undefined;
@@ -177,7 +178,7 @@ async function run(
  */
 function late(
   response: Answer,
-  fault: Fault | undefined,
+  fault: FaultSpec | undefined,
   commit: (() => void) | undefined,
 ): Answer | Promise<Answer> {
   if (fault?.fault !== 'delay' && fault?.fault !== 'drop_after_commit') {

@@ -193,8 +193,3 @@ export interface MockWorld {
   /** The live feed; it outlives reset(), so its listeners do too. */
   events: MockEventBus;
 }
-
-/** The clock time as the wire writes it. */
-export function iso(date: Date): string {
-  return date.toISOString();
-}

@@ -7,7 +7,7 @@
 
 import { EVENT_SCHEMA } from '../schemas/common.js';
 import { StreamBodyLine } from '../schemas/stream.js';
-import { type LineReader, parseJson } from './body.js';
+import { checkJson, decodeJson, type LineReader } from './body.js';
 import { MockError } from './http.js';
 import { newId } from './ids.js';
 import { appendText, completeMessage } from './messages.js';
@@ -66,7 +66,7 @@ async function applyLines(
       if (line === undefined || stopped() || world.state.generation !== generation) return;
       // Once the message is complete, the rest of the body is read and ignored.
       if (line.trim() === '' || message.status !== 'streaming') continue;
-      const parsed = parseJson(StreamBodyLine, line, 'line');
+      const parsed = checkJson(StreamBodyLine, decodeJson(line, 'line'), 'line');
       if (parsed.type === 'message.patch')
         appendText(world, message, parsed.patch.blockId, parsed.patch.value);
       else completeMessage(world, message, parsed.fallbackText);

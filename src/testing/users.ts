@@ -16,7 +16,7 @@ import { conversationFor } from './access.js';
 import { checkJson } from './body.js';
 import { createConversation } from './conversations.js';
 import { invalid, notFound } from './http.js';
-import { newId, newSessionToken } from './ids.js';
+import { newId, newToken } from './ids.js';
 import { userChanged } from './live-feed.js';
 import { createMessage, messageView } from './messages.js';
 import type { ConversationRecord, MockState, MockWorld, UserRecord } from './state.js';
@@ -28,7 +28,7 @@ export function createUser(world: MockWorld, input: CreateUserRequest) {
     id: newId('usr'),
     display_name,
     verified,
-    session_token: newSessionToken(),
+    session_token: newToken('ams_us_'),
     installs: new Map(),
   };
   world.state.users.set(user.id, user);
@@ -109,25 +109,16 @@ function postAsUser(world: MockWorld, conversation: ConversationRecord, post: Us
   return view;
 }
 
-// `@` at the start or after a non-handle character, the handle, then the end or a non-handle character.
+// `@` at the start or after a non-handle character, a handle, then the end or a non-handle character.
 const MENTION = /(?:^|[^a-z0-9_])@([a-z0-9_]+)(?![a-z0-9_])/gi;
 
-/** The handles a text names, lower-cased, each once. */
-function mentionedHandles(text: string): Set<string> {
-  const handles = new Set<string>();
-  for (const match of text.matchAll(MENTION)) if (match[1]) handles.add(match[1].toLowerCase());
-  return handles;
-}
-
-/** The ids of the agents a user's text invokes in `conversation`, in participant order. */
+/** The ids of the agents a user's text invokes in `conversation` (each active agent it names), in participant order. */
 function invokedAgents(state: MockState, conversation: ConversationRecord, text: string): string[] {
   const agents = conversation.participants.filter((p) => p.kind === 'agent');
   if (conversation.kind === 'agent') return agents.map((agent) => agent.id);
-  const named = mentionedHandles(text);
-  if (named.size === 0) return [];
+  const named = new Set(Array.from(text.matchAll(MENTION), (match) => match[1]!.toLowerCase()));
   return agents
-    .filter((agent) => agent.active)
-    .filter((agent) => named.has(state.agents.get(agent.id)?.handle.toLowerCase() ?? '\u0000'))
+    .filter((agent) => agent.active && named.has(state.agents.get(agent.id)?.handle.toLowerCase() ?? ''))
     .map((agent) => agent.id);
 }
 

@@ -4,8 +4,7 @@ import { EVENT_SCHEMA } from '../schemas/common.js';
 import type { Delivery } from '../schemas/mock-control.js';
 import { signWebhook } from '../webhooks/verify.js';
 import { newId } from './ids.js';
-import type { AgentRecord } from './state.js';
-import { iso, type MockWorld } from './state.js';
+import type { AgentRecord, MockWorld } from './state.js';
 
 /** Seconds to wait after each failed attempt before the next one. */
 const RETRY_DELAYS_S = [5, 300, 1800, 7200, 18_000, 36_000] as const;
@@ -57,7 +56,7 @@ export class WebhookDispatcher {
       schema: EVENT_SCHEMA,
       eventId: id,
       type,
-      createdAt: iso(world.clock.now()),
+      createdAt: world.clock.now().toISOString(),
       agentId,
       ...fields,
     };
@@ -98,11 +97,13 @@ export class WebhookDispatcher {
       url,
       attempt,
       status: null,
-      at: iso(world.clock.now()),
+      at: world.clock.now().toISOString(),
       error: null,
     };
     // webhook-timestamp is real wall-clock time even after clock.advance, so real receivers accept it.
     const signed = await signWebhook({ id: event.id, payload: event.body, secret });
+    // One deadline: it aborts the request, and holds even for a `fetch` option that ignores the signal.
+    const deadline = AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
     try {
       const request = new Request(url, {
         method: 'POST',
@@ -112,9 +113,9 @@ export class WebhookDispatcher {
           ...(event.traceparent ? { traceparent: event.traceparent } : {}),
         },
         body: event.body,
-        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+        signal: deadline,
       });
-      const response = await withinTimeout(world.options.fetch()(request));
+      const response = await Promise.race([world.options.fetch()(request), rejectOnAbort(deadline)]);
       await response.body?.cancel().catch(() => undefined);
       delivery.status = response.status;
       if (response.status < 200 || response.status >= 300)
@@ -131,17 +132,11 @@ export class WebhookDispatcher {
   }
 }
 
-/** The 10 s limit holds even for a `fetch` option that ignores the request's signal. */
-function withinTimeout<T>(promise: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new DOMException('no answer in time', 'TimeoutError')),
-      DELIVERY_TIMEOUT_MS,
-    );
-    timer.unref?.();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+/** Rejects with the signal's reason once it aborts. */
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) =>
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+  );
 }
 
 function describeFailure(error: unknown): string {
