@@ -34,11 +34,7 @@ async function* fakeTokens(answer: string, delayMs: number): AsyncGenerator<stri
   }
 }
 
-const useColour =
-  typeof process !== 'undefined' &&
-  process.stdout.isTTY === true &&
-  !process.env.NO_COLOR &&
-  process.env.TERM !== 'dumb';
+const useColour = process.stdout.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
 const paint = (code: string) => (text: string) => (useColour ? `\u001b[${code}m${text}\u001b[0m` : text);
 const [bold, dim, green, cyan] = ['1', '2', '32', '36'].map(paint) as [Paint, Paint, Paint, Paint];
 type Paint = (text: string) => string;

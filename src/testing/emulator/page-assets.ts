@@ -8,11 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The page as served: its HTML, its stylesheet, and its one script. */
-export interface PageAssets {
-  html: string;
-  css: string;
-  js: string;
-}
+export type PageAssets = Record<'html' | 'css' | 'js', string>;
 
 /** Reads and bundles the page from its sources in `dir` (src/testing/emulator/page). */
 export async function buildPageAssets(
@@ -26,10 +22,7 @@ export async function buildPageAssets(
       entryPoints: [join(dir, 'app.ts')],
       bundle: true,
       format: 'esm',
-      platform: 'browser',
-      target: 'es2022',
       charset: 'utf8',
-      legalComments: 'none',
       write: false,
       logLevel: 'silent',
     }),

@@ -27,20 +27,13 @@ const CSP = [
 export function emulatorPage(request: MockRequest): Promise<Response> | undefined {
   const route = ROUTES.get(request.url.pathname);
   if (!route || (request.method !== 'GET' && request.method !== 'HEAD')) return undefined;
-  return pageAssets().then((assets) =>
-    pageResponse(request.method === 'HEAD' ? null : assets[route.file], route.type),
-  );
-}
-
-function pageResponse(body: string | null, type: string): Response {
-  return new Response(body, {
-    status: 200,
-    headers: {
-      'content-type': type,
-      'cache-control': 'no-cache',
-      'content-security-policy': CSP,
-      'x-content-type-options': 'nosniff',
-      'referrer-policy': 'no-referrer',
-    },
-  });
+  const headers = {
+    'content-type': route.type,
+    'cache-control': 'no-cache',
+    'content-security-policy': CSP,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  };
+  const body = (assets: PageAssets) => (request.method === 'HEAD' ? null : assets[route.file]);
+  return pageAssets().then((assets) => new Response(body(assets), { headers }));
 }

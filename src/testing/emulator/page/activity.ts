@@ -1,5 +1,6 @@
 // The right column: webhook deliveries (event, attempt, status) and the /v1 request log, newest first,
-// so a failing signature or a retried delivery shows at a glance.
+// so a failing signature or a retried delivery shows at a glance; one tab each, with the arrow keys a
+// tab list takes.
 import type { Delivery, RequestLogEntry } from '../../../schemas/mock-control.js';
 import { byId, clip, clockTime, h } from './dom.js';
 import { store } from './store.js';
@@ -56,4 +57,31 @@ function drawLog<T extends object>(name: string, entries: readonly T[], row: (en
 export function drawActivity() {
   drawLog('deliveries', store.deliveries, deliveryRow);
   drawLog('requests', store.requests, requestRow);
+}
+
+const tabs = () => document.querySelectorAll<HTMLElement>('[role="tab"]');
+
+function showTab(id: string) {
+  for (const tab of tabs()) {
+    const on = tab.id === id;
+    tab.setAttribute('aria-selected', String(on));
+    tab.tabIndex = on ? 0 : -1;
+    byId(tab.getAttribute('aria-controls') ?? '').hidden = !on;
+  }
+}
+
+/** Makes the tabs switch on click and arrow keys; the deliveries tab shows first. */
+export function bindTabs() {
+  for (const tab of tabs()) {
+    tab.addEventListener('click', () => showTab(tab.id));
+    tab.addEventListener('keydown', (event) => {
+      if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
+      const other = document.querySelector<HTMLElement>('[role="tab"]:not([aria-selected="true"])');
+      if (other) {
+        showTab(other.id);
+        other.focus();
+      }
+    });
+  }
+  showTab('tab-deliveries');
 }

@@ -2,13 +2,12 @@
 // (making again only what changed), and turns clicks and forms into calls to /_mock and /v1.
 import type { MockEvent, MockStateSnapshot } from '../../../schemas/mock-events.js';
 import { bindActions, request, toast } from './actions.js';
-import { drawActivity } from './activity.js';
+import { bindTabs, drawActivity } from './activity.js';
 import { drawChat, drawTyping } from './chat.js';
 import { byId, duration, fill, fullTime } from './dom.js';
 import { drawSidebar } from './sidebar.js';
 import { applyEvent, applySnapshot, conversationsOf, EVENT_TYPES, mockNow } from './state.js';
 import { store } from './store.js';
-import { bindTabs } from './tabs.js';
 
 /**
  * The open conversation. One the store does not hold yet (an install answers before the live feed
