@@ -123,21 +123,7 @@ export type { FieldIssue } from './schemas/issues.js';
 export type { StreamEvent } from './schemas/stream.js';
 export type { WebhookEvent, WebhookEventType } from './schemas/webhooks.js';
 // The bot store: dedupe, locks, queues, sessions and signals, in memory or shared
-export {
-  type AdmitRequest,
-  type AdmitResult,
-  type BotStore,
-  composeAdmit,
-  composeSettle,
-  createMemoryStore,
-  type MemoryStoreOptions,
-  type SettleRequest,
-  type SettleResult,
-  type StoreLock,
-  type StorePrimitives,
-  StoreUnavailableError,
-  type Unsubscribe,
-} from './store/index.js';
+export * from './store/index.js';
 // Streaming: SSE bodies as typed events, and replies that stream.
 export type { MessageStream } from './streaming/message-stream.js';
 export type {

@@ -40,8 +40,6 @@ export function readEnv(name: string): string | undefined {
   }
 }
 
-const envBaseUrl = (): string | undefined => readEnv('AMS_BASE_URL') || undefined;
-
 // Credentials in the URL would be quoted by fetch's errors; the service's auth is the bearer token.
 const BaseUrl = z.string().check(
   z.refine(
@@ -93,7 +91,8 @@ export function resolveConfig(
   context: string,
 ): TransportConfig {
   // The env var stands in for a missing baseUrl; an empty one is as good as none.
-  const baseUrl = (options as { baseUrl?: unknown } | undefined)?.baseUrl || envBaseUrl();
+  const baseUrl =
+    (options as { baseUrl?: unknown } | undefined)?.baseUrl || readEnv('AMS_BASE_URL') || undefined;
   const withUrl = typeof options === 'object' && options !== null ? { ...options, baseUrl } : options;
   const result = safeParse(schema, withUrl);
   const issues = result.success ? [] : fieldIssues(result.error);

@@ -1,7 +1,7 @@
 // Sending one prepared call through ky: its attempts, timeouts and retries under the SDK's policy, the
 // body read within each attempt, the request log, and what a failure becomes.
 
-import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance, type Options } from 'ky';
+import ky, { isHTTPError, isNetworkError, isTimeoutError, type Options } from 'ky';
 import type { Endpoint } from '../endpoints.js';
 import { ErrorBody } from '../schemas/errors.js';
 import {
@@ -44,18 +44,12 @@ export interface Call {
 const NO_BODY = [101, 103, 204, 205, 304];
 
 /**
- * The ky instance of one client. The client's own `fetch` is not given to ky: each call's attempt
- * fetch calls it, or `globalThis.fetch` looked up per attempt (msw).
+ * Sends `call` through ky, which times each attempt and retries under the SDK's policy. The client's
+ * own `fetch` is not given to ky: each attempt calls it, or `globalThis.fetch` looked up per attempt
+ * (msw). A failure becomes the SDK's typed error.
  * @internal
  */
-export const createKy = (): KyInstance => ky.create({});
-
-/**
- * Sends `call` through the client's ky instance, which times each attempt and retries under the SDK's
- * policy. A failure becomes the SDK's typed error.
- * @internal
- */
-export async function sendCall(client: KyInstance, call: Call, config: TransportConfig): Promise<Response> {
+export async function sendCall(call: Call, config: TransportConfig): Promise<Response> {
   if (call.signal?.aborted) throw abortedError(call.signal);
   const loading = telemetryLoading();
   if (loading) await loading;
@@ -64,7 +58,7 @@ export async function sendCall(client: KyInstance, call: Call, config: Transport
   annotate(span, {
     'http.request.method': call.method,
     'url.template': call.route,
-    'server.address': hostOf(call.url),
+    'server.address': new URL(call.url).hostname,
   });
   injectContext(span, call.headers);
   const log = config.log;
@@ -162,7 +156,7 @@ export async function sendCall(client: KyInstance, call: Call, config: Transport
   if (call.signal !== undefined) options.signal = call.signal;
   if (call.onUploadProgress) options.onUploadProgress = call.onUploadProgress;
   try {
-    const response = await client(call.url, options);
+    const response = await ky(call.url, options);
     annotate(span, { 'http.response.status_code': response.status });
     endSpan(span);
     return response;
@@ -172,15 +166,6 @@ export async function sendCall(client: KyInstance, call: Call, config: Transport
     if (ApiError.is(failure)) annotate(span, { 'http.response.status_code': failure.status });
     endSpan(span, failure);
     throw failure;
-  }
-}
-
-/** The host of a URL, for `server.address`. */
-function hostOf(url: string): string | undefined {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return undefined;
   }
 }
 

@@ -1,7 +1,6 @@
 // The one place requests leave the process: auth, idempotency keys, and ky's own per-attempt timeout
 // and retries under the SDK's retry policy (retry.ts); failures become the SDK's typed errors.
 
-import type { KyInstance } from 'ky';
 import type * as z from 'zod/mini';
 import { type Endpoint, type EndpointKey, endpoints, PATH_PARAMS, type ResponseOf } from '../endpoints.js';
 import { fieldIssues, safeParse } from '../schemas/issues.js';
@@ -56,7 +55,7 @@ const isByteStream = (body: unknown): body is ReadableStream<Uint8Array> =>
   typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
 
 /**
- * One per client: holds the ky instance (created on the first call), the bearer token and the retry policy.
+ * One per client: holds its checked configuration (base URL, bearer token, timeouts, retries).
  * Resources validate their input first; the transport sends, retries and maps errors.
  * @internal
  */
@@ -64,9 +63,6 @@ export class Transport {
   /** The base URL, without a trailing slash. */
   readonly baseUrl: string;
   readonly #config: TransportConfig;
-
-  /** Made on the first call, with ky. */
-  #ky: KyInstance | undefined;
 
   constructor(config: TransportConfig) {
     this.#config = config;
@@ -194,13 +190,7 @@ export class Transport {
       const message = `${call.operation}: the SDK's sending code could not be loaded, so nothing was sent.`;
       throw new ConnectionError(message, { cause });
     });
-    this.#ky ??= sending.createKy();
-    return sending.sendCall(this.#ky, call, this.#config);
-  }
-
-  /** Hides the configuration (and its token) from `console.log` and `JSON.stringify`. */
-  toJSON(): { baseUrl: string } {
-    return { baseUrl: this.baseUrl };
+    return sending.sendCall(call, this.#config);
   }
 }
 

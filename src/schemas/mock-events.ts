@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { Agent } from './agents.js';
 import { Timestamp } from './common.js';
+import { Participant } from './conversations.js';
 import { GroupInvite } from './invites.js';
 import { Message } from './messages.js';
 import { Delivery, RequestLogEntry } from './mock-control.js';
@@ -25,21 +26,13 @@ export const MockUser = z.looseObject({
 /** A user of the mock, with its session token (the mock is a local test tool). */
 export type MockUser = z.output<typeof MockUser>;
 
-/** A participant of a conversation, with its display name. */
-export const MockParticipant = z.looseObject({
-  id: z.string(),
-  kind: z.string(),
-  display_name: z.string(),
-  active: z.boolean(),
-});
-
 /** A conversation of any kind (`direct`, `agent`, `group`), without its messages. */
 export const MockConversation = z.looseObject({
   id: z.string(),
   kind: z.string(),
   title: z.nullable(z.string()),
   membership_version: z.int(),
-  participants: z.array(MockParticipant),
+  participants: z.array(Participant),
   created_at: Timestamp,
 });
 /** A conversation of any kind (`direct`, `agent`, `group`), without its messages. */

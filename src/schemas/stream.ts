@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { BlockId, EVENT_SCHEMA, type Wire } from './common.js';
+import { BlockId, type Wire } from './common.js';
 import { parseByType } from './issues.js';
-import { MAX_MESSAGE_TEXT, ResponseBlock } from './messages.js';
+import { AppendRequest, CompleteRequest, ResponseBlock } from './messages.js';
 
 // ---- Events of the `text/event-stream` answer (PROTOCOL.md section 8) ----
 
@@ -64,19 +64,12 @@ const streamEventSchemas = {
 export const parseStreamEvent = (data: unknown) =>
   parseByType<StreamEvent>(streamEventSchemas, StreamEventBase, data);
 
-export { EVENT_SCHEMA };
-
 // ---- Lines of the NDJSON request body (after the first line, the send shape) ----
 
 /** A `message.patch` line of the streamed request body. */
 export const PatchLine = z.strictObject({
   type: z.literal('message.patch'),
-  patch: z.strictObject({
-    op: z.literal('appendText'),
-    blockId: BlockId,
-    path: z.literal('/text'),
-    value: z.string().check(z.maxLength(MAX_MESSAGE_TEXT)),
-  }),
+  patch: z.strictObject({ op: z.literal('appendText'), blockId: BlockId, ...AppendRequest.shape }),
 });
 /** A `message.patch` line of the streamed request body. */
 export type PatchLine = z.input<typeof PatchLine>;
@@ -84,7 +77,7 @@ export type PatchLine = z.input<typeof PatchLine>;
 /** The `message.completed` line that ends the streamed request body. */
 export const CompletedLine = z.strictObject({
   type: z.literal('message.completed'),
-  fallbackText: z.optional(z.string().check(z.maxLength(MAX_MESSAGE_TEXT))),
+  fallbackText: CompleteRequest.shape.fallbackText,
 });
 /** The `message.completed` line that ends the streamed request body. */
 export type CompletedLine = z.input<typeof CompletedLine>;
