@@ -75,13 +75,6 @@ const MAX_PAGE = 100;
 const DEFAULT_PAGE = 50;
 const KIND_CACHE_SIZE = 10_000;
 
-/** A quick-reply click, as PROTOCOL.md section 14 adds it to the webhook body. */
-interface Postback {
-  actionId: string;
-  value: string;
-  messageId: string;
-}
-
 /** Chat SDK's `Adapter` for the Agent Messaging Service. */
 export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, AgentMessagingRawMessage> {
   readonly name = 'agent-messaging';
@@ -129,7 +122,7 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
     const kind = await this.#kindOf(ctx.conversationId);
     const threadId = this.encodeThreadId({ kind, conversationId: ctx.conversationId });
     const message = toChatMessage(ctx.message, threadId, ctx.event.agentId);
-    const postback = (ctx.event as { postback?: Postback }).postback;
+    const { postback } = ctx.event;
     await turns.run({ webhookId: ctx.webhookId, posts: 0 }, async () => {
       if (postback) {
         await chat.processAction(

@@ -4,29 +4,24 @@ import * as z from 'zod/mini';
 import { count, parseInput } from '../core/validate.js';
 import type { ListMessagesQuery } from '../schemas/conversations.js';
 import type { Message } from '../schemas/messages.js';
-import { type FileUrlResolver, turnsOf } from './conversation-turns.js';
+import { turnsOf } from './conversation-turns.js';
 import type { ModelMessageFormat, ModelMessageFormats } from './model-formats.js';
-import { MODEL_MESSAGES_OPTIONS, writeTurns } from './model-messages.js';
+import { MODEL_MESSAGES_OPTIONS, type ModelMessagesOptions, writeTurns } from './model-messages.js';
 
 /** Messages `ctx.history()` reads when no `limit` is given. */
 export const DEFAULT_HISTORY_LIMIT = 50;
 
 const HistoryOptionsSchema = z.object({ ...MODEL_MESSAGES_OPTIONS, limit: z.optional(count(1)) });
 
-/** Options of `ctx.history()`. */
-export interface HistoryOptions<F extends ModelMessageFormat = ModelMessageFormat> {
-  /** `openai`, `ai-sdk` or `anthropic`. */
-  format: F;
+/** Options of `ctx.history()`: those of toModelMessages but the agent (the bot's own), and a limit. */
+export interface HistoryOptions<F extends ModelMessageFormat = ModelMessageFormat>
+  extends Omit<ModelMessagesOptions<F>, 'agentId'> {
   /**
    * Most messages to read before the run's first one, tombstones not counted (default 50); the
    * run's own messages always come.
    * @example limit: 20
    */
   limit?: number;
-  /** Most characters of text to keep: the oldest messages go first. */
-  maxChars?: number;
-  /** Where the model can fetch an attachment (see toModelMessages). */
-  fileUrl?: FileUrlResolver;
 }
 
 /** Where a handler stands: its conversation, its agent, and the messages of its run. @internal */

@@ -16,7 +16,7 @@ export interface TurnFile {
 }
 
 /** One piece of a turn. @internal */
-export type TurnPart = { type: 'text'; text: string } | ({ kind: 'file' } & TurnFile);
+export type TurnPart = { type: 'text'; text: string } | TurnFile;
 
 /** One message as a model sees it. @internal */
 export interface Turn {
@@ -69,7 +69,6 @@ function partsOf(message: Message, fileUrl: FileUrlResolver | undefined, operati
         urlOf(resolved, part.attachment_id, operation) ?? str(fields.download_url) ?? str(fields.url);
       const filename = str(fields.name) ?? str(fields.filename);
       parts.push({
-        kind: 'file',
         type,
         attachmentId: part.attachment_id,
         mediaType: str(fields.mime_type) ?? (type === 'image' ? 'image' : 'application/octet-stream'),

@@ -1,7 +1,6 @@
 // toModelMessages: a conversation's messages as the messages a model API takes.
 
 import * as z from 'zod/mini';
-import { ValidationError } from '../core/errors.js';
 import { count, fn, parseInput } from '../core/validate.js';
 import type { Message } from '../schemas/messages.js';
 import { type FileUrlResolver, type Turn, turnsOf, withinChars } from './conversation-turns.js';
@@ -40,7 +39,9 @@ export const MODEL_MESSAGES_OPTIONS = {
   fileUrl: z.optional(fn<FileUrlResolver>()),
 };
 
-const ModelMessagesOptionsSchema = z.object({
+// The messages and the options, checked together.
+const ModelMessagesInputSchema = z.object({
+  messages: z.array(z.unknown(), { error: 'must be an array of Messages' }),
   agentId: z.string().check(z.regex(/\S/, { error: 'must be the agent id (a non-empty string)' })),
   ...MODEL_MESSAGES_OPTIONS,
 });
@@ -62,13 +63,7 @@ export function toModelMessages<F extends ModelMessageFormat>(
   messages: readonly Message[],
   options: ModelMessagesOptions<F>,
 ): ModelMessageFormats[F][] {
-  if (!Array.isArray(messages)) {
-    throw new ValidationError(
-      [{ field: 'messages', message: 'must be an array of Messages' }],
-      'toModelMessages',
-    );
-  }
-  parseInput(ModelMessagesOptionsSchema, options, 'toModelMessages');
+  parseInput(ModelMessagesInputSchema, { ...options, messages }, 'toModelMessages');
   const turns = turnsOf(messages, options.agentId, options.fileUrl, 'toModelMessages');
   return writeTurns(turns, options.format, options.maxChars);
 }

@@ -115,11 +115,6 @@ const OPENAI_RESPONSES: StreamFormat = {
   },
 };
 
-const ANTHROPIC_EVENTS = new Set(
-  `message_start message_delta message_stop
-  content_block_start content_block_delta content_block_stop`.split(/\s+/),
-);
-
 /**
  * Anthropic Messages streams: the raw events of `anthropic.messages.create({ stream: true })`, which a
  * `MessageStream` (`anthropic.messages.stream()`) also yields: `content_block_delta` events whose
@@ -132,7 +127,8 @@ const ANTHROPIC: StreamFormat = {
   kind: 'anthropic',
   provider: 'anthropic',
   finish: 'message_stop',
-  matches: (event) => typeof event.type === 'string' && ANTHROPIC_EVENTS.has(event.type),
+  // message_start, _delta, _stop; content_block_start, _delta, _stop.
+  matches: (event) => typeof event.type === 'string' && /^(message|content_block)_/.test(event.type),
   reader() {
     // The stop reasons that end the text before the model was done.
     const CUT_SHORT: Record<string, ModelStopReason> = {

@@ -67,7 +67,7 @@ export function toTextStream(
   }
   const truncatedNote = options?.truncatedNote ?? ' … [truncated]';
   if (typeof truncatedNote !== 'string') throw invalid('must be a string', 'truncatedNote');
-  if (typeof source === 'string') return single(source);
+  if (typeof source === 'string') return pieces([source], onToolCall, truncatedNote);
   const fields = record(source);
   // An AI SDK result: its full stream says when the model failed, where `textStream` just ends.
   const stream =
@@ -86,10 +86,6 @@ export function toTextStream(
   return pieces(iterable as AsyncIterable<unknown> | Iterable<unknown>, onToolCall, truncatedNote);
 }
 
-async function* single(text: string): AsyncGenerator<string> {
-  yield text;
-}
-
 /** The text of `iterable`, its tool calls to `onToolCall`, `truncatedNote` after a cut answer. */
 async function* pieces(
   iterable: AsyncIterable<unknown> | Iterable<unknown>,
@@ -100,8 +96,28 @@ async function* pieces(
   let format: StreamFormat | undefined;
   let read: ReturnType<StreamFormat['reader']> | undefined;
   const out: Piece[] = [];
-  const ending: Ending = { wroteText: false, step: false, cutShort: undefined, finished: false };
+  // How the answer ended so far: a stop that cut it short counts only if no text followed.
+  let wroteText = false;
+  let step = false; // a new step began since the last text
+  let cutShort: ModelStopReason | undefined;
+  let finished = false; // the event that closes an answer came, and no new answer began since
   let index = 0;
+  const drain = async function* (): AsyncGenerator<string> {
+    while (out.length > 0) {
+      const piece = out.shift() as Piece;
+      if (typeof piece === 'string') {
+        // The text of two steps is set apart by a blank line, as a person writes two paragraphs.
+        if (step && wroteText) yield '\n\n';
+        wroteText = true;
+        step = false;
+        cutShort = undefined;
+        yield piece;
+      } else if ('step' in piece) step = true;
+      else if ('cutShort' in piece) cutShort = piece.cutShort;
+      else if ('finished' in piece) finished = piece.finished;
+      else await onToolCall?.(piece);
+    }
+  };
   // An event-emitting stream (Anthropic's MessageStream, openai's runners) hands its iterator only
   // the events after the iterator is made, never settles one made after it failed, and ends it
   // quietly when it fails while no read is waiting; its `done()` settles with the failure.
@@ -143,12 +159,12 @@ async function* pieces(
       }
       index += 1;
       read?.(fields, out);
-      yield* drain(out, onToolCall, ending);
+      yield* drain();
     }
     // The end is checked, not trusted: an emitter's iterator may have dropped its failure, and any
     // stream ends quietly on a connection closed early, without the event that closes an answer.
     await emitter?.done();
-    if (format && !ending.finished) throw endedEarly(format.kind, format.finish);
+    if (format && !finished) throw endedEarly(format.kind, format.finish);
   } catch (error) {
     // The openai package refuses a second read of its Stream with a plain error: name it as bad input.
     if (error instanceof Error && error.message.startsWith('Cannot iterate over a consumed stream')) {
@@ -156,43 +172,12 @@ async function* pieces(
     }
     throw error;
   }
-  if (ending.cutShort === undefined) return;
-  if (!ending.wroteText) {
-    const why = ending.cutShort === 'length' ? 'its output limit' : 'a content filter';
+  if (cutShort === undefined) return;
+  if (!wroteText) {
+    const why = cutShort === 'length' ? 'its output limit' : 'a content filter';
     throw new ModelStreamError(kind ?? 'text', `the model stopped at ${why} before writing any text`);
   }
   if (truncatedNote !== '') yield truncatedNote;
-}
-
-/** How the model's answer ended so far: a stop that cut it short counts only if no text followed. */
-interface Ending {
-  wroteText: boolean;
-  /** A new step began since the last text. */
-  step: boolean;
-  cutShort: ModelStopReason | undefined;
-  /** The event that closes an answer came (and no new answer began since). */
-  finished: boolean;
-}
-
-async function* drain(
-  out: Piece[],
-  onToolCall: TextStreamOptions['onToolCall'],
-  ending: Ending,
-): AsyncGenerator<string> {
-  while (out.length > 0) {
-    const piece = out.shift() as Piece;
-    if (typeof piece === 'string') {
-      // The text of two steps is set apart by a blank line, as a person writes two paragraphs.
-      if (ending.step && ending.wroteText) yield '\n\n';
-      ending.wroteText = true;
-      ending.step = false;
-      ending.cutShort = undefined;
-      yield piece;
-    } else if ('step' in piece) ending.step = true;
-    else if ('cutShort' in piece) ending.cutShort = piece.cutShort;
-    else if ('finished' in piece) ending.finished = piece.finished;
-    else await onToolCall?.(piece);
-  }
 }
 
 /** The format an event shows, or undefined for an event every kind may send (a ping). */

@@ -21,7 +21,7 @@ import * as z from 'zod/mini';
 import { ValidationError } from '../core/errors.js';
 import { fn, parseInput } from '../core/validate.js';
 import type { BotStore, StoreLock } from '../store/bot-store.js';
-import type { AdmitRequest, AdmitResult, SettleRequest, SettleResult } from '../store/compound.js';
+import type { AdmitResult, SettleResult } from '../store/compound.js';
 import { StoreUnavailableError } from '../store/store-error.js';
 import type { RedisStoreClient, RedisStoreSubscriber } from './client.js';
 import {
@@ -77,12 +77,11 @@ const RedisStoreOptionsSchema = z.object({
   onError: z.optional(fn<(error: Error) => void>()),
 });
 
-/** A {@link BotStore} on Redis, with a way to close the connection the store opened itself. */
+/**
+ * A {@link BotStore} on Redis (its admit and settle one Lua script, one round trip each), with a way
+ * to close the connection the store opened itself.
+ */
 export interface RedisStore extends BotStore {
-  /** A delivery's claim, enqueue, lock try and take: one Lua script, one round trip. */
-  admit(request: AdmitRequest): Promise<AdmitResult>;
-  /** Its done marks, then the next take or the release and its publish: one Lua script, one round trip. */
-  settle(request: SettleRequest): Promise<SettleResult>;
   /** Closes the store's own subscriber connection; the client you passed stays yours to close. */
   close(): Promise<void>;
 }
