@@ -197,15 +197,16 @@ export function createBot(options: BotOptions): Bot {
   const closeBot = async (deadline: number) => {
     lanes.close();
     questions.stop();
-    const ended = bot.idle();
+    const ended = bot.idle().then(() => true);
     const timer = new AbortController();
+    // False once `ms` passed, or once the close is over (the timer is aborted then).
     const past = (ms: number) =>
       sleep(ms, timer.signal).then(
-        () => 'past' as const,
-        () => 'past' as const,
+        () => false,
+        () => false,
       );
     try {
-      if ((await Promise.race([ended.then(() => 'ended' as const), past(deadline)])) === 'ended') return;
+      if (await Promise.race([ended, past(deadline)])) return;
       logAt(logger, 'warn', 'bot.close: handlers still running at the deadline were stopped', { deadline });
       lanes.stopAll();
       // A handler that ignores its signal is not waited for past a short grace.

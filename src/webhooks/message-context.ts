@@ -22,11 +22,7 @@ import type { Questions } from './questions.js';
 import { createSessions, type SessionOptions } from './session.js';
 
 /** What the context says about where the message was sent. */
-interface Addressing {
-  mentioned: boolean;
-  isGroup: boolean;
-  isDirect: boolean;
-}
+type Addressing = Pick<MessageContext, 'mentioned' | 'isGroup' | 'isDirect'>;
 
 const MAX_REMEMBERED = 10_000;
 
@@ -40,23 +36,22 @@ const NAMED_DIRECT: Addressing = Object.freeze({ mentioned: true, isGroup: false
  * when nothing needs asking (the usual case), a promise when the service is asked.
  */
 function createKindCache(client: AgentClient) {
-  const kinds = new Map<string, string>();
+  const known = new Map<string, Addressing>();
   const ask = async (conversationId: string): Promise<Addressing> => {
     const { conversation } = await client.conversations.retrieve(conversationId);
     // The agent's read shape has a counterpart user in a one-to-one conversation, none in a group.
     // `kind` is not in SPEC's agent read shape: read it if a service sends it anyway.
     const shown = (conversation as { kind?: unknown }).kind;
     const kind = typeof shown === 'string' ? shown : conversation.counterpart_user ? 'agent' : 'group';
-    if (kinds.size >= MAX_REMEMBERED) kinds.delete(kinds.keys().next().value ?? '');
-    kinds.set(conversationId, kind);
-    return kind === 'group' ? NAMED_IN_GROUP : NAMED_DIRECT;
+    const addressing = kind === 'group' ? NAMED_IN_GROUP : NAMED_DIRECT;
+    if (known.size >= MAX_REMEMBERED) known.delete(known.keys().next().value ?? '');
+    known.set(conversationId, addressing);
+    return addressing;
   };
   return (event: MessageReceivedEvent): Addressing | Promise<Addressing> => {
     const mentioned = event.message.invoked_agents?.includes(event.agentId) === true;
     if (!mentioned) return IN_GROUP;
-    const kind = kinds.get(event.conversationId);
-    if (kind === undefined) return ask(event.conversationId);
-    return kind === 'group' ? NAMED_IN_GROUP : NAMED_DIRECT;
+    return known.get(event.conversationId) ?? ask(event.conversationId);
   };
 }
 
