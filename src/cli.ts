@@ -7,18 +7,12 @@ import { createMockService } from './testing/index.js';
 const HELP = [
   'Usage: agent-messaging <command> [options]',
   '',
-  'Commands:',
-  '  mock [--port <port>]    serve the in-memory mock of the Agent Messaging Service on',
-  '                          http://127.0.0.1:<port> (/v1, /_mock, the file URLs and the emulator',
-  '                          page at /), print the base URL; Ctrl-C stops it.',
-  '                          -p, --port: 0 picks a free one (default 4010)',
-  '  demo [--text <message>] run the end-to-end demo: the mock service and a demo bot on loopback',
-  "                          ports, a user's message and the bot's streamed reply as it grows.",
-  '                          No network, no configuration.',
-  '                          -t, --text: what the user says (default "What can you do?")',
+  '  mock   serve the mock service, with the emulator page at /, on http://127.0.0.1:<port> until Ctrl-C',
+  '         -p, --port <port>      0 picks a free one (default 4010)',
+  "  demo   run the end-to-end demo: the mock service, a bot, a user's message and the streamed reply",
+  '         -t, --text <message>   what the user says (default "What can you do?")',
   '',
-  'Options:',
-  '  -h, --help              show this help',
+  '  -h, --help                    show this help',
 ].join('\n');
 
 const OPTIONS = {

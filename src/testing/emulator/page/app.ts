@@ -16,8 +16,8 @@ import { store } from './store.js';
 let selected: string | null = decodeURIComponent(location.hash.slice(1)) || null;
 /** Whether the next redraw makes every message again; undefined while none is scheduled. */
 let redrawAll: boolean | undefined;
-/** Events that arrive while a snapshot is loading wait here, with their seq. */
-let buffer: [event: MessageEvent<string>, seq: number][] | null = null;
+/** Events that arrive while a snapshot is loading wait here. */
+let buffer: MessageEvent<string>[] | null = null;
 
 function schedule(all: boolean) {
   // One redraw per burst of events: a fast stream of patches is drawn at most every 16 ms.
@@ -57,24 +57,21 @@ function setConnection(state: 'live' | 'reconnecting') {
 
 async function load() {
   buffer = [];
-  try {
-    const snapshot = await request<MockStateSnapshot>('GET', '/_mock/state');
-    applySnapshot(store, snapshot);
-    if (selected && !store.conversations.has(selected)) selected = null;
-    const waiting = buffer;
-    buffer = null;
-    // Events up to event_seq are already in the snapshot.
-    for (const [message, seq] of waiting) if (seq > snapshot.event_seq) onEvent(message);
-    schedule(true);
-  } catch (error) {
-    buffer = null;
-    toast(`Could not load the state of the mock: ${(error as Error).message}`);
-  }
+  const snapshot = await request<MockStateSnapshot>('GET', '/_mock/state').catch((error: Error) => {
+    toast(`Could not load the state of the mock: ${error.message}`);
+  });
+  const waiting = buffer;
+  buffer = null;
+  if (!snapshot) return;
+  applySnapshot(store, snapshot);
+  if (selected && !store.conversations.has(selected)) selected = null;
+  // Events up to event_seq are already in the snapshot.
+  for (const message of waiting) if (Number(message.lastEventId) > snapshot.event_seq) onEvent(message);
+  schedule(true);
 }
 
 function onEvent(message: MessageEvent<string>) {
-  const seq = Number(message.lastEventId);
-  if (buffer) return void buffer.push([message, seq]);
+  if (buffer) return void buffer.push(message);
   const event = JSON.parse(message.data) as MockEvent;
   // After a reset the page starts again from a fresh snapshot.
   if (event.type === 'reset') void load();

@@ -158,7 +158,6 @@ export const conversationsOf = (state: PageState) =>
 export interface PageQuestion {
   /** The id of the message that asked it. */
   id: string;
-  name: string;
   /** `pending`, a `question_end` outcome (`answered`, `timed_out`, ...), or `replaced` by a newer one. */
   status: string;
   /** When it times out, on the mock's clock: `timeout_ms` after the message that asked it. */
@@ -188,12 +187,8 @@ export function questionsOf(conversation: PageConversation): Map<string, PageQue
     // One question per conversation: a newer one replaces the one still pending.
     if (latest?.status === 'pending') latest.status = 'replaced';
     const timeout = asks.timeout_ms;
-    latest = {
-      id: message.id,
-      name: asks.name,
-      status: 'pending',
-      ...(typeof timeout === 'number' ? { deadlineMs: Date.parse(message.created_at) + timeout } : {}),
-    };
+    const deadlineMs = typeof timeout === 'number' ? Date.parse(message.created_at) + timeout : undefined;
+    latest = { id: message.id, status: 'pending', deadlineMs };
     byMessage.set(message.id, latest);
   }
   return byMessage;
