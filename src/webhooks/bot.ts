@@ -62,7 +62,7 @@ function botOptionsSchema() {
     z.optional(z.custom<number>((v) => typeof v === 'number' && Number.isFinite(v) && ok(v), { error }));
   const positiveMs = number((v) => v > 0, 'must be a positive number of milliseconds');
   const ms = number((v) => v >= 0, 'must be a number of milliseconds >= 0');
-  // Checked by the client the bot makes (createClient below) and by secretIssues.
+  // Checked by the client the bot makes (clientOf below) and by secretIssues.
   const checkedElsewhere = z.optional(z.unknown());
 
   return z.strictObject({
@@ -70,6 +70,7 @@ function botOptionsSchema() {
     baseUrl: checkedElsewhere,
     timeoutMs: checkedElsewhere,
     maxRetries: checkedElsewhere,
+    maxResponseBytes: checkedElsewhere,
     fetch: checkedElsewhere,
     logger: checkedElsewhere,
     webhookSecret: checkedElsewhere,
@@ -265,9 +266,9 @@ export function createBot(options: BotOptions): Bot {
 
 /** The bot's client; its option issues are added to the bot's, and without a client there is none. */
 function clientOf(options: BotOptions, issues: FieldIssue[]): AgentClient | undefined {
-  const { apiKey, baseUrl, timeoutMs, maxRetries, fetch, logger } = options;
+  const { apiKey, baseUrl, timeoutMs, maxRetries, maxResponseBytes, fetch, logger } = options;
   try {
-    return new AgentClient({ apiKey, baseUrl, timeoutMs, maxRetries, fetch, logger });
+    return new AgentClient({ apiKey, baseUrl, timeoutMs, maxRetries, maxResponseBytes, fetch, logger });
   } catch (error) {
     if (!ValidationError.is(error)) throw error;
     issues.push(...error.issues);

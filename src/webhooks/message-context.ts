@@ -13,11 +13,12 @@
 import type { AgentClient } from '../client/agent-client.js';
 import { ValidationError } from '../core/errors.js';
 import { conversationHistory } from '../llm/conversation-history.js';
-import type { MessageReceivedEvent, WebhookEvent } from '../schemas/webhooks.js';
+import type { MessageReceivedEvent } from '../schemas/webhooks.js';
 import { annotate, bindSpan, childSpan, endSpan, inSpan, metric, type Traced } from '../telemetry.js';
 import type { BotRuntime, EventContext, MessageContext } from './bot-types.js';
 import { createReplies, type Replies } from './context-reply.js';
-import { type DeliveryTrace, endTurn } from './delivery.js';
+import { endTurn } from './delivery.js';
+import type { Delivery } from './lanes.js';
 import type { Questions } from './questions.js';
 import { createSessions, type SessionOptions } from './session.js';
 
@@ -102,8 +103,8 @@ export function createRun(bot: BotRuntime, parts: RunParts) {
   const around = parts.session ? createSessions(bot.store, parts.session) : undefined;
 
   /** Dispatches the newest item's event; a user message's context answers every message of the batch. */
-  const runHandlers = async (items: readonly RunItem[], signal: AbortSignal, span: Traced | undefined) => {
-    const { event, webhookId } = items.at(-1) as RunItem;
+  const runHandlers = async (items: readonly Delivery[], signal: AbortSignal, span: Traced | undefined) => {
+    const { event, webhookId } = items.at(-1) as Delivery;
     if (event.type !== 'message.received') {
       const ctx = { event, webhookId, client, signal };
       bindSpan(ctx, span);
@@ -161,7 +162,7 @@ export function createRun(bot: BotRuntime, parts: RunParts) {
 
   // The run's span, under its newest delivery's span (else under whatever is active): the author's
   // own spans, a model SDK's among them, nest under it.
-  return async (items: readonly RunItem[], signal: AbortSignal) => {
+  return async (items: readonly Delivery[], signal: AbortSignal) => {
     const last = items.at(-1);
     if (!last) return;
     for (const item of items) endTurn(item.trace);
@@ -178,13 +179,6 @@ export function createRun(bot: BotRuntime, parts: RunParts) {
     const run = () => runHandlers(items, signal, span);
     return span ? traced(span, signal, run) : run();
   };
-}
-
-/** One delivery of a run's batch. */
-interface RunItem {
-  webhookId: string;
-  event: WebhookEvent;
-  trace?: DeliveryTrace;
 }
 
 /**

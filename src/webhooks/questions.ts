@@ -284,17 +284,18 @@ export function createQuestions(bot: BotRuntime) {
     const raw = await store.get(endKey(questionId));
     return raw === undefined ? undefined : { raw, ending: JSON.parse(raw) as Ending };
   };
-  /** The exactly-once claim: its raw value when this call decided how the question ends. */
-  const claim = async (end: Ending): Promise<string | undefined> => {
-    const raw = JSON.stringify(end);
-    return (await store.setIfAbsent(endKey(end.questionId), raw, ENDED_RETENTION_MS)) ? raw : undefined;
-  };
-  /** Swaps the end claim when it is still `raw` (a timeout's lease renewed, retaken or done). */
-  const swapEnding = async (raw: string, next: Ending): Promise<string | undefined> => {
+  /**
+   * Writes the end claim when it is still `raw`, and answers its new raw value if it did. With no
+   * `raw`, the exactly-once claim that decides how the question ends; else a timeout's lease renewed,
+   * retaken or done.
+   */
+  const swapEnding = async (raw: string | undefined, next: Ending): Promise<string | undefined> => {
     const value = JSON.stringify(next);
     const swapped = await store.compareAndSet(endKey(next.questionId), raw, value, ENDED_RETENTION_MS);
     return swapped ? value : undefined;
   };
+  /** The exactly-once claim: its raw value when this call decided how the question ends. */
+  const claim = (end: Ending) => swapEnding(undefined, end);
   /** The end claim of question `asked` by `by`, with what else that ending holds. */
   const endingOf = (asked: Asked, by: string, more: Partial<Ending> = {}): Ending => ({
     by,
