@@ -41,7 +41,7 @@ const MEASUREMENTS: Measurement[] = [
   { title: '9. Bot store on Redis', script: 'store-redis.ts' },
   { title: '10. Webhook intake', script: 'webhook-intake.ts' },
   { title: "11. The mock's loopback door", script: 'mock-door.ts' },
-  { title: '12. Telemetry', script: 'telemetry-cost.ts' },
+  { title: '12. Telemetry', script: 'telemetry-cost.ts', nodeFlags: ['--expose-gc'] },
 ];
 
 const only = process.argv.slice(2);
