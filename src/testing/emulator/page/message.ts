@@ -34,24 +34,24 @@ function filePart(part: MessagePart) {
 }
 
 function consentCard(invite: MockInvite) {
-  const { status } = invite;
-  const left = (Date.parse(invite.expires_at) - mockNow(store)) / 1000;
-  const group = invite.conversation_id ? store.conversations.get(invite.conversation_id) : undefined;
+  const { status, expires_at } = invite;
+  const group = store.conversations.get(invite.conversation_id ?? '');
   const member = ({ user_id, display_name }: MockInvite['members'][number]) => {
     const done = invite.accepted_user_ids.includes(user_id);
-    const accept = h(
-      'button.btn.btn-small.btn-primary',
-      {
-        type: 'button',
-        disabled: status !== 'pending' || !store.users.has(user_id),
-        'data-accept-user': user_id,
-      },
-      `Accept as ${display_name}`,
-    );
-    const state = done ? h('span.member-state', '✓ accepted') : accept;
+    const disabled = status !== 'pending' || !store.users.has(user_id);
+    const accept = { type: 'button', disabled, 'data-accept-user': user_id };
+    const state = done
+      ? h('span.member-state', '✓ accepted')
+      : h('button.btn.btn-small.btn-primary', accept, `Accept as ${display_name}`);
     return h('li.consent-member', { class: done && 'accepted' }, h('span.member-name', display_name), state);
   };
-  const expiry = `Expires in ${duration(Math.max(left, 0))} (at ${clockTime(invite.expires_at)})`;
+  const left = Math.max((Date.parse(expires_at) - mockNow(store)) / 1000, 0);
+  const foot: Record<string, string> = {
+    pending: `Expires in ${duration(left)} (at ${clockTime(expires_at)})`,
+    expired: 'Expired before everyone accepted.',
+  };
+  const note = foot[status ?? ''];
+  const open = group && { type: 'button', 'data-conversation-id': group.id };
   return h(
     'div.consent',
     { 'data-invite-id': invite.id, 'data-invite-status': status },
@@ -61,15 +61,10 @@ function consentCard(invite: MockInvite) {
       h('span.badge', { class: `badge-${status}` }, status),
     ),
     h('ul.consent-members', invite.members.map(member)),
-    status === 'pending' && h('p.consent-foot', expiry),
-    status === 'expired' && h('p.consent-foot', 'Expired before everyone accepted.'),
+    note && h('p.consent-foot', note),
     status === 'completed' &&
-      group &&
-      h(
-        'button.btn.btn-small',
-        { type: 'button', 'data-conversation-id': group.id },
-        `Open group “${group.title || invite.title}”`,
-      ),
+      open &&
+      h('button.btn.btn-small', open, `Open group “${group.title || invite.title}”`),
   );
 }
 
@@ -145,13 +140,10 @@ function receipt({ sender, status, read_at, delivered_at }: Message) {
 
 function reactions(message: Message) {
   const list = message.reactions ?? [];
-  const item = ({ actor_id, emoji }: (typeof list)[number]) =>
-    h(
-      'li.reaction',
-      { title: nameOf(store, actor_id) },
-      emoji,
-      h('span.reaction-who', nameOf(store, actor_id)),
-    );
+  const item = ({ actor_id, emoji }: (typeof list)[number]) => {
+    const who = nameOf(store, actor_id);
+    return h('li.reaction', { title: who }, emoji, h('span.reaction-who', who));
+  };
   return list.length > 0 && h('ul.reactions', { 'aria-label': 'Reactions' }, list.map(item));
 }
 
