@@ -28,24 +28,9 @@ export {
   UnprocessableEntityError,
 } from './core/api-error.js';
 export type { ApiPromise, WithResponse } from './core/api-promise.js';
-export {
-  AgentMessagingError,
-  ConnectionError,
-  type InvalidResponseDetails,
-  InvalidResponseError,
-  RequestAbortedError,
-  TimeoutError,
-  ValidationError,
-} from './core/errors.js';
+export * from './core/errors.js';
 export { idempotencyKeyFor } from './core/idempotency.js';
-export type {
-  AgentClientOptions,
-  ConnectionOptions,
-  LogFields,
-  Logger,
-  RequestOptions,
-  UserClientOptions,
-} from './core/options.js';
+export type * from './core/options.js';
 // LLM-native bots: model streams in, conversation history out
 export type { HistoryOptions } from './llm/conversation-history.js';
 export type { FileUrlResolver } from './llm/conversation-turns.js';

@@ -3,15 +3,15 @@
 import * as z from 'zod/mini';
 import { fieldIssues, safeParse } from '../schemas/issues.js';
 import { ValidationError } from './errors.js';
-import {
-  type ConnectionOptions,
-  DEFAULT_MAX_RESPONSE_BYTES,
-  DEFAULT_MAX_RETRIES,
-  DEFAULT_TIMEOUT_MS,
-  type LogFields,
-  type Logger,
-} from './options.js';
+import type { ConnectionOptions, LogFields, Logger } from './options.js';
 import { count, fn } from './validate.js';
+
+/** The default per-attempt timeout. */
+const DEFAULT_TIMEOUT_MS = 30_000;
+/** The default cap on one answer body: 8 MiB. */
+const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** The default number of retries. */
+const DEFAULT_MAX_RETRIES = 2;
 
 /** A checked configuration for one Transport. @internal */
 export interface TransportConfig {

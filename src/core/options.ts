@@ -79,10 +79,3 @@ export interface UserClientOptions extends ConnectionOptions {
    */
   sessionToken: string;
 }
-
-/** The default per-attempt timeout. */
-export const DEFAULT_TIMEOUT_MS = 30_000;
-/** The default cap on one answer body: 8 MiB. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
-/** The default number of retries. */
-export const DEFAULT_MAX_RETRIES = 2;

@@ -1,7 +1,7 @@
 // Sending one prepared call through ky: its attempts, timeouts and retries under the SDK's policy, the
 // body read within each attempt, the request log, and what a failure becomes.
 
-import ky, { isHTTPError, isNetworkError, isTimeoutError, type Options } from 'ky';
+import ky, { isNetworkError, isTimeoutError, type Options } from 'ky';
 import type { Endpoint } from '../endpoints.js';
 import { ErrorBody } from '../schemas/errors.js';
 import {
@@ -39,9 +39,6 @@ export interface Call {
   answer?: string;
   onUploadProgress?: UploadSpec['onProgress'];
 }
-
-/** Statuses whose answer may not carry a body (the Response constructor refuses one). */
-const NO_BODY = [101, 103, 204, 205, 304];
 
 /**
  * Sends `call` through ky, which times each attempt and retries under the SDK's policy. The client's
@@ -104,9 +101,9 @@ export async function sendCall(call: Call, config: TransportConfig): Promise<Res
    * the same request (the same Idempotency-Key). No afterResponse hook: ky would clone (tee) the
    * answer for it and run it through extra promises on every call. A 2xx body over the cap is the
    * InvalidResponseError (never retried); one cut mid-way is a ConnectionError (retried when the call
-   * may repeat). An error body is read under the cap too and handed to ky as an in-memory copy; one
-   * over the cap, cut or too slow is dropped: the status still makes the typed ApiError (and decides
-   * its retry), only without the body's code and message.
+   * may repeat). An error answer is thrown here as the typed ApiError, whose retry the policy decides;
+   * its body is read under the cap too, and one over the cap or cut is dropped: the status still makes
+   * the ApiError, only without the body's code and message.
    */
   const attemptFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     started = performance.now();
@@ -132,17 +129,7 @@ export async function sendCall(call: Call, config: TransportConfig): Promise<Res
     // An error body that fails to arrive whole is only decoration lost, as ky's own read treats it.
     const text = await readCapped(response, maxBytes, call.operation).catch(() => '');
     if (log) logAttempt(response);
-    const copy = new Response(NO_BODY.includes(response.status) ? null : text, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
-    // What the error's caller may read stays the answer's own.
-    Object.defineProperties(copy, {
-      url: { value: response.url },
-      redirected: { value: response.redirected },
-    });
-    return copy;
+    throw errorFromAnswer(response, text, config.token);
   };
   const options: Options = {
     method: call.method,
@@ -162,18 +149,18 @@ export async function sendCall(call: Call, config: TransportConfig): Promise<Res
     return response;
   } catch (error) {
     const failure = toSdkError(error, call, config.token);
-    if (!isHTTPError(error)) logAttempt(undefined, failure);
+    // An error answer was logged as it arrived.
+    if (!ApiError.is(failure)) logAttempt(undefined, failure);
     if (ApiError.is(failure)) annotate(span, { 'http.response.status_code': failure.status });
     endSpan(span, failure);
     throw failure;
   }
 }
 
-/** What a failure of ky's becomes: the typed ApiError, a timeout, an abort, or a lost connection. */
+/** What a failure becomes: the caller's abort, the attempt's own SDK error, a timeout, or a lost connection. */
 function toSdkError(error: unknown, call: Call, secret: string | undefined): AgentMessagingError {
-  if (AgentMessagingError.is(error)) return error;
   if (call.signal?.aborted) return abortedError(call.signal);
-  if (isHTTPError(error)) return errorFromAnswer(error.response, error.data, secret);
+  if (AgentMessagingError.is(error)) return error;
   if (isTimeoutError(error)) {
     return new TimeoutError(`${call.operation}: no answer within ${call.timeoutMs} ms (timeoutMs).`);
   }
@@ -189,13 +176,13 @@ function redact(text: string, secret: string | undefined): string {
 }
 
 /**
- * The typed ApiError for a non-2xx answer; `data` is its body as ky read it (parsed JSON, text, or
- * undefined). Header values are redacted too: a hostile service may echo the bearer token in one.
+ * The typed ApiError for a non-2xx answer and its body's text. Header values are redacted too: a
+ * hostile service may echo the bearer token in one.
  */
-function errorFromAnswer(response: Response, data: unknown, secret: string | undefined): ApiError {
+function errorFromAnswer(response: Response, text: string, secret: string | undefined): ApiError {
   const headers: Record<string, string> = {};
   for (const [name, value] of response.headers) headers[name] = redact(value, secret);
-  const parsed = ErrorBody.safeParse(typeof data === 'string' ? parseJson(data) : data);
+  const parsed = ErrorBody.safeParse(parseJson(text));
   const message = parsed.success
     ? parsed.data.error.message
     : `the service answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
