@@ -41,9 +41,6 @@ export interface ModelMessageFormats {
 /** A format name: `openai`, `ai-sdk` or `anthropic`. */
 export type ModelMessageFormat = keyof ModelMessageFormats;
 
-/** The format names, for checks. @internal */
-export const FORMATS: readonly ModelMessageFormat[] = ['openai', 'ai-sdk', 'anthropic'];
-
 // OpenAI's `name`: letters, digits, `_` and `-`, at most 64.
 const openAiName = (name: string) => name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
 // In a group, a user's words are a JSON string after the sender's id (`usr_bob: "…"`): a line of
@@ -79,8 +76,8 @@ const imageUrl = (file: TurnFile) =>
     ? { type: 'image_url' as const, image_url: { url: file.url } }
     : undefined;
 
-/** OpenAI chat completions: users keep their `name`; images with a URL are `image_url` parts. @internal */
-export function toOpenAI(turns: readonly Turn[]): OpenAIChatMessage[] {
+/** OpenAI chat completions: users keep their `name`; images with a URL are `image_url` parts. */
+function toOpenAI(turns: readonly Turn[]): OpenAIChatMessage[] {
   return turns.map((turn): OpenAIChatMessage => {
     if (turn.role === 'assistant')
       return { role: 'assistant', content: contentOf(turn, undefined, () => undefined) as string };
@@ -97,9 +94,8 @@ const aiSdkFile = (file: TurnFile): AiSdkPart | undefined => {
 /**
  * The AI SDK: no `name` field, so in a group each user's text is quoted after who said it; an
  * attachment with a URL is a file part (`data: URL`).
- * @internal
  */
-export function toAiSdk(turns: readonly Turn[], group: boolean): AiSdkMessage[] {
+function toAiSdk(turns: readonly Turn[], group: boolean): AiSdkMessage[] {
   return turns.map((turn): AiSdkMessage => {
     const asParts = turn.parts.some((part) => part.type !== 'text');
     return { role: turn.role, content: contentOf(turn, speakerOf(turn, group), aiSdkFile, asParts) };
@@ -116,9 +112,8 @@ const imageBlock = (file: TurnFile) =>
  * one message and assistant messages before the first user message are dropped (when only the
  * agent's are left, they follow a user message `…` standing for what came before); in a group
  * each user's text is quoted after who said it; an image with a URL is an image block.
- * @internal
  */
-export function toAnthropic(turns: readonly Turn[], group: boolean): AnthropicMessage[] {
+function toAnthropic(turns: readonly Turn[], group: boolean): AnthropicMessage[] {
   const out: AnthropicMessage[] = [];
   const firstUser = turns.findIndex((turn) => turn.role === 'user');
   if (firstUser === -1 && turns.length > 0) out.push({ role: 'user', content: '…' });
@@ -137,3 +132,8 @@ export function toAnthropic(turns: readonly Turn[], group: boolean): AnthropicMe
   }
   return out;
 }
+
+/** The writer of each format, by its name. @internal */
+export const WRITERS: {
+  [F in ModelMessageFormat]: (turns: Turn[], group: boolean) => ModelMessageFormats[F][];
+} = { openai: toOpenAI, 'ai-sdk': toAiSdk, anthropic: toAnthropic };

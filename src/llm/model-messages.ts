@@ -4,14 +4,7 @@ import * as z from 'zod/mini';
 import { count, fn, parseInput } from '../core/validate.js';
 import type { Message } from '../schemas/messages.js';
 import { type FileUrlResolver, type Turn, turnsOf, withinChars } from './conversation-turns.js';
-import {
-  FORMATS,
-  type ModelMessageFormat,
-  type ModelMessageFormats,
-  toAiSdk,
-  toAnthropic,
-  toOpenAI,
-} from './model-formats.js';
+import { type ModelMessageFormat, type ModelMessageFormats, WRITERS } from './model-formats.js';
 
 /** Options of {@link toModelMessages}. */
 export interface ModelMessagesOptions<F extends ModelMessageFormat = ModelMessageFormat> {
@@ -34,7 +27,7 @@ export interface ModelMessagesOptions<F extends ModelMessageFormat = ModelMessag
 
 /** The options toModelMessages and ctx.history share, checked. @internal */
 export const MODEL_MESSAGES_OPTIONS = {
-  format: z.enum(FORMATS),
+  format: z.enum(Object.keys(WRITERS) as ModelMessageFormat[]),
   maxChars: z.optional(count(1)),
   fileUrl: z.optional(fn<FileUrlResolver>()),
 };
@@ -78,9 +71,3 @@ export function writeTurns<F extends ModelMessageFormat>(
   const group = new Set(turns.filter((turn) => turn.role === 'user').map((turn) => turn.senderId)).size > 1;
   return WRITERS[format](turns, group);
 }
-
-const WRITERS: { [F in ModelMessageFormat]: (turns: Turn[], group: boolean) => ModelMessageFormats[F][] } = {
-  openai: toOpenAI,
-  'ai-sdk': toAiSdk,
-  anthropic: toAnthropic,
-};

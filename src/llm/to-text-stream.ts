@@ -92,7 +92,7 @@ async function* pieces(
   onToolCall: TextStreamOptions['onToolCall'],
   truncatedNote: string,
 ): AsyncGenerator<string> {
-  let kind: ModelSourceKind | undefined;
+  let text = false; // the source yields strings
   let format: StreamFormat | undefined;
   let read: ReturnType<StreamFormat['reader']> | undefined;
   const out: Piece[] = [];
@@ -135,8 +135,8 @@ async function* pieces(
   }
   try {
     for await (const event of iterable) {
-      if (kind === 'text' || (kind === undefined && typeof event === 'string')) {
-        kind = 'text';
+      if (text || (format === undefined && typeof event === 'string')) {
+        text = true;
         if (typeof event !== 'string') {
           throw invalid(
             `yielded a ${event === null ? 'null' : typeof event} at index ${index} after strings`,
@@ -149,12 +149,11 @@ async function* pieces(
       const fields = record(event);
       // A model's events are objects: a string among them is a mixed-up source, not text to drop.
       if (fields === undefined) {
-        const expected = format ? ` among ${kind} events` : `; expected ${EXPECTED_SOURCES}`;
+        const expected = format ? ` among ${format.kind} events` : `; expected ${EXPECTED_SOURCES}`;
         throw invalid(`yielded ${describe(event)} at index ${index}${expected}`);
       }
       if (format === undefined) {
         format = formatOf(fields, index);
-        kind = format?.kind;
         read = format?.reader();
       }
       index += 1;
@@ -175,7 +174,7 @@ async function* pieces(
   if (cutShort === undefined) return;
   if (!wroteText) {
     const why = cutShort === 'length' ? 'its output limit' : 'a content filter';
-    throw new ModelStreamError(kind ?? 'text', `the model stopped at ${why} before writing any text`);
+    throw new ModelStreamError(format?.kind ?? 'text', `the model stopped at ${why} before writing any text`);
   }
   if (truncatedNote !== '') yield truncatedNote;
 }
