@@ -23,13 +23,11 @@ export class MessageGivenUpError extends AgentMessagingError {
   readonly reason: 'attempts' | 'unresponsive';
 
   /** `cause` is the last run's failure: what it threw, or its signal's reason past maxHandlerMs. */
-  constructor(details: {
-    webhookId: string;
-    messageId: string | undefined;
-    attempts: number;
-    reason: 'attempts' | 'unresponsive';
-    cause: unknown;
-  }) {
+  constructor(
+    details: Pick<MessageGivenUpError, 'webhookId' | 'messageId' | 'attempts' | 'reason'> & {
+      cause: unknown;
+    },
+  ) {
     const what =
       details.messageId === undefined ? `Delivery ${details.webhookId}` : `Message ${details.messageId}`;
     const why =
