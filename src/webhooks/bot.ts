@@ -28,18 +28,18 @@ export const DEFAULT_ACK_TIMEOUT_MS = 8000;
  * gone by then and that retry runs the message; renewals every second keep a live holder's through a
  * stall or store pause of up to 3.5 s.
  */
-export const DEFAULT_LOCK_TTL_MS = 4500;
+const DEFAULT_LOCK_TTL_MS = 4500;
 /** The longest a handler may run before its signal fires and its conversation moves on. */
-export const DEFAULT_MAX_HANDLER_MS = 10 * 60 * 1000;
+const DEFAULT_MAX_HANDLER_MS = 10 * 60 * 1000;
 /** How many failed runs of one message are tried before it is given up. */
-export const DEFAULT_MAX_ATTEMPTS = 3;
+const DEFAULT_MAX_ATTEMPTS = 3;
 /** How long `bot.close()` lets running handlers go on, inside Kubernetes' default 30 s grace period. */
 const DEFAULT_CLOSE_DEADLINE_MS = 25_000;
 /** How long `bot.close()` still waits, after the deadline fired their signals, for handlers to end. */
 const CLOSE_GRACE_MS = 2000;
 
 /** How long 'debounce' gathers messages before one handler answers them together. */
-export const DEFAULT_DEBOUNCE_MS = 1000;
+const DEFAULT_DEBOUNCE_MS = 1000;
 
 const storeMethods = [
   'setIfAbsent',

@@ -332,9 +332,9 @@ export function createQuestions(bot: BotRuntime) {
     let fired = 0;
     const raw = await store.get(CURSOR_KEY);
     if (raw === undefined) return fired; // nothing was ever asked with a timeout (or all of it is long gone)
-    const start = Number(raw);
-    let from = start;
-    let cursor = raw;
+    // The cursor's minute, as it is written (String of a number).
+    let from = Number(raw);
+    const start = from;
     const last = minuteOf(nowMs);
     for (let minute = start; minute <= last && minute < start + MINUTES_PER_TICK; minute++) {
       const members = await store.readQueued(dueKey(minute));
@@ -349,10 +349,9 @@ export function createQuestions(bot: BotRuntime) {
       const left = finished.length > 0 ? await store.readQueued(dueKey(minute), finished) : members;
       // Only the cursor's own minute moves it, so every minute before the cursor is empty.
       if (minute === from && left.length === 0 && (minute + 1) * MINUTE_MS + CURSOR_GRACE_MS <= nowMs) {
-        const next = String(minute + 1);
-        if (!(await store.compareAndSet(CURSOR_KEY, cursor, next, CURSOR_TTL_MS))) return fired;
-        cursor = next;
-        from = minute + 1;
+        if (!(await store.compareAndSet(CURSOR_KEY, String(from), String(from + 1), CURSOR_TTL_MS)))
+          return fired;
+        from += 1;
       }
     }
     return fired;
