@@ -29,12 +29,24 @@ export interface StoreLock {
  */
 export const renewalEveryMs = (ttlMs: number) => Math.max(1, Math.floor(Math.min(ttlMs / 3, 1000)));
 
+/**
+ * What a delivery's store step (`admit`, `settle`) answers: the value itself when the store has it at
+ * once (the memory store), or a promise of it (a network store). The runtime awaits only what is
+ * pending, so a delivery on the memory store waits for no turn of the event loop in its store steps.
+ */
+export type StoreAnswer<T> = T | Promise<T>;
+
+/** Whether a store's answer is still pending (a promise, or any thenable), so it must be awaited. @internal */
+export const pending = <T>(answer: StoreAnswer<T>): answer is Promise<T> =>
+  typeof (answer as { then?: unknown } | undefined)?.then === 'function';
+
 /** Stops a {@link BotStore.subscribe} subscription. */
 export type Unsubscribe = () => Promise<void>;
 
 /**
  * The state a bot keeps. Keys are plain strings chosen by the runtime (the store adds its own prefix);
  * values are strings (JSON where structured). Every TTL is in milliseconds; a key past its TTL is gone.
+ * `admit` and `settle` may answer at once or with a promise ({@link StoreAnswer}): call them with `await`.
  *
  * @example
  * const bot = createBot({ apiKey, webhookSecret, store: createMemoryStore() });
@@ -87,11 +99,11 @@ export interface BotStore {
    * won reads the queue (up to `limit` members). Atomic in the stores of this package; `composeAdmit`
    * builds it from the primitives above for a custom store.
    */
-  admit(request: AdmitRequest): Promise<AdmitResult>;
+  admit(request: AdmitRequest): StoreAnswer<AdmitResult>;
   /**
    * One step: writes the marks, then, while `lock` is still the caller's, takes the queue or (empty)
    * releases the lock and publishes the release. Atomic in the stores of this package; `composeSettle`
    * builds it from the primitives above for a custom store.
    */
-  settle(request: SettleRequest): Promise<SettleResult>;
+  settle(request: SettleRequest): StoreAnswer<SettleResult>;
 }

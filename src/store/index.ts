@@ -1,4 +1,4 @@
-export type { BotStore, StoreLock, Unsubscribe } from './bot-store.js';
+export type { BotStore, StoreAnswer, StoreLock, Unsubscribe } from './bot-store.js';
 export {
   type AdmitRequest,
   type AdmitResult,

@@ -1,8 +1,9 @@
-// The default bot store: one process, in memory, bounded. Every method settles in one microtask
-// turn with no await inside, so each is atomic against the others, as the interface requires;
-// `admit` and `settle` run their steps in that one turn too.
+// The default bot store: one process, in memory, bounded. Every method runs its step in one call with
+// no await inside, so each is atomic against the others, as the interface requires; `admit` and
+// `settle`, a delivery's two steps, answer at once (a value, not a promise), since nothing in them
+// is pending.
 
-import type { BotStore, StoreLock, Unsubscribe } from './bot-store.js';
+import type { BotStore, StoreLock } from './bot-store.js';
 import type { AdmitRequest, AdmitResult, SettleRequest, SettleResult } from './compound.js';
 
 /** Options of {@link createMemoryStore}. */
@@ -59,8 +60,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
   };
 
   const write = (key: string, value: string, ttlMs: number | undefined) => {
-    if (!entries.has(key)) evictIfFull();
-    entries.set(key, { value, expiresAt: ttlMs === undefined ? Number.POSITIVE_INFINITY : now() + ttlMs });
+    const expiresAt = ttlMs === undefined ? Number.POSITIVE_INFINITY : now() + ttlMs;
+    const entry = entries.get(key);
+    if (entry) {
+      // Rewritten in place: a done mark over its claim makes no garbage.
+      entry.value = value;
+      entry.expiresAt = expiresAt;
+      return;
+    }
+    evictIfFull();
+    entries.set(key, { value, expiresAt });
   };
 
   // Locks come and go with every delivery: in a map of their own, since a delete from the large map
@@ -95,7 +104,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
   };
   const releaseLock = (lock: StoreLock) => holds(lock) && locks.delete(lock.key);
 
-  // The steps as plain functions, so `admit` and `settle` run several in one turn.
   const setIfAbsent = (key: string, value: string, ttlMs: number) => {
     if (live(key)) return false;
     write(key, value, ttlMs);
@@ -111,7 +119,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     queue.expiresAt = now() + ttlMs;
   };
   // The queue's members lowest score first, at most `limit` of them (all without one).
-  const readQueued = (key: string, settled: readonly string[], limit?: number): string[] => {
+  const readQueued = (key: string, settled: readonly string[] = [], limit?: number): string[] => {
     const queue = queues.get(key);
     if (!queue || queue.expiresAt <= now()) {
       queues.delete(key);
@@ -123,59 +131,15 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     const sorted = [...queue.members].sort((a, b) => a[1] - b[1]);
     return (limit === undefined ? sorted : sorted.slice(0, limit)).map(([member]) => member);
   };
-  const listen = (channel: string, onMessage: (message: string) => void) => {
-    const listeners = channels.get(channel) ?? new Set<(message: string) => void>();
-    channels.set(channel, listeners);
-    // Each subscription is its own entry, even for the same function.
-    const listener = (message: string) => onMessage(message);
-    listeners.add(listener);
-    return () => {
-      listeners.delete(listener);
-      if (listeners.size === 0) channels.delete(channel);
-    };
-  };
   const publish = (channel: string, message: string) => {
     // Delivered after the publisher's turn, as a network store would deliver it.
     for (const listener of channels.get(channel) ?? []) queueMicrotask(() => listener(message));
   };
 
-  const admit = ({ claim, queue, lock, limit, read }: AdmitRequest): AdmitResult => {
-    if (claim && !setIfAbsent(claim.key, claim.value, claim.ttlMs)) {
-      return { claimed: false, current: live(claim.key)?.value };
-    }
-    enqueue(queue.key, queue.member, queue.score, queue.ttlMs);
-    const held = acquireLock(lock.key, lock.ttlMs);
-    if (!held) return { claimed: true, lock: undefined };
-    const queued = readQueued(queue.key, [], limit);
-    if (read === undefined) return { claimed: true, lock: held, queued };
-    return { claimed: true, lock: held, queued, value: live(read)?.value };
-  };
-  const settle = (request: SettleRequest): SettleResult => {
-    const { lock, lockTtlMs, queueTtlMs, marks, settled, queue, released, limit } = request;
-    for (const mark of marks) write(mark.key, mark.value, mark.ttlMs);
-    if (!holds(lock)) return { outcome: 'lost' };
-    const queued = readQueued(queue, settled, limit);
-    if (queued.length > 0) {
-      renewLock(lock, lockTtlMs);
-      const kept = queues.get(queue);
-      if (kept && queueTtlMs !== undefined) kept.expiresAt = now() + queueTtlMs;
-      return { outcome: 'queued', queued };
-    }
-    releaseLock(lock);
-    publish(released.channel, released.message);
-    return { outcome: 'released' };
-  };
-
-  const store: BotStore = {
-    async setIfAbsent(key, value, ttlMs) {
-      return setIfAbsent(key, value, ttlMs);
-    },
-    async get(key) {
-      return live(key)?.value;
-    },
-    async set(key, value, ttlMs) {
-      write(key, value, ttlMs);
-    },
+  return {
+    setIfAbsent: async (key, value, ttlMs) => setIfAbsent(key, value, ttlMs),
+    get: async (key) => live(key)?.value,
+    set: async (key, value, ttlMs) => write(key, value, ttlMs),
     async compareAndSet(key, expected, next, ttlMs) {
       if (live(key)?.value !== expected) return false;
       if (next === undefined) entries.delete(key);
@@ -190,38 +154,49 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
       write(key, String(value), ttlMs);
       return value;
     },
-
-    async acquireLock(key, ttlMs) {
-      return acquireLock(key, ttlMs);
+    acquireLock: async (key, ttlMs) => acquireLock(key, ttlMs),
+    renewLock: async (lock, ttlMs) => renewLock(lock, ttlMs),
+    releaseLock: async (lock) => releaseLock(lock),
+    enqueue: async (key, member, score, ttlMs) => enqueue(key, member, score, ttlMs),
+    readQueued: async (key, settled) => readQueued(key, settled),
+    publish: async (channel, message) => publish(channel, message),
+    async subscribe(channel, onMessage) {
+      const listeners = channels.get(channel) ?? new Set<(message: string) => void>();
+      channels.set(channel, listeners);
+      // Each subscription is its own entry, even for the same function.
+      const listener = (message: string) => onMessage(message);
+      listeners.add(listener);
+      return async () => {
+        listeners.delete(listener);
+        if (listeners.size === 0) channels.delete(channel);
+      };
     },
-    async renewLock(lock, ttlMs) {
-      return renewLock(lock, ttlMs);
+    // The delivery's two steps answer at once: nothing in them is pending.
+    admit({ claim, queue, lock, limit, read }: AdmitRequest): AdmitResult {
+      if (claim && !setIfAbsent(claim.key, claim.value, claim.ttlMs)) {
+        return { claimed: false, current: live(claim.key)?.value };
+      }
+      enqueue(queue.key, queue.member, queue.score, queue.ttlMs);
+      const held = acquireLock(lock.key, lock.ttlMs);
+      if (!held) return { claimed: true, lock: undefined };
+      const queued = readQueued(queue.key, [], limit);
+      if (read === undefined) return { claimed: true, lock: held, queued };
+      return { claimed: true, lock: held, queued, value: live(read)?.value };
     },
-    async releaseLock(lock) {
-      return releaseLock(lock);
-    },
-
-    async enqueue(key, member, score, ttlMs) {
-      enqueue(key, member, score, ttlMs);
-    },
-    async readQueued(key, settled = []) {
-      return readQueued(key, settled);
-    },
-
-    async admit(request) {
-      return admit(request);
-    },
-    async settle(request) {
-      return settle(request);
-    },
-
-    async publish(channel, message) {
-      publish(channel, message);
-    },
-    async subscribe(channel, onMessage): Promise<Unsubscribe> {
-      const stop = listen(channel, onMessage);
-      return async () => stop();
+    settle(request: SettleRequest): SettleResult {
+      const { lock, lockTtlMs, queueTtlMs, marks, settled, queue, released, limit } = request;
+      for (const mark of marks) write(mark.key, mark.value, mark.ttlMs);
+      if (!holds(lock)) return { outcome: 'lost' };
+      const queued = readQueued(queue, settled, limit);
+      if (queued.length > 0) {
+        renewLock(lock, lockTtlMs);
+        const kept = queues.get(queue);
+        if (kept && queueTtlMs !== undefined) kept.expiresAt = now() + queueTtlMs;
+        return { outcome: 'queued', queued };
+      }
+      releaseLock(lock);
+      publish(released.channel, released.message);
+      return { outcome: 'released' };
     },
   };
-  return store;
 }

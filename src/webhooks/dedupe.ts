@@ -8,6 +8,7 @@
 // process alive, as the delivery they answer does.
 
 import { sleep } from '../core/retry.js';
+import type { StoreAnswer } from '../store/bot-store.js';
 import type { Admission, BatchOutcome } from './lanes.js';
 
 /** The runs this process answered before they ended, by webhook id, so their retries can wait on them. @internal */
@@ -56,7 +57,7 @@ async function settledWithin(work: Promise<BatchOutcome>, ms: number): Promise<B
  */
 export async function admitOnceSettled(
   webhookId: string,
-  admit: () => Promise<Admission>,
+  admit: () => StoreAnswer<Admission>,
   runs: EarlyRuns,
   deadline: number,
   pollMs: number,

@@ -6,6 +6,7 @@
 
 import { sleep } from '../core/retry.js';
 import type { WebhookEvent } from '../schemas/webhooks.js';
+import { pending, type StoreAnswer } from '../store/bot-store.js';
 import {
   annotate,
   childSpan,
@@ -77,7 +78,7 @@ export interface DeliveryDeps {
    * Claims the delivery and, once claimed, runs its handlers (in its conversation's order) and settles
    * its claim (lanes.ts); rejects only when the claim could not be made (the work never rejects).
    */
-  admit(delivery: Delivery, text: string): Promise<Admission>;
+  admit(delivery: Delivery, text: string): StoreAnswer<Admission>;
   /** What the deliveries started, until it ended (`bot.idle()`). */
   work: Tracker;
   /** The bot's `waitUntil` option, for a call that passes none. */
@@ -192,7 +193,7 @@ const UNAUTHENTICATED: ReadonlySet<WebhookVerificationErrorCode> = new Set([
  * shorter than the delivery's wait is ridden out instead of answered 503, which would push the delivery
  * to the service's next retry (5 s, then 5 min). The last failure is thrown.
  */
-async function rideOut<T>(step: () => Promise<T>, deadline: number, failure: unknown): Promise<T> {
+async function rideOut<T>(step: () => StoreAnswer<T>, deadline: number, failure: unknown): Promise<T> {
   for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
     if (Date.now() + delay >= deadline) throw failure;
     await sleep(delay, undefined);
@@ -344,7 +345,9 @@ async function answerDelivery(
     const delivery: Delivery = trace ? { webhookId, event, trace } : { webhookId, event };
     const admit = () => deps.admit(delivery, verified.text);
     try {
-      admission = await admit();
+      // Awaited only when pending: on the memory store the handler has started by now.
+      const first = admit();
+      admission = pending(first) ? await first : first;
     } catch (error) {
       waited = true;
       admission = await rideOut(admit, deadline, error);

@@ -41,8 +41,14 @@
 import { sleep } from '../core/retry.js';
 import type { Message } from '../schemas/messages.js';
 import { type MessageReceivedEvent, parseWebhookEvent, type WebhookEvent } from '../schemas/webhooks.js';
-import { type BotStore, renewalEveryMs, type StoreLock } from '../store/bot-store.js';
-import type { AdmitRequest, SettleRequest } from '../store/compound.js';
+import {
+  type BotStore,
+  pending,
+  renewalEveryMs,
+  type StoreAnswer,
+  type StoreLock,
+} from '../store/bot-store.js';
+import type { AdmitResult, SettleRequest } from '../store/compound.js';
 import { claimOnce } from '../store/compound.js';
 import { StoreUnavailableError } from '../store/store-error.js';
 import { metric } from '../telemetry.js';
@@ -340,7 +346,7 @@ export function createLanes(o: LaneOptions) {
   // meanwhile comes next), so it reads only the head: a read costs one message whatever the backlog
   // (a read of the whole queue per message would make the store send the square of the backlog).
   // The others hand everything queued to one run.
-  const readLimit = policy === 'queue' ? { limit: 1 } : {};
+  const limit = policy === 'queue' ? 1 : undefined;
   // Every run's lifetime under one timer, and every renewal of a lock or a claim under another;
   // neither keeps a Node process alive on its own.
   const lifetimes = createDeadlines(o.maxHandlerMs, false);
@@ -682,10 +688,11 @@ export function createLanes(o: LaneOptions) {
             settled,
             queue: queueKey(conversationId),
             released: { channel: `released:${conversationId}`, message: '' },
-            ...readLimit,
+            limit,
           };
           holder.joined = false;
-          const next = await store.settle(request);
+          const answer = store.settle(request);
+          const next = pending(answer) ? await answer : answer;
           marks = [];
           settled = [];
           tell();
@@ -896,35 +903,44 @@ export function createLanes(o: LaneOptions) {
    * body, queued as it came (no second serialization of the event). Rejects only when the store
    * failed before anything was claimed.
    */
-  const admit = async (delivery: Delivery, text: string): Promise<Admission> => {
+  const admit = (delivery: Delivery, text: string): StoreAnswer<Admission> => {
     const { webhookId, event } = delivery;
     const claim = claimWrite(webhookId, o.lockTtlMs);
     if (policy === 'concurrent' || event.type !== 'message.received') {
-      const taken = await claimOnce(store, claim);
-      if (!taken.claimed) {
-        debug?.('duplicate', { webhookId, claim: refusedClaim(taken.current) });
-        return { claim: refusedClaim(taken.current) };
-      }
-      debug?.('claimed', { webhookId, type: event.type });
-      return claimed(webhookId, () => runAlone(delivery));
+      return claimOnce(store, claim).then((taken) => {
+        if (!taken.claimed) {
+          debug?.('duplicate', { webhookId, claim: refusedClaim(taken.current) });
+          return { claim: refusedClaim(taken.current) };
+        }
+        debug?.('claimed', { webhookId, type: event.type });
+        return claimed(webhookId, () => runAlone(delivery));
+      });
     }
     const item = delivery as QueuedItem;
     const conversationId = item.event.conversationId;
     const member = queueMember(webhookId, text);
-    const request: AdmitRequest = {
+    // The store's own step (the BotStore contract, src/store/compound.ts), awaited only when pending.
+    const answer = store.admit({
       claim,
       queue: { key: queueKey(conversationId), member, score: sequenceOf(item), ttlMs: queueTtlMs },
       lock: { key: lockKey(conversationId), ttlMs: o.lockTtlMs },
-      ...readLimit,
+      limit,
       // A holder that runs in order reads its conversation's order record first: read with the queue.
-      ...(ordered ? { read: orderKey(conversationId) } : {}),
-    };
-    // The store's own step (the BotStore contract, src/store/compound.ts).
-    const admitted = await store.admit(request);
+      read: ordered ? orderKey(conversationId) : undefined,
+    });
+    return pending(answer)
+      ? answer.then((admitted) => queued(item, member, admitted))
+      : queued(item, member, answer);
+  };
+
+  /** A conversation's message once its admit answered: refused, or claimed and followed to its outcome. */
+  const queued = (item: QueuedItem, member: string, admitted: AdmitResult): Admission => {
+    const { webhookId } = item;
     if (!admitted.claimed) {
       debug?.('duplicate', { webhookId, claim: refusedClaim(admitted.current) });
       return { claim: refusedClaim(admitted.current) };
     }
+    const conversationId = item.event.conversationId;
     debug?.('claimed and queued', { webhookId, conversationId, lock: admitted.lock ? 'taken' : 'held' });
     const fresh = { member, until: Date.now() + o.lockTtlMs };
     const held = admitted.lock ? admitted : undefined;
