@@ -133,7 +133,8 @@ describe('a Redis that goes away', () => {
     await store.subscribe('ch', () => {});
 
     await proxy.cut();
-    const calls: [string, () => Promise<unknown>][] = [
+    // admit and settle answer a StoreAnswer: a promise on Redis, awaited as any other.
+    const calls: [string, () => unknown][] = [
       ['setIfAbsent', () => store.setIfAbsent('evt_1', 'x', 1000)],
       ['get', () => store.get('kept')],
       ['compareAndSet', () => store.compareAndSet('kept', 'before the cut', 'after')],
@@ -166,7 +167,9 @@ describe('a Redis that goes away', () => {
           }),
       ],
     ];
-    const errors = await Promise.all(calls.map(([, call]) => call().catch((e: unknown) => e)));
+    const errors = await Promise.all(
+      calls.map(async ([, call]) => Promise.resolve(call()).catch((e: unknown) => e)),
+    );
     errors.forEach((error, i) => {
       const operation = calls[i]![0];
       expect(StoreUnavailableError.is(error), `${operation}: ${String(error)}`).toBe(true);
