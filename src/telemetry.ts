@@ -1,5 +1,5 @@
 // The bridge to OpenTelemetry. `@opentelemetry/api` is an optional peer: it is loaded once, by
-// `loadTelemetry()`, with an import whose name bundlers do not follow, so an app without it bundles
+// `telemetryLoading()`, with an import whose name bundlers do not follow, so an app without it bundles
 // and runs as before and every function here answers at once with nothing. With the API present and
 // no provider registered, nothing is made either: whether a tracer provider is registered is read
 // from the global provider's delegate (the API's own no-op provider until one is set), and whether a
@@ -27,15 +27,6 @@ export interface Traced {
 /** The attributes this SDK sets: its own (prefixed here) beside standard ones (given with a dot). */
 export type SpanAttributes = Record<string, string | number | boolean | undefined>;
 
-interface Instruments {
-  deliveries: OtelApi.Counter;
-  handlerDuration: OtelApi.Histogram;
-  turnWait: OtelApi.Histogram;
-  replies: OtelApi.Counter;
-  retries: OtelApi.Counter;
-  gaps: OtelApi.Counter;
-}
-
 let api: Api | null | undefined;
 let loading: Promise<void> | undefined;
 // The delegate of a global tracer provider with none registered: the API's no-op provider.
@@ -45,21 +36,20 @@ let noTracerProvider: unknown;
 let tracer: OtelApi.Tracer | undefined;
 let tracerOf: unknown;
 // The instruments, and the meter provider they came from; `undefined` for the API's no-op meter.
-let instruments: Instruments | undefined;
+let instruments: Record<Instrument, (value: number, attributes: OtelApi.Attributes) => void> | undefined;
 let instrumentsOf: unknown;
 
 /**
- * Loads `@opentelemetry/api` once, if it is installed; resolves when that is known. Called by
- * `createBot` and by the first request of a client, so spans start with the first delivery.
+ * Loads `@opentelemetry/api` once, if it is installed: until that is known, the promise of it; then
+ * `undefined`, so a delivery and a client's request await it once, on the first of them.
  * @internal
  */
-export function loadTelemetry(): Promise<void> {
+export function telemetryLoading(): Promise<void> | undefined {
+  if (api !== undefined) return undefined;
   loading ??= (import(/* @vite-ignore */ PEER) as Promise<Api>).then(
     (loaded) => {
-      // A proxy provider that was never given a delegate answers the no-op one (an API without the
-      // proxy class leaves this unset, and every delivery then asks its tracer instead).
-      const ProxyProvider = loaded.ProxyTracerProvider as (new () => { getDelegate(): unknown }) | undefined;
-      noTracerProvider = typeof ProxyProvider === 'function' ? new ProxyProvider().getDelegate() : undefined;
+      // A proxy provider that was never given a delegate answers the no-op one.
+      noTracerProvider = new loaded.ProxyTracerProvider().getDelegate();
       api = loaded;
     },
     () => {
@@ -67,15 +57,6 @@ export function loadTelemetry(): Promise<void> {
     },
   );
   return loading;
-}
-
-/**
- * Until the API's load settled, the promise of it (the load started if it had not); then `undefined`,
- * so a caller awaits it once, on its first use.
- * @internal
- */
-export function telemetryLoading(): Promise<void> | undefined {
-  return api === undefined ? loadTelemetry() : undefined;
 }
 
 function named(attributes: SpanAttributes): OtelApi.Attributes {
@@ -102,7 +83,7 @@ const STANDARD = ['http.', 'url.', 'server.', 'error.', 'gen_ai.', 'network.'];
 function activeTracer(): OtelApi.Tracer | undefined {
   if (!api) return undefined;
   const provider = api.trace.getTracerProvider() as OtelApi.TracerProvider & { getDelegate?: () => unknown };
-  if (noTracerProvider !== undefined && provider.getDelegate?.() === noTracerProvider) return undefined;
+  if (provider.getDelegate?.() === noTracerProvider) return undefined;
   if (provider !== tracerOf) {
     tracerOf = provider;
     tracer = provider.getTracer(NAME);
@@ -120,24 +101,13 @@ export function startSpan(
   name: string,
   attributes: SpanAttributes,
   parent?: Traced | OtelApi.Context,
-  kind?: 'client' | 'server',
+  kind: 'INTERNAL' | 'CLIENT' | 'SERVER' = 'INTERNAL',
 ): Traced | undefined {
   const traced = activeTracer();
   if (!api || !traced) return undefined;
   const parentContext =
     parent === undefined ? api.context.active() : 'span' in parent ? parent.context : parent;
-  const span = traced.startSpan(
-    name,
-    {
-      kind:
-        kind === 'client'
-          ? api.SpanKind.CLIENT
-          : kind === 'server'
-            ? api.SpanKind.SERVER
-            : api.SpanKind.INTERNAL,
-    },
-    parentContext,
-  );
+  const span = traced.startSpan(name, { kind: api.SpanKind[kind] }, parentContext);
   // No provider registered (the API's no-op tracer), or sampled out: nothing under it is recorded
   // either, so the caller skips its children, its context and its attributes altogether.
   if (!span.isRecording()) return undefined;
@@ -194,7 +164,7 @@ export function bindSpan(key: object, traced: Traced | undefined): void {
 
 /** Sets attributes on the span bound to `key`, if any (the route a context took). @internal */
 export function annotateBound(key: object, attributes: SpanAttributes): void {
-  if (api) annotate(handlerSpans.get(key), attributes);
+  annotate(handlerSpans.get(key), attributes);
 }
 
 // Recoveries recorded on each span (a reply's), for its `reply.recoveries` attribute.
@@ -234,12 +204,8 @@ export function startServerSpan<H>(
   read: (headers: H, name: string) => string | null | undefined,
 ): Traced | undefined {
   if (!api || !activeTracer()) return undefined;
-  const traceparent = read(headers, 'traceparent');
-  if (!traceparent) return startSpan(name, {}, undefined, 'server');
-  const carrier: Record<string, string> = { traceparent };
-  const tracestate = read(headers, 'tracestate');
-  if (tracestate) carrier.tracestate = tracestate;
-  return startSpan(name, {}, api.propagation.extract(api.context.active(), carrier), 'server');
+  const getter = { get: (carrier: H, key: string) => read(carrier, key) ?? undefined, keys: () => [] };
+  return startSpan(name, {}, api.propagation.extract(api.context.active(), headers, getter), 'SERVER');
 }
 
 /** Adds `traceparent` (through the registered propagator) to an outgoing request's headers. @internal */
@@ -258,60 +224,44 @@ export function activeTraceparent(): string | undefined {
   return carrier.traceparent;
 }
 
-/** The instruments of the registered meter provider; `undefined` with the API absent or no provider. */
-function meters(): Instruments | undefined {
-  if (!api) return undefined;
+/** The instruments, by name after the prefix: a description, and a unit for a histogram (else a counter). */
+const INSTRUMENTS = {
+  deliveries: ['Webhook deliveries, by outcome'],
+  'handler.duration': ['How long a handler run took', 'ms'],
+  'turn.wait': ["How long a message waited for its conversation's turn", 'ms'],
+  replies: ['Replies, by outcome and transport'],
+  'client.retries': ['Client requests sent again'],
+  'order.gaps': ['Missing predecessors a message waited for, by outcome (arrived, given_up)'],
+} satisfies Record<string, [string, string?]>;
+
+/** The name of one of the bot's and the client's instruments. @internal */
+export type Instrument = keyof typeof INSTRUMENTS;
+
+/**
+ * Records `value` on the instrument `name` (adds it to a counter), with `attributes` named as a
+ * span's; nothing with the API absent or no meter provider registered. @internal
+ */
+export function recordMetric(name: Instrument, value: number, attributes: SpanAttributes = {}): void {
+  if (!api) return;
   const provider = api.metrics.getMeterProvider();
-  if (provider === instrumentsOf) return instruments;
-  instrumentsOf = provider;
-  const meter = provider.getMeter(NAME);
-  instruments = meter === api.createNoopMeter?.() ? undefined : makeInstruments(meter);
-  return instruments;
+  if (provider !== instrumentsOf) {
+    instrumentsOf = provider;
+    const meter = provider.getMeter(NAME);
+    instruments = meter === api.createNoopMeter() ? undefined : makeInstruments(meter);
+  }
+  instruments?.[name](value, named(attributes));
 }
 
-function makeInstruments(meter: OtelApi.Meter): Instruments {
-  return {
-    deliveries: meter.createCounter(`${PREFIX}deliveries`, { description: 'Webhook deliveries, by outcome' }),
-    handlerDuration: meter.createHistogram(`${PREFIX}handler.duration`, {
-      description: 'How long a handler run took',
-      unit: 'ms',
-    }),
-    turnWait: meter.createHistogram(`${PREFIX}turn.wait`, {
-      description: "How long a message waited for its conversation's turn",
-      unit: 'ms',
-    }),
-    replies: meter.createCounter(`${PREFIX}replies`, { description: 'Replies, by outcome and transport' }),
-    retries: meter.createCounter(`${PREFIX}client.retries`, { description: 'Client requests sent again' }),
-    gaps: meter.createCounter(`${PREFIX}order.gaps`, {
-      description: 'Missing predecessors a message waited for, by outcome (arrived, given_up)',
-    }),
-  };
+function makeInstruments(meter: OtelApi.Meter) {
+  const made = {} as NonNullable<typeof instruments>;
+  for (const [name, [description, unit]] of Object.entries<[string, string?]>(INSTRUMENTS)) {
+    if (unit === undefined) {
+      const counter = meter.createCounter(PREFIX + name, { description });
+      made[name as Instrument] = (value, attributes) => counter.add(value, attributes);
+    } else {
+      const histogram = meter.createHistogram(PREFIX + name, { description, unit });
+      made[name as Instrument] = (value, attributes) => histogram.record(value, attributes);
+    }
+  }
+  return made;
 }
-
-/** The bot's and the client's measurements (no-ops without OpenTelemetry). @internal */
-export const metric = {
-  delivery(outcome: string, eventType: string | undefined): void {
-    meters()?.deliveries.add(1, {
-      'agent_messaging.outcome': outcome,
-      ...(eventType === undefined ? {} : { 'agent_messaging.event.type': eventType }),
-    });
-  },
-  handler(ms: number, outcome: string): void {
-    meters()?.handlerDuration.record(ms, { 'agent_messaging.outcome': outcome });
-  },
-  turnWait(ms: number): void {
-    meters()?.turnWait.record(ms);
-  },
-  reply(outcome: string, transport: string): void {
-    meters()?.replies.add(1, {
-      'agent_messaging.reply.outcome': outcome,
-      'agent_messaging.reply.transport': transport,
-    });
-  },
-  retry(method: string, route: string): void {
-    meters()?.retries.add(1, { 'http.request.method': method, 'url.template': route });
-  },
-  gap(outcome: 'arrived' | 'given_up'): void {
-    meters()?.gaps.add(1, { 'agent_messaging.outcome': outcome });
-  },
-};

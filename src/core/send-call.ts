@@ -8,7 +8,7 @@ import {
   annotate,
   endSpan,
   injectContext,
-  metric,
+  recordMetric,
   spanEvent,
   startSpan,
   telemetryLoading,
@@ -51,7 +51,7 @@ export async function sendCall(call: Call, config: TransportConfig): Promise<Res
   const loading = telemetryLoading();
   if (loading) await loading;
   // The call's span (HTTP semantic conventions), under whatever span is active (a reply, a handler).
-  const span = startSpan(`${call.method} ${call.route}`, {}, undefined, 'client');
+  const span = startSpan(`${call.method} ${call.route}`, {}, undefined, 'CLIENT');
   annotate(span, {
     'http.request.method': call.method,
     'url.template': call.route,
@@ -80,7 +80,7 @@ export async function sendCall(call: Call, config: TransportConfig): Promise<Res
       'retry.delay_ms': delayMs,
       'retry.reason': (failure as Error).name,
     });
-    metric.retry(call.method, call.route);
+    recordMetric('client.retries', 1, { 'http.request.method': call.method, 'url.template': call.route });
     log?.('agent-messaging retry', {
       method: call.method,
       path: call.logPath,

@@ -29,7 +29,15 @@ import type { UploadData } from '../resources/attachments.js';
 import type { SendBlock } from '../schemas/messages.js';
 import { type ReplySource, replySource } from '../streaming/pipe-reply.js';
 import { storeLedger } from '../streaming/store-ledger.js';
-import { annotate, annotateActive, childSpan, endSpan, inSpan, metric, recoveriesOf } from '../telemetry.js';
+import {
+  annotate,
+  annotateActive,
+  childSpan,
+  endSpan,
+  inSpan,
+  recordMetric,
+  recoveriesOf,
+} from '../telemetry.js';
 import type { BotFileReplyResult, BotReplyOptions, BotReplyResult, BotRuntime } from './bot-types.js';
 import { DEDUPE_RETENTION_MS } from './lanes.js';
 
@@ -365,7 +373,7 @@ async function inReplySpan<T extends object>(transport: Transport, send: () => P
       'reply.recoveries': recoveriesOf(span),
       'reply.duration_ms': Math.round(performance.now() - started),
     });
-    metric.reply(outcome, transport);
+    recordMetric('replies', 1, { 'reply.outcome': outcome, 'reply.transport': transport });
     endSpan(
       span,
       outcome === 'interrupted' ? new Error('the reply was cut short and marked interrupted') : undefined,
@@ -373,7 +381,7 @@ async function inReplySpan<T extends object>(transport: Transport, send: () => P
     return result;
   } catch (error) {
     annotate(span, { 'reply.outcome': 'failed', 'reply.recoveries': recoveriesOf(span) });
-    metric.reply('failed', transport);
+    recordMetric('replies', 1, { 'reply.outcome': 'failed', 'reply.transport': transport });
     endSpan(span, error);
     throw error;
   }

@@ -12,7 +12,7 @@ import {
   childSpan,
   endSpan,
   inSpan,
-  metric,
+  recordMetric,
   startServerSpan,
   type Traced,
   telemetryLoading,
@@ -54,7 +54,7 @@ export function endTurn(
   if (!trace?.turn) return;
   const waitMs = performance.now() - trace.since;
   annotate(trace.turn, { 'turn.wait_ms': Math.round(waitMs), ...attributes });
-  metric.turnWait(waitMs);
+  recordMetric('turn.wait', waitMs);
   endSpan(trace.turn);
   trace.turn = undefined;
 }
@@ -279,7 +279,7 @@ export async function deliver(
   const { answer, outcome, type } = span
     ? await inSpan(span, () => answerDelivery(body, headers, deps, waitUntil, span))
     : await answerDelivery(body, headers, deps, waitUntil, undefined);
-  metric.delivery(outcome, type);
+  recordMetric('deliveries', 1, { outcome, 'event.type': type });
   if (span) {
     annotate(span, { outcome, 'http.response.status_code': answer.status });
     endSpan(span, answer.status >= 500 ? new Error(`the delivery was answered ${answer.status}`) : undefined);

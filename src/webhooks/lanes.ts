@@ -51,7 +51,7 @@ import {
 import type { AdmitResult, SettleRequest } from '../store/compound.js';
 import { claimOnce } from '../store/compound.js';
 import { StoreUnavailableError } from '../store/store-error.js';
-import { metric } from '../telemetry.js';
+import { recordMetric } from '../telemetry.js';
 import type { DeliveryTrace } from './delivery.js';
 import { MessageGivenUpError } from './given-up-error.js';
 import { createDeadlines, type Deadline, type Deadlines } from './timers.js';
@@ -1108,7 +1108,7 @@ export class ConversationOrder {
       missing = this.#missingBelow(floor, top, queued);
     }
     if (missing.length === 0) {
-      if (this.#waiting) metric.gap('arrived');
+      if (this.#waiting) recordMetric('order.gaps', 1, { outcome: 'arrived' });
       this.#deadline = undefined;
       this.#waiting = false;
       return 0;
@@ -1132,7 +1132,7 @@ export class ConversationOrder {
       sequence: top,
       missing,
     });
-    metric.gap('given_up');
+    recordMetric('order.gaps', 1, { outcome: 'given_up' });
     this.#settled ??= new Set();
     for (const sequence of missing) {
       this.#settled.add(sequence);

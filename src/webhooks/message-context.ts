@@ -14,7 +14,7 @@ import type { AgentClient } from '../client/agent-client.js';
 import { ValidationError } from '../core/errors.js';
 import { conversationHistory } from '../llm/conversation-history.js';
 import type { MessageReceivedEvent } from '../schemas/webhooks.js';
-import { annotate, bindSpan, childSpan, endSpan, inSpan, metric, type Traced } from '../telemetry.js';
+import { annotate, bindSpan, childSpan, endSpan, inSpan, recordMetric, type Traced } from '../telemetry.js';
 import type { BotRuntime, EventContext, MessageContext } from './bot-types.js';
 import { createReplies, type Replies } from './context-reply.js';
 import { endTurn } from './delivery.js';
@@ -194,7 +194,7 @@ async function traced(span: Traced, signal: AbortSignal, fn: () => Promise<void>
     ended = true;
     const outcome = error === undefined ? 'ok' : signal.aborted ? (signal.reason as Error).name : 'failed';
     annotate(span, { outcome });
-    metric.handler(performance.now() - started, outcome);
+    recordMetric('handler.duration', performance.now() - started, { outcome });
     endSpan(span, error);
   };
   const onAbort = () => end(signal.reason);
