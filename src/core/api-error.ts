@@ -109,13 +109,8 @@ const byStatus: Record<number, new (init: ApiErrorInit) => ApiError> = {
   429: RateLimitError,
 };
 
-const classOf = (status: number) => byStatus[status] ?? (status >= 500 ? InternalServerError : ApiError);
-
 /** The ApiError subclass for a status: NotFoundError for 404, InternalServerError for 5xx, ... */
 export function createApiError(init: ApiErrorInit): ApiError {
-  const ErrorClass = classOf(init.status);
+  const ErrorClass = byStatus[init.status] ?? (init.status >= 500 ? InternalServerError : ApiError);
   return new ErrorClass(init);
 }
-
-/** The name of the error a status becomes, for log lines. @internal */
-export const apiErrorName = (status: number): string => classOf(status).name;

@@ -13,7 +13,7 @@ import {
   startSpan,
   telemetryLoading,
 } from '../telemetry.js';
-import { ApiError, type ApiErrorInit, apiErrorName, createApiError, RateLimitError } from './api-error.js';
+import { ApiError, type ApiErrorInit, createApiError, RateLimitError } from './api-error.js';
 import type { TransportConfig } from './client-config.js';
 import { AgentMessagingError, ConnectionError, InvalidResponseError, TimeoutError } from './errors.js';
 import { abortedError, isRetryStatus, kyRetry, parseRetryAfter, retryAfterTooLong } from './retry.js';
@@ -69,7 +69,7 @@ export async function sendCall(call: Call, config: TransportConfig): Promise<Res
       attempt,
       requestId: response?.headers.get('request-id') ?? undefined,
       durationMs: Math.round(performance.now() - started),
-      error: response && !response.ok ? apiErrorName(response.status) : (failure as Error | undefined)?.name,
+      error: (failure as Error | undefined)?.name,
     });
   const onRetry = (failure: unknown, next: number, delayMs: number) => {
     // An error answer was logged as it arrived; any other failure is logged here, with its attempt.
@@ -128,8 +128,9 @@ export async function sendCall(call: Call, config: TransportConfig): Promise<Res
     }
     // An error body that fails to arrive whole is only decoration lost, as ky's own read treats it.
     const text = await readCapped(response, maxBytes, call.operation).catch(() => '');
-    if (log) logAttempt(response);
-    throw errorFromAnswer(response, text, config.token);
+    const failure = errorFromAnswer(response, text, config.token);
+    if (log) logAttempt(response, failure);
+    throw failure;
   };
   const options: Options = {
     method: call.method,

@@ -1,6 +1,7 @@
 // The one place requests leave the process: auth, idempotency keys, and ky's own per-attempt timeout
 // and retries under the SDK's retry policy (retry.ts); failures become the SDK's typed errors.
 
+import type { Options } from 'ky';
 import type * as z from 'zod/mini';
 import { type Endpoint, type EndpointKey, endpoints, PATH_PARAMS, type ResponseOf } from '../endpoints.js';
 import { fieldIssues, safeParse } from '../schemas/issues.js';
@@ -29,13 +30,9 @@ export interface CallInit {
   options?: RequestOptions | undefined;
   /** The public method, where it is not the key (`conversations.history`), for errors and logs. */
   operation?: string;
-}
-
-/** A call whose 2xx answer is handed over unread (streaming). */
-export interface RawInit extends CallInit {
   /** `content-type` of the body; `application/json` by default. */
   contentType?: string;
-  /** `accept` header, such as `text/event-stream`. */
+  /** `accept` header: `application/json` for `request`; for `raw`, such as `text/event-stream`. */
   accept?: string;
 }
 
@@ -44,9 +41,7 @@ export interface UploadSpec {
   url: string;
   body: Blob | Uint8Array<ArrayBuffer>;
   contentType: string;
-  onProgress?:
-    | ((progress: { percent: number; transferredBytes: number; totalBytes: number }) => void)
-    | undefined;
+  onProgress?: Options['onUploadProgress'];
   operation: string;
   options?: RequestOptions | undefined;
 }
@@ -82,11 +77,10 @@ export class Transport {
    * A call whose 2xx answer is returned unread, once its status is known; a non-2xx answer becomes the
    * typed ApiError. A JSON body is retried like `request`; a byte stream is sent once (ky would tee it).
    */
-  async raw(key: EndpointKey, init: RawInit): Promise<Response> {
+  async raw(key: EndpointKey, init: CallInit): Promise<Response> {
     const stream = isByteStream(init.body);
-    const call = this.#prepare(key, init, stream ? (init.body as BodyInit) : undefined, init.contentType);
+    const call = this.#prepare(key, init, stream ? (init.body as BodyInit) : undefined);
     if (stream) call.retries = 0;
-    if (init.accept) call.headers.accept = init.accept;
     return this.#send(call);
   }
 
@@ -96,8 +90,8 @@ export class Transport {
    */
   async upload(spec: UploadSpec): Promise<Response> {
     const body = spec.onProgress ? inParts(spec.body) : spec.body;
-    const init = { operation: spec.operation, options: spec.options };
-    const call = this.#prepare('files.upload', init, body, spec.contentType);
+    const init = { operation: spec.operation, options: spec.options, contentType: spec.contentType };
+    const call = this.#prepare('files.upload', init, body);
     delete call.headers.authorization;
     call.url = spec.url;
     call.logPath = 'upload_url';
@@ -112,8 +106,7 @@ export class Transport {
   }
 
   async #request<K extends EndpointKey>(key: K, init: CallInit): Promise<WithResponse<ResponseOf<K>>> {
-    const call = this.#prepare(key, init, undefined, undefined);
-    call.headers.accept = 'application/json';
+    const call = this.#prepare(key, { ...init, accept: 'application/json' });
     call.readsAnswer = true;
     // Buffered under maxResponseBytes within the attempt (send-call.ts): this text is in memory.
     const response = await this.#send(call);
@@ -137,12 +130,7 @@ export class Transport {
   }
 
   /** Checks the call against its endpoint and builds what is sent; `bytes` is a body sent as is. */
-  #prepare(
-    key: EndpointKey,
-    init: CallInit,
-    bytes: BodyInit | undefined,
-    contentType: string | undefined,
-  ): Call {
+  #prepare(key: EndpointKey, init: CallInit, bytes?: BodyInit): Call {
     const endpoint: Endpoint = endpoints[key];
     const operation = init.operation ?? key;
     const options = checkRequestOptions(init.options, operation);
@@ -160,12 +148,13 @@ export class Transport {
     }
     const headers: Record<string, string> = {};
     if (this.#config.token !== undefined) headers.authorization = `Bearer ${this.#config.token}`;
-    if (body !== undefined) headers['content-type'] = contentType ?? 'application/json';
+    if (body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
     const idempotencyKey =
       options.idempotencyKey ?? (endpoint.retry === 'keyed' ? randomIdempotencyKey() : undefined);
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     // Lower-cased, so that a caller's `Content-Type` replaces ours instead of joining it.
     for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
+    if (init.accept) headers.accept = init.accept;
     return {
       url: this.baseUrl + withQuery(path, query as Record<string, unknown> | undefined),
       method: endpoint.method,
