@@ -18,24 +18,19 @@ const script = (source: string): LuaScript => ({
 });
 
 /**
- * KEYS[1] the key; ARGV: [1] '1' when a value is expected ([2] the value), [3] '1' when a next value is
- * set ([4] the value), [5] its TTL in ms or ''. 1 when it swapped.
+ * KEYS[1] the key; ARGV: [1] '1' when a value is expected ([2] the value; else the key must be absent,
+ * which GET answers as false), [3] '1' when a next value is set ([4] the value; else the key is
+ * deleted), [5] its TTL in ms or ''. 1 when it swapped.
  */
 export const COMPARE_AND_SET = script(`
-local current = redis.call('GET', KEYS[1])
-if ARGV[1] == '1' then
-  if current ~= ARGV[2] then return 0 end
-elseif current then
-  return 0
-end
-if ARGV[3] == '1' then
-  if ARGV[5] == '' then
-    redis.call('SET', KEYS[1], ARGV[4])
-  else
-    redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5])
-  end
-else
+local expected = ARGV[1] == '1' and ARGV[2] or false
+if redis.call('GET', KEYS[1]) ~= expected then return 0 end
+if ARGV[3] ~= '1' then
   redis.call('DEL', KEYS[1])
+elseif ARGV[5] == '' then
+  redis.call('SET', KEYS[1], ARGV[4])
+else
+  redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5])
 end
 return 1`);
 
