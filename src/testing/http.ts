@@ -119,8 +119,11 @@ export interface MockRequest {
   readonly url: URL;
   readonly headers: HeaderReader;
   readonly body: RequestBody;
-  /** Aborts when the client goes away: an event stream then stops following. */
-  readonly signal: AbortSignal | undefined;
+  /**
+   * A Fetch request's signal: an event stream stops following, and its body errors, when it aborts
+   * (the loopback door cancels the body instead, when its client goes away).
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** A Fetch `Request` as the entry reads it (mock.fetch and the msw handlers). */

@@ -13,7 +13,6 @@ import { emulatorPage } from './emulator/serve.js';
 import {
   type Answer,
   errorResponse,
-  type HeaderReader,
   JsonAnswer,
   MAX_BODY_BYTES,
   type MockRequest,
@@ -59,36 +58,6 @@ export async function serveOnLoopback(entry: Entry, port: number): Promise<MockS
   };
 }
 
-/**
- * A call of the loopback door as the entry reads it. Its signal (the client went away before the
- * answer finished) is made on first read: only a streamed answer needs it.
- */
-class DoorRequest implements MockRequest {
-  #controller: AbortController | undefined;
-
-  constructor(
-    readonly method: string,
-    readonly url: URL,
-    readonly headers: HeaderReader,
-    readonly body: RequestBody,
-    private readonly res: ServerResponse,
-  ) {}
-
-  get signal(): AbortSignal {
-    if (!this.#controller) {
-      const controller = new AbortController();
-      this.#controller = controller;
-      const { res } = this;
-      if (res.destroyed && !res.writableFinished) controller.abort();
-      else
-        res.once('close', () => {
-          if (!res.writableFinished) controller.abort();
-        });
-    }
-    return this.#controller.signal;
-  }
-}
-
 /** The body for the entry: bytes when read whole, a stream for NDJSON or past the limit. */
 async function bodyOf(req: IncomingMessage, res: ServerResponse, ndjson: boolean): Promise<RequestBody> {
   if (req.method === 'GET' || req.method === 'HEAD') return null;
@@ -120,7 +89,7 @@ async function answer(entry: Entry, req: IncomingMessage, res: ServerResponse, o
     );
   }
   const headers = new RawHeaders(req.rawHeaders);
-  const request = new DoorRequest(method, url, headers, await bodyOf(req, res, isNdjson(headers)), res);
+  const request: MockRequest = { method, url, headers, body: await bodyOf(req, res, isNdjson(headers)) };
   const refusal = loopbackRefusal(request);
   const answer = refusal
     ? withHeaders(errorResponse(refusal), { 'request-id': newId('req') })
@@ -131,5 +100,11 @@ async function answer(entry: Entry, req: IncomingMessage, res: ServerResponse, o
     socket.destroy();
     return;
   }
-  await writeResponse(res, answer, request.signal);
+  // A client that goes away before the answer ends cancels its body (an event stream stops following).
+  if (res.destroyed) return void (await answer.body?.cancel().catch(() => undefined));
+  const gone = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  await writeResponse(res, answer, gone.signal);
 }
