@@ -164,29 +164,12 @@ export function messageView(message: MessageRecord): Message {
   };
 }
 
-/** The tombstone answer of unsend: only what survives deletion. */
-function tombstoneView(message: MessageRecord): Record<string, unknown> {
-  return {
-    id: message.id,
-    conversation_id: message.conversation_id,
-    sequence: message.sequence,
-    sender: { id: message.sender_id },
-    status: message.status,
-    created_at: message.created_at.toISOString(),
-  };
-}
-
 /** The newest messages first, below `beforeSequence` when given. */
-export function newestFirst(
-  conversation: ConversationRecord,
-  limit: number,
-  beforeSequence?: number,
-): MessageRecord[] {
-  const below =
-    beforeSequence === undefined
-      ? conversation.messages
-      : conversation.messages.filter((m) => m.sequence < beforeSequence);
-  return below.slice(-limit).reverse();
+export function newestFirst(conversation: ConversationRecord, limit: number, beforeSequence = Infinity) {
+  return conversation.messages
+    .filter((m) => m.sequence < beforeSequence)
+    .slice(-limit)
+    .reverse();
 }
 
 /** The unsend window: 120 s after `created_at`. */
@@ -296,7 +279,9 @@ export const unsendMessage = endpoint('messages.unsend', {
       // of the mock is a local view of state, not a notification.
       messageChanged(world, message, 'updated');
     }
-    return json(200, { message: tombstoneView(message) });
+    // The tombstone: only what survives deletion.
+    const { id, conversation_id, sequence, sender, status, created_at } = messageView(message);
+    return json(200, { message: { id, conversation_id, sequence, sender, status, created_at } });
   },
 });
 

@@ -73,24 +73,19 @@ const decoded = (bytes: Uint8Array, over: boolean): Read => ({
 
 async function dispatch(world: MockWorld, request: MockRequest): Promise<Answer> {
   const path = request.url.pathname;
-  if (path === '/_mock' || path.startsWith('/_mock/')) {
-    const { text, over } = await readText(request.body);
-    return run(world, controlRoutes, request, {
-      text: over ? undefined : text,
-      early: over ? tooLarge() : undefined,
-    });
-  }
-  // A streamed body (and a file's bytes, which the rule reads) is not read here; a /v1 request is
-  // logged on arrival, before any fault, with a bounded start of a large body.
-  const ndjson = isNdjson(request.headers);
+  const control = path === '/_mock' || path.startsWith('/_mock/');
   const v1 = path.startsWith('/v1/');
-  let read = v1 && !ndjson ? readText(request.body) : NOT_READ;
+  // A streamed body (and a file's bytes, which the rule reads) is not read here; a /v1 request is
+  // logged on arrival, before any fault, with a bounded start of a large body. Faults are for the
+  // service, never for the control surface.
+  const ndjson = !control && isNdjson(request.headers);
+  let read = (control || v1) && !ndjson ? readText(request.body) : NOT_READ;
   if (read instanceof Promise) read = await read;
   const { text, bytes, over } = read;
   const entry = v1
     ? logRequest(world, request, ndjson ? '' : bytes > 0 ? loggedBody(text!, bytes, over) : null)
     : undefined;
-  const fault = takeFault(world.state, request.method, path);
+  const fault = control ? undefined : takeFault(world.state, request.method, path);
   if (fault?.fault === 'status') return statusResponse(fault.status, fault.code, fault.retry_after);
   const refused = ndjson && (fault?.fault === 'refuse_streamed_body' || !world.options.streamedBodies);
   const lines =
@@ -103,7 +98,8 @@ async function dispatch(world: MockWorld, request: MockRequest): Promise<Answer>
       : undefined;
   // 415 and 413 are known now but answered after authentication (section 2's order).
   const early = refused ? streamingUnsupported() : over ? tooLarge() : undefined;
-  return run(world, serviceRoutes, request, { text: over ? undefined : text, fault, lines, early });
+  const routes = control ? controlRoutes : serviceRoutes;
+  return run(world, routes, request, { text: over ? undefined : text, fault, lines, early });
 }
 
 const tooLarge = () => new MockError(413, 'payload_too_large', `body: larger than ${MAX_BODY_BYTES} bytes`);
