@@ -85,7 +85,7 @@ export function appendText(world: MockWorld, message: MessageRecord, blockId: st
   message.revision += 1;
   message.last_change = world.clock.now();
   scheduleAutoComplete(world, message);
-  world.streams.patched(message.id, blockId, value);
+  world.streams.patched(message, blockId, value);
   messageChanged(world, message, 'updated');
   return message.revision;
 }
@@ -96,7 +96,7 @@ export function completeMessage(world: MockWorld, message: MessageRecord, fallba
   message.status = 'sent';
   if (fallbackText !== undefined) message.fallback_text = fallbackText;
   message.last_change = world.clock.now();
-  world.streams.completed(message.id);
+  world.streams.completed(message);
   messageChanged(world, message, 'updated');
   return message.revision;
 }

@@ -88,17 +88,9 @@ interface StreamOptions {
   onStop?: () => void;
 }
 
-/** One open stream of a message: its writer, its own seq, and where a cut_stream fault breaks it. */
-interface Follower {
-  message: MessageRecord;
-  writer: SseWriter;
-  seq: number;
-  cutAfter: number | undefined;
-}
-
-/** Every open stream, by message id. */
+/** Every open stream of a message, by message id; each counts its own seq. */
 export class StreamHub {
-  readonly #open = new Map<string, Set<Follower>>();
+  readonly #open = new Map<string, Set<SseWriter>>();
 
   /** How many streams follow a message now; a stream leaves when it completes, is cut, or its client goes away. */
   get openCount(): number {
@@ -109,42 +101,39 @@ export class StreamHub {
 
   /** A stream that starts with `message.started` (text so far) and then follows live. */
   open(message: MessageRecord, options: StreamOptions): SseWriter {
-    const followers = this.#open.get(message.id) ?? new Set<Follower>();
+    const writers = this.#open.get(message.id) ?? new Set<SseWriter>();
     const writer = new SseWriter({
       ...options,
       onStop: () => {
-        followers.delete(follower);
+        writers.delete(writer);
         options.onStop?.();
       },
     });
-    const follower: Follower = { message, writer, seq: 0, cutAfter: options.cutAfterEvents };
-    if (follower.cutAfter === 0) writer.cut();
+    if (options.cutAfterEvents === 0) writer.cut();
     else {
-      this.#open.set(message.id, followers.add(follower));
-      send(follower, 'message.started', {
-        message: { id: message.id, content: message.blocks },
-      });
-      if (message.status !== 'streaming') this.completed(message.id);
+      this.#open.set(message.id, writers.add(writer));
+      send(writer, message, 'message.started', { message: { id: message.id, content: message.blocks } });
+      if (message.status !== 'streaming') this.completed(message);
     }
     return writer;
   }
 
   /** Tells every open stream of the message about an applied append. */
-  patched(messageId: string, blockId: string, value: string): void {
+  patched(message: MessageRecord, blockId: string, value: string): void {
     const patch = { op: 'appendText', blockId, path: '/text', value };
-    for (const follower of [...(this.#open.get(messageId) ?? [])]) {
-      send(follower, 'message.patch', { messageId, patch });
+    for (const writer of [...(this.#open.get(message.id) ?? [])]) {
+      send(writer, message, 'message.patch', { messageId: message.id, patch });
     }
   }
 
   /** Tells every open stream of the message that it completed; the streams end. */
-  completed(messageId: string): void {
-    for (const follower of this.#open.get(messageId) ?? []) {
+  completed(message: MessageRecord): void {
+    for (const writer of this.#open.get(message.id) ?? []) {
       // `revision` is an extension field (the SDK must not require it): a reader of a replayed
       // stream, which starts from the text so far, learns the final revision without counting.
-      send(follower, 'message.completed', { messageId, revision: follower.message.revision });
+      send(writer, message, 'message.completed', { messageId: message.id, revision: message.revision });
     }
-    this.closeAll(messageId);
+    this.closeAll(message.id);
   }
 
   /** Ends every open stream (reset, completion or unsend of a streaming message). */
@@ -152,25 +141,25 @@ export class StreamHub {
     const sets = messageId ? [this.#open.get(messageId)] : [...this.#open.values()];
     if (messageId) this.#open.delete(messageId);
     else this.#open.clear();
-    for (const set of sets) for (const follower of set ?? []) follower.writer.close();
+    for (const set of sets) for (const writer of set ?? []) writer.close();
   }
 }
 
-/** One event of a message's stream; it is cut at once when a fault says "after that many events". */
-function send(follower: Follower, type: string, fields: Record<string, unknown>): void {
-  const { writer, message } = follower;
-  if (writer.done) return;
-  follower.seq += 1;
-  const { seq } = follower;
+/** One event of a message's stream, numbered by the stream's own seq. */
+function send(
+  writer: SseWriter,
+  message: MessageRecord,
+  type: string,
+  fields: Record<string, unknown>,
+): void {
   writer.event(type, {
     schema: EVENT_SCHEMA,
     eventId: newId('evt'),
     conversationId: message.conversation_id,
     type,
-    seq,
+    seq: writer.events + 1,
     ...fields,
   });
-  if (follower.cutAfter !== undefined && seq >= follower.cutAfter) writer.cut();
 }
 
 const encoder = new TextEncoder();
@@ -183,6 +172,7 @@ export class SseWriter {
   #keepAlive: ReturnType<typeof setTimeout> | undefined;
   #done = false;
   #cutPending = false;
+  #events = 0;
 
   constructor(options: StreamOptions) {
     this.#options = options;
@@ -215,10 +205,21 @@ export class SseWriter {
     return this.#done;
   }
 
-  /** One frame: `event:` and `data:` lines (and `id:` when given), written at once. */
+  /** How many events were written. */
+  get events(): number {
+    return this.#events;
+  }
+
+  /**
+   * One frame: `event:` and `data:` lines (and `id:` when given), written at once; the stream is cut
+   * right after it when it is the event a cut_stream fault names.
+   */
   event(type: string, data: unknown, id?: number): void {
+    if (this.#done) return;
+    this.#events += 1;
     const head = id === undefined ? '' : `id: ${id}\n`;
     this.write(`${head}event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+    if (this.#events === this.#options.cutAfterEvents) this.cut();
   }
 
   /** Raw text (a frame or a comment); ignored once the stream is done. */
