@@ -4,7 +4,7 @@
 import * as z from 'zod/mini';
 import { CreateAttachmentRequest, MAX_ATTACHMENT_BYTES } from '../schemas/attachments.js';
 import { agentOf, requireActive } from './access.js';
-import { bodyBytes, invalid, json, MockError, notFound } from './http.js';
+import { bodyBytes, invalid, json, MockError, mediaType, notFound } from './http.js';
 import { newId, newToken } from './ids.js';
 import { attachmentUpdated } from './live-feed.js';
 import { endpoint, type RouteContext } from './router.js';
@@ -69,9 +69,8 @@ export const uploadFile = endpoint('files.upload', {
         `upload handle ${attachment.id} expired at ${attachment.expires_at.toISOString()}`,
       );
     }
-    const declared = attachment.mime_type.split(';')[0]?.trim().toLowerCase();
-    const sent = ctx.request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
-    if (sent !== declared) {
+    const sent = mediaType(ctx.request.headers.get('content-type'));
+    if (sent !== mediaType(attachment.mime_type)) {
       throw invalid(
         `content-type: must be the declared mime_type "${attachment.mime_type}", got "${sent ?? ''}"`,
       );

@@ -62,10 +62,8 @@ export class JsonAnswer {
 export type Answer = JsonAnswer | Response;
 
 /** A JSON answer. */
-export function json(status: number, body: unknown, headers: Record<string, string> = {}): JsonAnswer {
-  const all: Record<string, string> = { 'content-type': 'application/json' };
-  for (const name in headers) all[name.toLowerCase()] = headers[name]!;
-  return new JsonAnswer(status, JSON.stringify(body), all);
+export function json(status: number, body: unknown): JsonAnswer {
+  return new JsonAnswer(status, JSON.stringify(body), { 'content-type': 'application/json' });
 }
 
 /** The answer as a Fetch `Response` (a JSON answer's text becomes its body). */
@@ -81,11 +79,11 @@ export function errorResponse(error: MockError): JsonAnswer {
 
 /** An error status with the code of section 2 unless one is given (used by `status` faults). */
 export function statusResponse(status: number, code?: string, retryAfter?: number): JsonAnswer {
-  const headers: Record<string, string> =
-    retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) };
   const resolved =
     code ?? DEFAULT_ERROR_CODES[status] ?? (status >= 500 ? 'internal_error' : 'invalid_request');
-  return json(status, { error: { code: resolved, message: `injected fault: HTTP ${status}` } }, headers);
+  const answer = json(status, { error: { code: resolved, message: `injected fault: HTTP ${status}` } });
+  if (retryAfter !== undefined) answer.headers['retry-after'] = String(retryAfter);
+  return answer;
 }
 
 /**
@@ -96,6 +94,11 @@ export function withHeaders<A extends Answer>(response: A, headers: Record<strin
   if (response instanceof JsonAnswer) Object.assign(response.headers, headers);
   else if (response.type !== 'error') for (const name in headers) response.headers.set(name, headers[name]!);
   return response;
+}
+
+/** A content type's media type: lower case, without its parameters. */
+export function mediaType(contentType: string | null | undefined): string | undefined {
+  return contentType?.split(';')[0]?.trim().toLowerCase();
 }
 
 /** 1 MiB: the largest JSON body the service reads (PROTOCOL.md section 2). */

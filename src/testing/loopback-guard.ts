@@ -7,7 +7,7 @@
 // origin with a JSON body (which a browser sends cross-site only after a preflight the mock never
 // grants). /v1 and the file URLs are the service's API and stay open, as a real service's are.
 // The msw door and mock.fetch are in-process and never see this.
-import { forbidden, type MockError, type MockRequest } from './http.js';
+import { forbidden, type MockError, type MockRequest, mediaType } from './http.js';
 
 const READS = new Set(['GET', 'HEAD']);
 
@@ -31,7 +31,7 @@ export function loopbackRefusal(request: MockRequest): MockError | undefined {
         'only from the emulator page and from programs that send no Origin',
     );
   }
-  if (hasBody(request) && mediaType(request) !== 'application/json') {
+  if (hasBody(request) && mediaType(request.headers.get('content-type')) !== 'application/json') {
     return forbidden(
       `content-type: ${JSON.stringify(request.headers.get('content-type') ?? '')} is not ` +
         'application/json; a /_mock write with a body must send JSON',
@@ -67,8 +67,4 @@ function sameOrigin(origin: string, host: string): boolean {
 function hasBody(request: MockRequest): boolean {
   const length = request.headers.get('content-length');
   return request.headers.get('transfer-encoding') !== null || (length !== null && length.trim() !== '0');
-}
-
-function mediaType(request: MockRequest): string | undefined {
-  return request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
 }
