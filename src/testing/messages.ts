@@ -77,11 +77,11 @@ export function appendText(world: MockWorld, message: MessageRecord, blockId: st
   if (!block) throw new MockError(404, 'not_found', `block ${blockId} not found in message ${message.id}`);
   if (block.type !== 'text') throw invalid(`blockId: block ${blockId} is not a text block`);
   requireStreaming(message);
-  const total = message.blocks.reduce((sum, b) => sum + (b.text?.length ?? 0), 0);
+  const total = message.blocks.reduce((sum, b) => sum + (b.type === 'text' ? b.text.length : 0), 0);
   if (total + value.length > MAX_MESSAGE_TEXT) {
     throw invalid(`value: the message would exceed ${MAX_MESSAGE_TEXT} characters of text`);
   }
-  block.text = (block.text ?? '') + value;
+  block.text += value;
   message.revision += 1;
   message.last_change = world.clock.now();
   scheduleAutoComplete(world, message);
@@ -124,9 +124,9 @@ function scheduleAutoComplete(world: MockWorld, message: MessageRecord): void {
 function part(block: BlockRecord, index: number): MessagePart {
   switch (block.type) {
     case 'text':
-      return { part_index: index, type: 'text', text: block.text ?? '' };
+      return { part_index: index, type: 'text', text: block.text };
     case 'actions':
-      return { part_index: index, type: 'actions', actions: block.actions as MessagePart['actions'] };
+      return { part_index: index, type: 'actions', actions: block.actions };
     default:
       return { part_index: index, type: block.type, attachment_id: block.attachmentId };
   }
@@ -134,10 +134,7 @@ function part(block: BlockRecord, index: number): MessagePart {
 
 /** The text of a message's text blocks, joined, as its fallback when none was given. */
 function joinedText(blocks: readonly BlockRecord[]): string {
-  return blocks
-    .filter((block) => block.type === 'text')
-    .map((block) => block.text ?? '')
-    .join('\n');
+  return blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
 }
 
 /** The snake_case Message of SPEC.md. */
@@ -184,14 +181,13 @@ function toBlocks(state: MockState, agent: AgentRecord, content: SendBody['conte
     const id = block.id ?? newId('blk');
     if (seen.has(id)) throw invalid(`content[${index}].id: repeats block id ${id}`);
     seen.add(id);
-    if (block.type === 'text') return { id, type: 'text', text: block.text };
-    if (block.type === 'actions')
-      return { id, type: 'actions', layout: block.layout, actions: block.actions };
-    const attachment = state.attachments.get(block.attachmentId);
-    if (!attachment || attachment.agent_id !== agent.id || !attachment.bytes) {
-      throw invalid(`content[${index}].attachmentId: ${block.attachmentId} has no completed upload`);
+    if (block.type === 'file' || block.type === 'image') {
+      const attachment = state.attachments.get(block.attachmentId);
+      if (!attachment || attachment.agent_id !== agent.id || !attachment.bytes) {
+        throw invalid(`content[${index}].attachmentId: ${block.attachmentId} has no completed upload`);
+      }
     }
-    return { id, type: block.type, attachmentId: block.attachmentId };
+    return { ...block, id };
   });
 }
 

@@ -1,6 +1,7 @@
 // The whole service as plain data, and the world every rule receives: the state, the clock, the
 // options, and the live parts (open event streams, webhook deliveries, the live feed) that are not
 // plain data. Rules are functions over these; nothing in the state does I/O.
+import type { SendBlock } from '../schemas/messages.js';
 import type { Delivery, FaultSpec } from '../schemas/mock-control.js';
 import type { Caller } from './access.js';
 import type { MockClock } from './clock.js';
@@ -52,15 +53,8 @@ export interface ConversationRecord {
   messages: MessageRecord[];
 }
 
-/** A content block as stored: the send shape's fields plus its id. */
-export interface BlockRecord {
-  id: string;
-  type: 'text' | 'actions' | 'file' | 'image';
-  text?: string;
-  layout?: string;
-  actions?: unknown[];
-  attachmentId?: string;
-}
+/** A content block as stored: the send shape with its id. */
+export type BlockRecord = SendBlock & { id: string };
 
 /** A reaction on part 0 of a message. */
 interface ReactionRecord {

@@ -122,16 +122,10 @@ function invokedAgents(state: MockState, conversation: ConversationRecord, text:
     .map((agent) => agent.id);
 }
 
-interface StoredAction {
-  actionId?: unknown;
-  label?: unknown;
-  behavior?: { type?: unknown; value?: unknown };
-}
-
 /**
  * The user clicks `action_id` of message `message_id`: 404 for an unknown user, conversation,
- * message or action, 400 for an action that is not a postback (a consent card's accept is the
- * accept call of section 12, never a postback).
+ * message or action, 400 for a consent card's accept, which is the accept call of section 12, never
+ * a postback (every other action is one: the send schema takes no other behaviour).
  */
 export function clickAction(
   world: MockWorld,
@@ -148,19 +142,14 @@ export function clickAction(
   }
   for (const [partIndex, block] of target.blocks.entries()) {
     if (block.type !== 'actions') continue;
-    const action = (block.actions as StoredAction[] | undefined)?.find((a) => a.actionId === action_id);
+    const action = block.actions.find((a) => a.actionId === action_id);
     if (!action) continue;
     const { behavior } = action;
-    if (
-      behavior?.type !== 'postback' ||
-      typeof behavior.value !== 'string' ||
-      isConsentAccept(world, behavior.value)
-    ) {
+    if (isConsentAccept(world, behavior.value))
       throw invalid(`action_id: ${action_id} is not a postback action`);
-    }
     const message = postAsUser(world, conversation, {
       userId: user_id,
-      text: String(action.label),
+      text: action.label,
       replyTo: { message_id: target.id, part_index: partIndex },
       postback: { actionId: action_id, value: behavior.value, messageId: target.id },
     });
