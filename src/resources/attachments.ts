@@ -1,5 +1,5 @@
 import { type ApiPromise, apiPromise, type WithResponse } from '../core/api-promise.js';
-import { InvalidResponseError, ValidationError } from '../core/errors.js';
+import { ValidationError } from '../core/errors.js';
 import type { RequestOptions } from '../core/options.js';
 import type { Attachment, CreateAttachmentRequest } from '../schemas/attachments.js';
 import { Resource } from './resource.js';
@@ -59,11 +59,6 @@ export class Attachments extends Resource {
     const size = body instanceof Blob ? body.size : body.byteLength;
     const request = { name, mime_type: mime, size_bytes: size };
     const handle = await this._transport.request('attachments.create', { body: request, options, operation });
-    if (!URL.canParse(handle.upload_url) || !/^https?:$/.test(new URL(handle.upload_url).protocol)) {
-      throw new InvalidResponseError(
-        `${operation}: the upload_url of the handle is not an absolute http(s) URL.`,
-      );
-    }
     // The PUT goes outside /v1: it takes the caller's signal and limits, not its key or headers.
     const response = await this._transport.upload({
       url: handle.upload_url,

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { Timestamp, type Wire } from './common.js';
+import { HttpUrl, Timestamp, type Wire } from './common.js';
 
 /** Largest attachment the service takes: 100 MiB (PROTOCOL.md section 9). */
 export const MAX_ATTACHMENT_BYTES = 100 * 1024 * 1024;
@@ -19,10 +19,10 @@ export const CreateAttachmentRequest = z.strictObject({
 /** `POST /v1/attachments` request. */
 export type CreateAttachmentRequest = z.input<typeof CreateAttachmentRequest>;
 
-/** The upload handle. */
+/** The upload handle; `attachments.upload` sends the bytes to its `upload_url`. */
 export const Attachment = z.looseObject({
   attachment_id: z.string(),
-  upload_url: z.string(),
+  upload_url: HttpUrl,
   download_url: z.string(),
   expires_at: Timestamp,
 });
