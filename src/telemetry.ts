@@ -31,10 +31,6 @@ let api: Api | null | undefined;
 let loading: Promise<void> | undefined;
 // The delegate of a global tracer provider with none registered: the API's no-op provider.
 let noTracerProvider: unknown;
-// The tracer named 'agent-messaging', and the global provider it came from (a provider registered
-// again after `trace.disable()` is another global, so the tracer is asked for again).
-let tracer: OtelApi.Tracer | undefined;
-let tracerOf: unknown;
 // The instruments, and the meter provider they came from; `undefined` for the API's no-op meter.
 let instruments: Record<Instrument, (value: number, attributes: OtelApi.Attributes) => void> | undefined;
 let instrumentsOf: unknown;
@@ -59,36 +55,27 @@ export function telemetryLoading(): Promise<void> | undefined {
   return loading;
 }
 
+/** The namespaces of the standard semantic conventions, whose attributes keep their names. */
+const STANDARD = /^(?:http|url|server|error|gen_ai|network)\./;
+
+/** The attributes with a value, standard names as they are and the rest with the prefix. */
 function named(attributes: SpanAttributes): OtelApi.Attributes {
   const out: OtelApi.Attributes = {};
   for (const [key, value] of Object.entries(attributes)) {
-    if (value === undefined) continue;
-    out[prefixed(key)] = value;
+    if (value !== undefined) out[STANDARD.test(key) ? key : PREFIX + key] = value;
   }
   return out;
 }
 
-/** Standard names (http., url., server., error., gen_ai.) pass as they are; the rest get the prefix. */
-function prefixed(key: string): string {
-  return STANDARD.some((namespace) => key.startsWith(namespace)) ? key : PREFIX + key;
-}
-
-/** The namespaces of the standard semantic conventions, whose attributes keep their names. */
-const STANDARD = ['http.', 'url.', 'server.', 'error.', 'gen_ai.', 'network.'];
-
 /**
  * The tracer when a tracer provider is registered; `undefined` with the API absent or no provider
- * (then nothing is traced, and a caller makes nothing).
+ * (then nothing is traced, and a caller makes nothing). Asked of the global provider each time, so a
+ * provider registered later (or again, after `trace.disable()`) is used from the next span on.
  */
 function activeTracer(): OtelApi.Tracer | undefined {
   if (!api) return undefined;
   const provider = api.trace.getTracerProvider() as OtelApi.TracerProvider & { getDelegate?: () => unknown };
-  if (provider.getDelegate?.() === noTracerProvider) return undefined;
-  if (provider !== tracerOf) {
-    tracerOf = provider;
-    tracer = provider.getTracer(NAME);
-  }
-  return tracer;
+  return provider.getDelegate?.() === noTracerProvider ? undefined : provider.getTracer(NAME);
 }
 
 /**
@@ -121,10 +108,7 @@ export function startSpan(
  * whose own span is not recorded. @internal
  */
 export function childSpan(name: string, attributes: SpanAttributes, parent?: Traced): Traced | undefined {
-  if (!api) return undefined;
-  if (parent === undefined && (!activeTracer() || api.trace.getSpan(api.context.active()) === undefined)) {
-    return undefined;
-  }
+  if (parent === undefined && !api?.trace.getActiveSpan()) return undefined;
   return startSpan(name, attributes, parent);
 }
 

@@ -276,14 +276,12 @@ export async function deliver(
   if (loading) await loading;
   // One span per delivery, from receipt to answer, continuing the trace of a `traceparent` it carries.
   const span = startServerSpan('agent-messaging.delivery', headers, readHeader);
-  const { answer, outcome, type } = span
-    ? await inSpan(span, () => answerDelivery(body, headers, deps, waitUntil, span))
-    : await answerDelivery(body, headers, deps, waitUntil, undefined);
+  const { answer, outcome, type } = await inSpan(span, () =>
+    answerDelivery(body, headers, deps, waitUntil, span),
+  );
   recordMetric('deliveries', 1, { outcome, 'event.type': type });
-  if (span) {
-    annotate(span, { outcome, 'http.response.status_code': answer.status });
-    endSpan(span, answer.status >= 500 ? new Error(`the delivery was answered ${answer.status}`) : undefined);
-  }
+  annotate(span, { outcome, 'http.response.status_code': answer.status });
+  endSpan(span, answer.status >= 500 ? new Error(`the delivery was answered ${answer.status}`) : undefined);
   return answer;
 }
 
