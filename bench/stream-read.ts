@@ -5,7 +5,7 @@ import { createParser } from 'eventsource-parser';
 import { AgentClient } from '../src/index.js';
 import { parseStreamEvent } from '../src/schemas/stream.js';
 import { EventIterator } from '../src/streaming/event-iterator.js';
-import { readStreamEventBatches, readStreamEvents } from '../src/streaming/sse-reader.js';
+import { readStreamEventBatches } from '../src/streaming/sse-reader.js';
 import type { StreamedMessageBuilder } from '../src/streaming/streamed-message.js';
 import { progress, runAsChild } from './lib/child.js';
 import { bodyOf, type Recording, recordStream } from './lib/recorded-stream.js';
@@ -98,8 +98,12 @@ async function* floorEvents(recording: Recording): AsyncGenerator<{ type: string
 
 const readFloorGenerator: Reader = (recording) => countEvents(floorEvents(recording));
 
-/** The SDK's reader without MessageStream around it (one async generator instead of two). */
-const readSdkGenerator: Reader = (recording) => countEvents(readStreamEvents(bodyOf(recording.chunks)));
+/** The SDK's reader without MessageStream around it: its batches flattened by one more async generator. */
+async function* sdkEvents(recording: Recording): AsyncGenerator<{ type: string }> {
+  for await (const batch of readStreamEventBatches(bodyOf(recording.chunks))) yield* batch;
+}
+
+const readSdkGenerator: Reader = (recording) => countEvents(sdkEvents(recording));
 
 /** A builder that accepts every event and keeps nothing: the iterator's own cost, without the message. */
 const acceptAll = { apply: () => true, current: { completed: true } } as unknown as StreamedMessageBuilder;

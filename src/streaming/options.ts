@@ -123,39 +123,31 @@ const ReplyOptionsSchema = z.extend(RequestOptionsSchema, {
   progressTimeoutMs: z.optional(count(1)),
 });
 
-/** Checks the options of a streaming call; throws a ValidationError naming each bad option. @internal */
+/** Checks the options of a streaming call, defaults filled; throws a ValidationError naming each bad option. @internal */
 export function checkReplyOptions(options: ReplyOptions | undefined, context: string) {
-  const { transport, eventId, coalesce, interruptedNote, ledger, ...rest } = parseInput(
-    ReplyOptionsSchema,
-    options ?? {},
-    context,
-  );
-  const { streamedBodies, idleTimeoutMs, writerWaitMs, writerLeaseMs, progressTimeoutMs, ...request } = rest;
+  const checked = parseInput(ReplyOptionsSchema, options ?? {}, context);
+  const { idempotencyKey, signal, timeoutMs, headers, maxRetries, coalesce } = checked;
+  const request: RequestOptions = { idempotencyKey, signal, timeoutMs, headers, maxRetries };
   return {
+    ...checked,
     request,
-    transport: transport ?? 'auto',
-    eventId,
-    coalesce: { chars: coalesce?.chars ?? DEFAULT_COALESCE.chars, ms: coalesce?.ms ?? DEFAULT_COALESCE.ms },
-    streamedBodies,
-    idleTimeoutMs,
-    interruptedNote: interruptedNote ?? DEFAULT_INTERRUPTED_NOTE,
-    ledger: ledger ?? defaultLedger(),
-    writerWaitMs: writerWaitMs ?? DEFAULT_WRITER_WAIT_MS,
-    writerLeaseMs: writerLeaseMs ?? DEFAULT_WRITER_LEASE_MS,
-    progressTimeoutMs: progressTimeoutMs ?? DEFAULT_PROGRESS_TIMEOUT_MS,
+    transport: checked.transport ?? 'auto',
+    // When buffered text is sent by default, as Slack's `chatStream` buffers.
+    coalesce: { chars: coalesce?.chars ?? 256, ms: coalesce?.ms ?? 100 },
+    interruptedNote: checked.interruptedNote ?? DEFAULT_INTERRUPTED_NOTE,
+    ledger: checked.ledger ?? defaultLedger(),
+    writerWaitMs: checked.writerWaitMs ?? 10_000,
+    // A lease outlives a stalled step (a progress deadline plus a read-back) and is renewed while held.
+    writerLeaseMs: checked.writerLeaseMs ?? 30_000,
+    progressTimeoutMs: checked.progressTimeoutMs ?? DEFAULT_PROGRESS_TIMEOUT_MS,
   };
 }
 
-/** Options checked, defaults filled. @internal */
-export type CheckedReplyOptions = ReturnType<typeof checkReplyOptions>;
-
 /** The note of a reply cut short, by default. */
 export const DEFAULT_INTERRUPTED_NOTE = ' … [interrupted]';
-// When buffered text is sent by default, as Slack's `chatStream` buffers.
-const DEFAULT_COALESCE = { chars: 256, ms: 100 };
-const DEFAULT_WRITER_WAIT_MS = 10_000;
-// A lease outlives a stalled step (a progress deadline plus a read-back) and is renewed while held.
-const DEFAULT_WRITER_LEASE_MS = 30_000;
+
+/** Options checked, defaults filled. @internal */
+export type CheckedReplyOptions = ReturnType<typeof checkReplyOptions>;
 
 /** What a streamed message starts with: the send shape without `schema` and `stream`, all optional. */
 export interface StreamBody {

@@ -16,6 +16,7 @@ import {
 import type { ReplyOptions, ReplyResult, StreamBody } from './options.js';
 import type { ReplyApi } from './reply-sinks.js';
 import { startReply } from './reply-start.js';
+import type { ReplyWriter } from './reply-writer.js';
 
 /** Options of `messages.reply()`: the start's fields and the reply's options together. */
 export interface PipeReplyOptions extends ReplyOptions, StreamBody, TextStreamOptions {}
@@ -69,52 +70,35 @@ export async function pipeReply(
   const iterator = replySource(chunks, operation, onToolCall)[Symbol.asyncIterator]();
   const stopped = stopOf(signal);
   const next = () => Promise.race([iterator.next(), stopped.promise]);
-  const leave = () => {
-    stopped.dispose();
-    void Promise.resolve(iterator.return?.()).catch(() => {});
-  };
-  // Nothing written, nothing shown: the first non-empty chunk makes the message.
-  let first: IteratorResult<string>;
+  const leave = () => void Promise.resolve(iterator.return?.()).catch(() => {});
+  let writer: ReplyWriter | undefined;
   try {
-    do first = await next();
-    while (!first.done && first.value === '');
-  } catch (error) {
-    leave();
-    throw error;
-  }
-  if (first.done) {
-    leave();
-    const message = 'gave no text (an empty source, or a model that ended without output): nothing was sent';
-    throw new ValidationError([{ field: 'chunks', message }], operation);
-  }
-  let writer: Awaited<ReturnType<typeof startReply>>;
-  try {
+    // Nothing written, nothing shown: the first non-empty chunk makes the message.
+    let chunk: IteratorResult<string>;
+    do chunk = await next();
+    while (!chunk.done && chunk.value === '');
+    if (chunk.done) {
+      const message =
+        'gave no text (an empty source, or a model that ended without output): nothing was sent';
+      throw new ValidationError([{ field: 'chunks', message }], operation);
+    }
     writer = await startReply(api, conversationId, { content, replyToMessageId, metadata }, replyOptions);
-  } catch (error) {
-    leave();
-    throw error;
-  }
-  if (writer.replayed) {
-    // An earlier run of this key finished the reply: this one's text is not sent again.
-    leave();
-    return writer.complete();
-  }
-  try {
-    let chunk: IteratorResult<string> = first;
+    if (writer.replayed) {
+      // An earlier run of this key finished the reply: this one's text is not sent again.
+      leave();
+      return await writer.complete();
+    }
     for (; !chunk.done; chunk = await next()) await writer.write(chunk.value);
-  } catch (error) {
-    leave();
-    if (error === stopped.reason) return writer.interrupt();
-    await writer.interrupt().catch(() => {});
-    throw error;
-  }
-  stopped.dispose();
-  try {
     return await writer.complete({ fallbackText });
   } catch (error) {
-    // The last text or the completion failed for good: the reply is still ended marked, if it can be.
+    leave();
+    if (writer === undefined || writer.replayed) throw error;
+    if (error === stopped.reason) return writer.interrupt();
+    // The source, the last text or the completion failed: the reply is still ended marked, if it can be.
     await writer.interrupt().catch(() => {});
     throw error;
+  } finally {
+    stopped.dispose();
   }
 }
 

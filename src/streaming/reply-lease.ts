@@ -14,6 +14,7 @@ import { idempotencyKeyFor } from '../core/idempotency.js';
 import { sleep } from '../core/retry.js';
 import { renewalEveryMs } from '../store/bot-store.js';
 import { createMemoryStore } from '../store/memory-store.js';
+import type { CheckedReplyOptions } from './options.js';
 import { type ReplyLedger, storeLedger } from './store-ledger.js';
 
 let ledgerOfProcess: ReplyLedger | undefined;
@@ -53,15 +54,6 @@ export const leaseLost = (reply: string, why: string) =>
     message: `reply ${reply} lost its writer's lease ${why}`,
   });
 
-/** How a writer takes a key. @internal */
-export interface HoldOptions {
-  ledger: ReplyLedger;
-  ttlMs: number;
-  /** How long to wait for another writer of the key to finish before a ConflictError. */
-  waitMs: number;
-  signal: AbortSignal | undefined;
-}
-
 // How often a waiting writer looks again; a store offers no wake-up on release.
 const POLL_MS = 25;
 
@@ -69,13 +61,14 @@ const POLL_MS = 25;
 const RENEW_RETRY_MS = 1_000;
 
 /**
- * Takes the lease on `key`, waiting up to `waitMs` for its holder, and renews it every second (every
+ * Takes the lease on `key`, waiting up to `writerWaitMs` for its holder, and renews it every second (every
  * third of its TTL when shorter) until released, as a bot's conversation locks are. Throws a
  * ConflictError when the key stays held.
  * @internal
  */
-export async function holdReply(key: string, options: HoldOptions): Promise<HeldReply> {
-  const { ledger, ttlMs, waitMs, signal } = options;
+export async function holdReply(key: string, checked: CheckedReplyOptions): Promise<HeldReply> {
+  const { ledger, writerLeaseMs: ttlMs, writerWaitMs: waitMs } = checked;
+  const { signal } = checked.request;
   const deadline = performance.now() + waitMs;
   // When the lease was last known held (epoch ms, the clock a store's TTL runs on): taken no
   // earlier than the call that took it began.

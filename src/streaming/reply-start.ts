@@ -46,14 +46,8 @@ export async function startReply(
       "is 'stream', but this runtime cannot send a streamed request body (use 'auto' or 'append')";
     throw new ValidationError([{ field: 'transport', message }], operation);
   }
-  const { signal } = checked.request;
   // One writer per key at a time: a second one waits here for the first, or gets a ConflictError.
-  const held = await holdReply(key, {
-    ledger: checked.ledger,
-    ttlMs: checked.writerLeaseMs,
-    waitMs: checked.writerWaitMs,
-    signal,
-  });
+  const held = await holdReply(key, checked);
   const ctx = { api, conversationId, shape, checked, operation };
   const streamed = checked.transport !== 'append' && streamedBodies;
   try {

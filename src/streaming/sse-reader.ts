@@ -15,7 +15,7 @@ const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 // An event is at most 32,000 characters of text plus its envelope; anything far larger is not the service.
 const MAX_BUFFERED_CHARS = 4 * 1024 * 1024;
 
-/** Options of {@link readStreamEvents}. */
+/** Options of {@link readStreamEventBatches}. */
 export interface SseReadOptions {
   /** Longest time without an event (keep-alive comments and other bytes do not count) before a TimeoutError. */
   idleTimeoutMs?: number;
@@ -24,21 +24,11 @@ export interface SseReadOptions {
 }
 
 /**
- * Reads a `text/event-stream` body into validated stream events, in order. Keep-alive comments
- * are skipped, unknown event types pass through as they came, a malformed event throws an
- * InvalidResponseError. Leaving the loop early (break, throw, abort, idle timeout) cancels the
- * body, which closes the connection.
- */
-export async function* readStreamEvents(
-  body: ReadableStream<Uint8Array>,
-  options: SseReadOptions = {},
-): AsyncGenerator<StreamEvent, void, undefined> {
-  for await (const batch of readStreamEventBatches(body, options)) yield* batch;
-}
-
-/**
- * {@link readStreamEvents}, one array per chunk of the body (never empty): the events of a chunk
- * arrive together, so a reader that hands them out one by one saves an async step per event.
+ * Reads a `text/event-stream` body into validated stream events, in order, one array per chunk of
+ * the body (never empty): the events of a chunk arrive together, so a reader that hands them out one
+ * by one saves an async step per event. Keep-alive comments are skipped, unknown event types pass
+ * through as they came, a malformed event throws an InvalidResponseError. Leaving the loop early
+ * (break, throw, abort, idle timeout) cancels the body, which closes the connection.
  */
 export async function* readStreamEventBatches(
   body: ReadableStream<Uint8Array>,

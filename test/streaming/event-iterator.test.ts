@@ -8,9 +8,8 @@ import { describe, expect, it } from 'vitest';
 // Private: a MessageStream over a body made here (a user gets one from messages.stream).
 import { MessageStream } from '../../src/streaming/message-stream.js';
 // Private: a unit test of the SSE reader under MessageStream.
-import { readStreamEventBatches, readStreamEvents } from '../../src/streaming/sse-reader.js';
-import { recordedBytes } from './fixtures/recorded-stream.js';
-import { bodyOf, eventsOf, manualBody, sse } from './helpers.js';
+import { readStreamEventBatches } from '../../src/streaming/sse-reader.js';
+import { bodyOf, manualBody, sse } from './helpers.js';
 
 const started = sse('message.started', {
   seq: 1,
@@ -116,11 +115,5 @@ describe('reading events in batches', () => {
     const batches: StreamEvent[][] = [];
     for await (const batch of readStreamEventBatches(bodyOf(chunks).body)) batches.push(batch);
     expect(batches.map((batch) => batch.map((event) => event.seq))).toEqual([[1, 2, 3], [4]]);
-  });
-
-  it('readStreamEvents gives the same events one by one', async () => {
-    const events: StreamEvent[] = [];
-    for await (const event of readStreamEvents(bodyOf([recordedBytes]).body)) events.push(event);
-    expect(events).toEqual(await eventsOf([recordedBytes]));
   });
 });
