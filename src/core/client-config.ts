@@ -1,10 +1,8 @@
 // Turns user options into a checked transport configuration, once, at construction.
 
 import * as z from 'zod/mini';
-import { fieldIssues, safeParse } from '../schemas/issues.js';
-import { ValidationError } from './errors.js';
 import type { ConnectionOptions, LogFields, Logger } from './options.js';
-import { count, fn } from './validate.js';
+import { count, fn, parseInput } from './validate.js';
 
 /** The default per-attempt timeout. */
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -41,15 +39,20 @@ export function readEnv(name: string): string | undefined {
 }
 
 // Credentials in the URL would be quoted by fetch's errors; the service's auth is the bearer token.
-const BaseUrl = z.string().check(
-  z.refine(
-    (value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol) && !/[?#]/.test(value),
-    { error: 'must be an absolute http or https URL without query or fragment', abort: true },
-  ),
-  z.refine((value) => !new URL(value).username && !new URL(value).password, {
-    error: 'must not contain a user name or password',
-  }),
-);
+const BaseUrl = z
+  .string({
+    error: (issue) =>
+      issue.input === undefined ? 'is required (pass baseUrl or set the AMS_BASE_URL env var)' : undefined,
+  })
+  .check(
+    z.refine(
+      (value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol) && !/[?#]/.test(value),
+      { error: 'must be an absolute http or https URL without query or fragment', abort: true },
+    ),
+    z.refine((value) => !new URL(value).username && !new URL(value).password, {
+      error: 'must not contain a user name or password',
+    }),
+  );
 
 // The token is checked for presence and header-safety only: its prefix is the service's business.
 const Token = z
@@ -69,7 +72,8 @@ const LoggerOption = z.custom<Logger>(
 
 /** The options every client takes besides its credential. @internal */
 export const ConnectionOptionsSchema = z.strictObject({
-  baseUrl: z.optional(BaseUrl),
+  // Required once the env var has stood in for a missing one (resolveConfig).
+  baseUrl: BaseUrl,
   timeoutMs: z.optional(count(1)),
   maxRetries: z.optional(count(0)),
   maxResponseBytes: z.optional(count(1)),
@@ -94,16 +98,7 @@ export function resolveConfig(
   const baseUrl =
     (options as { baseUrl?: unknown } | undefined)?.baseUrl || readEnv('AMS_BASE_URL') || undefined;
   const withUrl = typeof options === 'object' && options !== null ? { ...options, baseUrl } : options;
-  const result = safeParse(schema, withUrl);
-  const issues = result.success ? [] : fieldIssues(result.error);
-  if (baseUrl === undefined) {
-    issues.unshift({
-      field: 'baseUrl',
-      message: 'is required (pass baseUrl or set the AMS_BASE_URL env var)',
-    });
-  }
-  if (!result.success || issues.length > 0) throw new ValidationError(issues, context);
-  const opts = result.data as ConnectionOptions & Record<string, unknown>;
+  const opts = parseInput(schema, withUrl, context) as ConnectionOptions & Record<string, unknown>;
   const { logger } = opts;
   return {
     baseUrl: new URL(opts.baseUrl as string).href.replace(/\/+$/, ''),
