@@ -7,11 +7,10 @@ import { RequestOptionsSchema } from '../core/validate.js';
 import type { RegisterAgentRequest, RegisterAgentResponse } from '../schemas/agents.js';
 
 // The connection options, an optional token, and the per-call options but maxRetries (never retried).
-const OPTIONS = z.extend(clientOptions('apiKey', false), {
-  idempotencyKey: RequestOptionsSchema.shape.idempotencyKey,
-  signal: RequestOptionsSchema.shape.signal,
-  headers: RequestOptionsSchema.shape.headers,
-});
+const OPTIONS = z.extend(
+  clientOptions('apiKey', false),
+  z.omit(RequestOptionsSchema, { maxRetries: true }).shape,
+);
 
 /** Options of `registerAgent`: where to register, and the per-call options. */
 export interface RegisterAgentOptions extends ConnectionOptions, Omit<RequestOptions, 'maxRetries'> {
