@@ -176,12 +176,6 @@ function streamingSendShape(body: StreamBody | undefined, context: string) {
   return parseInput(SendMessageRequest, shape, context);
 }
 
-/** The text the reply's block starts with: the first text block of the send shape, or none. @internal */
-export function initialBlockText(shape: SendMessageRequest): string {
-  for (const block of shape.content) if (block.type === 'text') return block.text;
-  return '';
-}
-
 /**
  * A streaming call's input, checked before anything is sent (the conversation id, which the
  * transport encodes into the path; the options; the send shape), and its start's `Idempotency-Key`:

@@ -10,13 +10,7 @@ import { AgentMessagingError, ValidationError } from '../core/errors.js';
 import { abortedError, sleep } from '../core/retry.js';
 import { MAX_MESSAGE_TEXT, type SendMessageRequest } from '../schemas/messages.js';
 import { annotateActive, recordRecovery } from '../telemetry.js';
-import {
-  type CheckedReplyOptions,
-  initialBlockText,
-  type ReplyOutcome,
-  type ReplyResult,
-  type ReplyTransport,
-} from './options.js';
+import type { CheckedReplyOptions, ReplyOutcome, ReplyResult, ReplyTransport } from './options.js';
 import { missingText, recoveryDelayMs } from './reconcile.js';
 import { type HeldReply, leaseLost } from './reply-lease.js';
 import { ReplyMismatchError } from './reply-mismatch-error.js';
@@ -113,12 +107,10 @@ export class ReplyWriter {
     this.blockId = started.blockId;
     this.replayed = init.finished !== undefined;
     this.#stream = init.stream;
-    this.#initialText = initialBlockText(shape);
-    const shapeText = shape.content.reduce(
-      (sum, block) => sum + (block.type === 'text' ? block.text.length : 0),
-      0,
-    );
-    this.#room = MAX_MESSAGE_TEXT - shapeText;
+    // The reply writes to the first text block of the send shape (an empty one the service adds when none).
+    const texts = shape.content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
+    this.#initialText = texts[0] ?? '';
+    this.#room = MAX_MESSAGE_TEXT - texts.join('').length;
     this.#settleMs = Math.min(SETTLE_MS, checked.progressTimeoutMs);
     this.#buffer = new WriteBuffer((batch) => this.#send(batch), checked.coalesce);
     if (init.finished !== undefined) {

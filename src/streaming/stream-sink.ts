@@ -25,13 +25,11 @@ interface StreamTarget extends SinkTarget {
 export class StreamSink {
   readonly #target: StreamTarget;
   readonly #body: NdjsonBody;
-  readonly #events: AsyncIterator<StreamEvent>;
   readonly #window: number;
   readonly #progressMs: number;
   readonly #reading: Promise<void>;
   #sent = 0;
-  #acknowledged = 0;
-  /** The text the echoed patches appended to the block, whoever sent them. */
+  /** The text the echoed patches appended to the block, whoever sent them: its length is acknowledged. */
   #appended = '';
   #linesSent = 0;
   #patches = 0;
@@ -50,7 +48,6 @@ export class StreamSink {
   ) {
     this.#target = target;
     this.#body = body;
-    this.#events = target.events;
     this.#window = window;
     this.#progressMs = progressMs;
     this.#reading = this.#read();
@@ -59,14 +56,13 @@ export class StreamSink {
   async #read(): Promise<void> {
     try {
       for (;;) {
-        const next = await this.#events.next();
+        const next = await this.#target.events.next();
         if (next.done) break;
         const event = next.value;
         if (event.type === 'message.patch') {
           // Every applied append raises the revision, whichever block or input it came from.
           this.#patches += 1;
           if (event.patch.blockId === this.#target.blockId) {
-            this.#acknowledged += event.patch.value.length;
             this.#appended += event.patch.value;
           }
         } else if (event.type === 'message.completed') {
@@ -86,7 +82,7 @@ export class StreamSink {
 
   /** Whether something sent still waits for its acknowledgement. */
   #outstanding(): boolean {
-    return this.#sent > this.#acknowledged || (this.#completing && !this.#completed);
+    return this.#sent > this.#appended.length || (this.#completing && !this.#completed);
   }
 
   // The deadline runs from the last acknowledgement while anything is outstanding.
@@ -131,7 +127,7 @@ export class StreamSink {
     const idle = !this.#outstanding();
     this.#sent += text.length;
     if (idle) this.#progress();
-    await this.#until(() => this.#sent - this.#acknowledged < this.#window);
+    await this.#until(() => this.#sent - this.#appended.length < this.#window);
     return undefined;
   }
 
@@ -145,9 +141,9 @@ export class StreamSink {
     if (!this.#completed)
       throw this.#broken ?? new ConnectionError('The event stream ended before message.completed.');
     // A completion is only the reply's when every line before it was applied (and echoed).
-    if (this.#acknowledged < this.#sent) {
+    if (this.#appended.length < this.#sent) {
       throw new InvalidResponseError(
-        `The service completed the streamed reply having acknowledged ${this.#acknowledged} of its ${this.#sent} characters.`,
+        `The service completed the streamed reply having acknowledged ${this.#appended.length} of its ${this.#sent} characters.`,
       );
     }
     return { status: 'sent', revision: this.#patches, appended: this.#appended };
@@ -179,7 +175,7 @@ export class StreamSink {
     this.#stopDeadline();
     this.#body.abort(reason);
     this.#target.cancel();
-    this.#events.return?.().catch(() => {});
+    this.#target.events.return?.().catch(() => {});
   }
 }
 

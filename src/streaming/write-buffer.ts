@@ -83,9 +83,14 @@ export class WriteBuffer {
     for (const wake of this.#drained.splice(0)) wake();
   }
 
+  /** Whether the waiting text is due: enough of it, or a pause or the timer said so. */
+  #ready(): boolean {
+    return this.#pending.length >= this.#chars || (this.#due && this.#pending.length > 0);
+  }
+
   #kick(): void {
     if (this.#running !== undefined || this.#failure !== undefined) return;
-    if (this.#pending.length >= this.#chars || (this.#due && this.#pending.length > 0)) {
+    if (this.#ready()) {
       this.#running = this.#drain().finally(() => {
         this.#running = undefined;
       });
@@ -95,8 +100,7 @@ export class WriteBuffer {
   }
 
   async #drain(): Promise<void> {
-    while (this.#failure === undefined) {
-      if (!(this.#pending.length >= this.#chars || (this.#due && this.#pending.length > 0))) break;
+    while (this.#failure === undefined && this.#ready()) {
       const batch = this.#pending;
       this.#pending = '';
       this.#due = false;
