@@ -17,6 +17,14 @@ export interface MemoryStoreOptions {
   now?: () => number;
 }
 
+interface Queue {
+  members: Map<string, number>;
+  /** The highest score queued; a member below it leaves the queue out of order until the next read. */
+  top: number;
+  ordered: boolean;
+  expiresAt: number;
+}
+
 interface Entry {
   value: string;
   /** Epoch ms after which the key is gone; `Infinity` for none. */
@@ -33,7 +41,9 @@ interface Entry {
 export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
   const { maxEntries = 100_000, now = Date.now } = options;
   const entries = new Map<string, Entry>();
-  const queues = new Map<string, { members: Map<string, number>; expiresAt: number }>();
+  // A queue's members and their scores, kept lowest first: a member that comes in order (as messages
+  // mostly do) goes at the end, so only one that came out of order makes the next read sort them.
+  const queues = new Map<string, Queue>();
   const channels = new Map<string, Set<(message: string) => void>>();
 
   const live = (key: string): Entry | undefined => {
@@ -112,9 +122,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
   const enqueue = (key: string, member: string, score: number, ttlMs: number) => {
     let queue = queues.get(key);
     if (!queue || queue.expiresAt <= now()) {
-      queue = { members: new Map(), expiresAt: 0 };
+      queue = { members: new Map(), top: score, ordered: true, expiresAt: 0 };
       queues.set(key, queue);
     }
+    const had = queue.members.get(member);
+    if (had === undefined ? score < queue.top : had !== score) queue.ordered = false;
+    queue.top = Math.max(queue.top, score);
     queue.members.set(member, score);
     queue.expiresAt = now() + ttlMs;
   };
@@ -127,9 +140,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     }
     for (const member of settled) queue.members.delete(member);
     if (queue.members.size === 0) queues.delete(key);
-    if (queue.members.size <= 1) return [...queue.members.keys()];
-    const sorted = [...queue.members].sort((a, b) => a[1] - b[1]);
-    return (limit === undefined ? sorted : sorted.slice(0, limit)).map(([member]) => member);
+    if (!queue.ordered) {
+      queue.members = new Map([...queue.members].sort((a, b) => a[1] - b[1]));
+      queue.ordered = true;
+    }
+    const read: string[] = [];
+    for (const member of queue.members.keys()) {
+      if (read.length === limit) break;
+      read.push(member);
+    }
+    return read;
   };
   const publish = (channel: string, message: string) => {
     // Delivered after the publisher's turn, as a network store would deliver it.

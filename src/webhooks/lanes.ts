@@ -353,6 +353,8 @@ export function createLanes(o: LaneOptions) {
   // A run past maxHandlerMs gets one lock TTL more to end, its lock renewed all along.
   const graces = createDeadlines(o.lockTtlMs, false);
   const renewals = createDeadlines(pollMs, false);
+  // The polls of the deliveries waiting on a held conversation; a pending delivery keeps Node alive.
+  const polls = createDeadlines(pollMs, true);
   const holdClaims = createClaimHolds(store, o.lockTtlMs, renewals, (error) => o.report(error));
   // The deliveries of this process waiting on their outcome, by webhook id.
   const waiting = new Map<string, (outcome: BatchOutcome) => void>();
@@ -838,10 +840,12 @@ export function createLanes(o: LaneOptions) {
           settled ??= new Promise<BatchOutcome>((resolve) => {
             settle = resolve;
           });
-          const poll = new AbortController();
-          await Promise.race([settled, next?.released, sleep(pollMs, poll.signal).catch(() => {})]);
-          poll.abort();
-          next?.cancel();
+          // Woken by its outcome, by the release, or by the poll (a holder that died releases nothing).
+          // `next` was made before the last try of the lock.
+          const poll = polls.add(next!.wake, undefined);
+          await Promise.race([settled, next!.released]);
+          polls.remove(poll);
+          next!.cancel();
           if (outcome !== undefined) return outcome;
         }
         // Listen before trying, so a release between the try and the wait is not missed.

@@ -5,8 +5,9 @@
 // dropped a timer list (and re-armed its libuv timer) for every delivery. Here the deadlines wait in
 // a list in the order they were added, which is their order of expiry since they all last as long,
 // and one timer, armed for the oldest, is left running when that one is removed: it re-arms itself
-// for the next oldest when it fires. Waits of a pending delivery (a poll, the debounce window) use
-// the SDK's one `sleep` (core/retry.ts), which keeps the process alive while the delivery is pending.
+// for the next oldest when it fires. A delivery waiting on a held conversation polls through a list
+// of its own; the other waits of a pending delivery (the debounce window, a gap's pause) use the SDK's
+// one `sleep` (core/retry.ts). Both keep the process alive while the delivery is pending.
 
 /** A deadline in its list: what to call, with what, and when. @internal */
 export interface Deadline {
