@@ -24,11 +24,10 @@ export function authenticate(state: MockState, headers: HeaderReader, kind: Auth
   const caller = state.callers.get(token);
   // The message never echoes the token: secrets stay out of errors.
   if (!caller) throw unauthorized('Authorization: the bearer token is not known');
-  if (kind === 'agent' && caller.kind !== 'agent') {
-    throw unauthorized('Authorization: this endpoint takes an agent token, not a user session');
-  }
-  if (kind === 'user' && caller.kind !== 'user') {
-    throw unauthorized('Authorization: this endpoint takes a user session, not an agent token');
+  if (kind !== 'any' && caller.kind !== kind) {
+    const takes =
+      kind === 'agent' ? 'an agent token, not a user session' : 'a user session, not an agent token';
+    throw unauthorized(`Authorization: this endpoint takes ${takes}`);
   }
   return caller;
 }

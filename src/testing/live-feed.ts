@@ -113,12 +113,7 @@ function mockConversationView(state: MockState, conversation: ConversationRecord
     kind: conversation.kind,
     title: conversation.title,
     membership_version: conversation.membership_version,
-    participants: conversation.participants.map((participant) => ({
-      id: participant.id,
-      kind: participant.kind,
-      display_name: displayName(state, participant.id),
-      active: participant.active,
-    })),
+    participants: conversation.participants.map((p) => ({ ...p, display_name: displayName(state, p.id) })),
     created_at: conversation.created_at.toISOString(),
   };
 }
