@@ -22,7 +22,7 @@ import { createMessage, messageView } from './messages.js';
 import type { ConversationRecord, MockState, MockWorld, UserRecord } from './state.js';
 
 /** A user (`verified` defaults to true) and its session token. */
-export function createUser(world: MockWorld, input: CreateUserRequest) {
+export function createUser(world: MockWorld, input: unknown) {
   const { display_name, verified = true } = checkJson(CreateUserRequest, input, 'user');
   const user: UserRecord = {
     id: newId('usr'),
@@ -38,7 +38,7 @@ export function createUser(world: MockWorld, input: CreateUserRequest) {
 }
 
 /** The user installs the agent (any agent status): answers the `agent`-kind conversation, made once. */
-export function installAgent(world: MockWorld, input: InstallRequest): { conversation_id: string } {
+export function installAgent(world: MockWorld, input: unknown): { conversation_id: string } {
   const { user_id, agent_id } = checkJson(InstallRequest, input, 'install');
   const { state } = world;
   const user = state.users.get(user_id);
@@ -62,7 +62,7 @@ export function installAgent(world: MockWorld, input: InstallRequest): { convers
 export function postUserMessage(
   world: MockWorld,
   conversationId: string,
-  input: UserMessageRequest,
+  input: unknown,
   traceparent: string | undefined = activeTraceparent(),
 ) {
   const { user_id, text } = checkJson(UserMessageRequest, input, 'message');
@@ -127,11 +127,7 @@ function invokedAgents(state: MockState, conversation: ConversationRecord, text:
  * message or action, 400 for a consent card's accept, which is the accept call of section 12, never
  * a postback (every other action is one: the send schema takes no other behaviour).
  */
-export function clickAction(
-  world: MockWorld,
-  conversationId: string,
-  input: ClickActionRequest,
-): { message: Message } {
+export function clickAction(world: MockWorld, conversationId: string, input: unknown): { message: Message } {
   const { user_id, message_id, action_id } = checkJson(ClickActionRequest, input, 'click');
   const { state } = world;
   if (!state.users.has(user_id)) throw notFound(`user_id: user ${user_id}`);
