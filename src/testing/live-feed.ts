@@ -97,22 +97,16 @@ function mockAgentView(agent: AgentRecord): MockAgent {
 
 /** A user with its session token and installs. */
 function mockUserView(user: UserRecord): MockUser {
-  return {
-    id: user.id,
-    display_name: user.display_name,
-    verified: user.verified,
-    session_token: user.session_token,
-    installs: [...user.installs.keys()],
-  };
+  return { ...user, installs: [...user.installs.keys()] };
 }
 
 /** A conversation of any kind, participants named, without messages. */
-function mockConversationView(state: MockState, conversation: ConversationRecord): MockConversation {
+function mockConversationView(
+  state: MockState,
+  { messages, ...conversation }: ConversationRecord,
+): MockConversation {
   return {
-    id: conversation.id,
-    kind: conversation.kind,
-    title: conversation.title,
-    membership_version: conversation.membership_version,
+    ...conversation,
     participants: conversation.participants.map((p) => ({ ...p, display_name: displayName(state, p.id) })),
     created_at: conversation.created_at.toISOString(),
   };
@@ -127,16 +121,10 @@ function mockInviteView(state: MockState, invite: InviteRecord): MockInvite {
   };
 }
 
-/** An upload handle without its URL tokens. */
+/** An upload handle without its URL tokens, its expiry or its bytes (only whether they arrived). */
 function mockAttachmentView(attachment: AttachmentRecord): MockAttachment {
-  return {
-    id: attachment.id,
-    agent_id: attachment.agent_id,
-    name: attachment.name,
-    mime_type: attachment.mime_type,
-    size_bytes: attachment.size_bytes,
-    uploaded: attachment.bytes !== null,
-  };
+  const { upload_token, download_token, expires_at, bytes, ...shown } = attachment;
+  return { ...shown, uploaded: bytes !== null };
 }
 
 /** A message as the feed and snapshot show it: its /v1 view and the metadata its agent sent (none once unsent). */
