@@ -2,6 +2,8 @@
 // (`title: must be at most 100 characters`). zod/mini ships no messages unless a locale is set with
 // z.config(), which a library must not call (it would change its user's zod), so the SDK passes this
 // map to each parse it makes instead; a message a schema sets itself still wins over it.
+// Only the checks the SDK's own schemas use have words here (a user's schema, such as a question's,
+// is read through Standard Schema with its own messages); any other issue reads 'is not valid'.
 
 import type * as z from 'zod/mini';
 
@@ -21,9 +23,6 @@ const TYPE_NAMES: Record<string, string> = {
 const UNITS: Record<string, [verb: string, unit: string]> = {
   string: ['be', 'character'],
   array: ['have', 'item'],
-  set: ['have', 'item'],
-  map: ['have', 'entry'],
-  file: ['have', 'byte'],
 };
 
 const quote = (value: unknown) => (typeof value === 'string' ? `'${value}'` : String(value));
@@ -46,7 +45,7 @@ function sizeMessage(
   if (origin === 'string' && bound === 'at least' && !exact && Number(limit) === 1)
     return 'must not be empty';
   const [verb, unit] = sized;
-  const units = Number(limit) === 1 ? unit : unit === 'entry' ? 'entries' : `${unit}s`;
+  const units = Number(limit) === 1 ? unit : `${unit}s`;
   return `must ${verb} ${exact ? 'exactly' : bound} ${limit} ${units}`;
 }
 
@@ -99,12 +98,6 @@ export const issueMessage = (issue: Issue): string => {
       const { options } = issue as { options?: readonly unknown[] };
       return options?.length ? oneOf(options) : unionMessage(issue.errors);
     }
-    case 'not_multiple_of':
-      return `must be a multiple of ${issue.divisor}`;
-    case 'invalid_key':
-      return 'has a key that is not allowed';
-    case 'invalid_element':
-      return 'has a value that is not allowed';
     default:
       return 'is not valid';
   }
