@@ -68,13 +68,6 @@ interface DedupeWrite {
 
 const dedupeKey = (id: string) => `dedupe:${id}`;
 
-/** The claim of `id`, alive `inFlightMs` unless renewed. */
-const claimWrite = (id: string, inFlightMs: number): DedupeWrite => ({
-  key: dedupeKey(id),
-  value: 'in_flight',
-  ttlMs: inFlightMs,
-});
-
 /** The done mark of `id`, kept for the whole retry schedule. */
 const doneWrite = (id: string): DedupeWrite => ({
   key: dedupeKey(id),
@@ -82,18 +75,9 @@ const doneWrite = (id: string): DedupeWrite => ({
   ttlMs: DEDUPE_RETENTION_MS,
 });
 
-/** What a refused claim's value means: done, or in flight (a value that vanished meanwhile too). */
-const refusedClaim = (current: string | undefined): 'in_flight' | 'done' =>
-  current === 'done' ? 'done' : 'in_flight';
-
 /** Forgets an in-flight claim so the retry runs it; a 'done' written by another holder stays done. */
 async function releaseClaim(store: BotStore, id: string): Promise<void> {
   await store.compareAndSet(dedupeKey(id), 'in_flight', undefined);
-}
-
-/** Counts one more failed run of `id` and answers how many failed so far, kept as long as the retries last. */
-function countAttempt(store: BotStore, id: string): Promise<number> {
-  return store.increment(`attempts:${id}`, DEDUPE_RETENTION_MS);
 }
 
 /** Where another holder left the id: `'done'`, `'in_flight'`, or `undefined` (released, never claimed). */
@@ -160,11 +144,7 @@ export interface Delivery {
 }
 
 /** A delivery waiting for its conversation, as it is kept in the store's queue. @internal */
-export interface QueuedItem {
-  webhookId: string;
-  event: MessageReceivedEvent;
-  trace?: DeliveryTrace;
-}
+export type QueuedItem = Delivery & { event: MessageReceivedEvent };
 
 /**
  * How a run ended for its deliveries: handled, failed (retry it), not recorded (store down), or left
@@ -209,25 +189,28 @@ export interface LaneOptions {
   debug: DebugLog | undefined;
 }
 
-const STOP_MESSAGES: Record<StopReason, string> = {
-  interrupted: 'A newer message in the conversation interrupted this handler.',
-  lost: "The conversation's lock was lost (the store did not renew it); another instance may take over.",
-  expired: 'The handler ran past maxHandlerMs; the conversation moves on to the next message.',
-  closed:
+/** Each stop's error: its name, then its message. */
+const STOPS: Record<StopReason, [string, string]> = {
+  interrupted: ['InterruptedError', 'A newer message in the conversation interrupted this handler.'],
+  lost: [
+    'LockLostError',
+    "The conversation's lock was lost (the store did not renew it); another instance may take over.",
+  ],
+  expired: [
+    'TimeoutError',
+    'The handler ran past maxHandlerMs; the conversation moves on to the next message.',
+  ],
+  closed: [
+    'ShutdownError',
     "The bot is closing (bot.close) and this handler ran past its deadline; the service's retry runs it again.",
-};
-
-const STOP_NAMES: Record<StopReason, string> = {
-  interrupted: 'InterruptedError',
-  lost: 'LockLostError',
-  expired: 'TimeoutError',
-  closed: 'ShutdownError',
+  ],
 };
 
 /** The `ctx.signal.reason` for a stop: an Error whose name says which (`InterruptedError`, ...). */
 export function stopError(reason: StopReason): Error {
-  const error = new Error(STOP_MESSAGES[reason]);
-  error.name = STOP_NAMES[reason];
+  const [name, message] = STOPS[reason];
+  const error = new Error(message);
+  error.name = name;
   return error;
 }
 
@@ -455,7 +438,8 @@ export function createLanes(o: LaneOptions) {
   const giveUp = async (items: readonly Delivery[], cause: unknown, unresponsive: boolean) => {
     const given = new Set<string>();
     for (const item of items) {
-      const attempts = await countAttempt(store, item.webhookId);
+      // Counted where every instance sees it, as long as the retries last.
+      const attempts = await store.increment(`attempts:${item.webhookId}`, DEDUPE_RETENTION_MS);
       if (!unresponsive && attempts < o.maxAttempts) continue;
       given.add(item.webhookId);
       const reason = unresponsive ? 'unresponsive' : 'attempts';
@@ -582,8 +566,8 @@ export function createLanes(o: LaneOptions) {
     fresh: string | undefined,
     ran: ReadonlySet<string>,
     settled: string[],
+    batch: Batch = [],
   ): Batch | Promise<Batch> => {
-    const batch: Batch = [];
     for (let i = 0; i < members.length; i += 1) {
       const member = members[i]!;
       const item = local.get(member) ?? readMember(member);
@@ -593,31 +577,18 @@ export function createLanes(o: LaneOptions) {
         settled.push(member);
       } else if (ran.has(item.webhookId)) settled.push(member);
       else if (member === fresh) batch.push({ member, item });
-      else return lookThenRun(batch, members.slice(i), ran, settled);
-    }
-    return batch;
-  };
-
-  /** {@link runnable} from the first member that needs a look at its claim. */
-  const lookThenRun = async (
-    batch: Batch,
-    members: string[],
-    ran: ReadonlySet<string>,
-    settled: string[],
-  ) => {
-    for (const member of members) {
-      const item = local.get(member) ?? readMember(member);
-      if (!item) {
-        o.report(new TypeError(`a queued member is not a message.received delivery: ${member.slice(0, 80)}`));
-        settled.push(member);
-        continue;
+      else {
+        // A look at its claim, then the rest of the members.
+        const { webhookId } = item;
+        return claimState(store, webhookId).then((state) => {
+          if (state === 'done') {
+            debug?.('queued message already handled: dropped from the queue', { webhookId });
+            settled.push(member);
+            waiting.get(webhookId)?.('ok');
+          } else batch.push({ member, item });
+          return runnable(members.slice(i + 1), fresh, ran, settled, batch);
+        });
       }
-      const id = item.webhookId;
-      if (ran.has(id) || (await claimState(store, id)) === 'done') {
-        debug?.('queued message already handled: dropped from the queue', { webhookId: id });
-        settled.push(member);
-        if (!ran.has(id)) waiting.get(id)?.('ok');
-      } else batch.push({ member, item });
     }
     return batch;
   };
@@ -909,13 +880,11 @@ export function createLanes(o: LaneOptions) {
    */
   const admit = (delivery: Delivery, text: string): StoreAnswer<Admission> => {
     const { webhookId, event } = delivery;
-    const claim = claimWrite(webhookId, o.lockTtlMs);
+    // Alive one lock TTL unless renewed.
+    const claim = { key: dedupeKey(webhookId), value: 'in_flight', ttlMs: o.lockTtlMs };
     if (policy === 'concurrent' || event.type !== 'message.received') {
       return claimOnce(store, claim).then((taken) => {
-        if (!taken.claimed) {
-          debug?.('duplicate', { webhookId, claim: refusedClaim(taken.current) });
-          return { claim: refusedClaim(taken.current) };
-        }
+        if (!taken.claimed) return refused(webhookId, taken.current);
         debug?.('claimed', { webhookId, type: event.type });
         return claimed(webhookId, () => runAlone(delivery));
       });
@@ -937,13 +906,17 @@ export function createLanes(o: LaneOptions) {
       : queued(item, member, answer);
   };
 
+  /** A refused claim: its value says done, or in flight (a value that vanished meanwhile too). */
+  const refused = (webhookId: string, current: string | undefined): Admission => {
+    const claim = current === 'done' ? 'done' : 'in_flight';
+    debug?.('duplicate', { webhookId, claim });
+    return { claim };
+  };
+
   /** A conversation's message once its admit answered: refused, or claimed and followed to its outcome. */
   const queued = (item: QueuedItem, member: string, admitted: AdmitResult): Admission => {
     const { webhookId } = item;
-    if (!admitted.claimed) {
-      debug?.('duplicate', { webhookId, claim: refusedClaim(admitted.current) });
-      return { claim: refusedClaim(admitted.current) };
-    }
+    if (!admitted.claimed) return refused(webhookId, admitted.current);
     const conversationId = item.event.conversationId;
     debug?.('claimed and queued', { webhookId, conversationId, lock: admitted.lock ? 'taken' : 'held' });
     const fresh = { member, until: Date.now() + o.lockTtlMs };
