@@ -222,18 +222,26 @@ const INSTRUMENTS = {
 export type Instrument = keyof typeof INSTRUMENTS;
 
 /**
- * Records `value` on the instrument `name` (adds it to a counter), with `attributes` named as a
- * span's; nothing with the API absent or no meter provider registered. @internal
+ * Whether a meter provider is registered (the API present and its meter not the no-op one): then a
+ * delivery records its metrics whether or not its trace is sampled. @internal
  */
-export function recordMetric(name: Instrument, value: number, attributes: SpanAttributes = {}): void {
-  if (!api) return;
+export function metering(): boolean {
+  if (!api) return false;
   const provider = api.metrics.getMeterProvider();
   if (provider !== instrumentsOf) {
     instrumentsOf = provider;
     const meter = provider.getMeter(NAME);
     instruments = meter === api.createNoopMeter() ? undefined : makeInstruments(meter);
   }
-  instruments?.[name](value, named(attributes));
+  return instruments !== undefined;
+}
+
+/**
+ * Records `value` on the instrument `name` (adds it to a counter), with `attributes` named as a
+ * span's; nothing with the API absent or no meter provider registered. @internal
+ */
+export function recordMetric(name: Instrument, value: number, attributes: SpanAttributes = {}): void {
+  if (metering()) instruments?.[name](value, named(attributes));
 }
 
 function makeInstruments(meter: OtelApi.Meter) {

@@ -35,6 +35,7 @@ import {
   childSpan,
   endSpan,
   inSpan,
+  metering,
   recordMetric,
   recoveriesOf,
 } from '../telemetry.js';
@@ -362,7 +363,7 @@ type Transport = 'send' | 'stream' | 'file';
  */
 async function inReplySpan<T extends object>(transport: Transport, send: () => Promise<T>): Promise<T> {
   const span = childSpan('agent-messaging.reply', { 'reply.transport': transport });
-  if (!span) return send();
+  if (!span && !metering()) return send();
   const started = performance.now();
   try {
     const result = await inSpan(span, send);

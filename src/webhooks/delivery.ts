@@ -12,6 +12,7 @@ import {
   childSpan,
   endSpan,
   inSpan,
+  metering,
   recordMetric,
   startServerSpan,
   type Traced,
@@ -36,14 +37,15 @@ import {
 } from './verify.js';
 
 /**
- * A delivery's spans, when OpenTelemetry is on: the delivery's own, and its wait for the conversation's
- * turn, which the run ends when it starts (or the delivery, when it never runs here). @internal
+ * A delivery's telemetry, when OpenTelemetry records it (its trace sampled, or a meter provider
+ * registered): its spans, if traced, the delivery's own and its wait for the conversation's turn,
+ * which the run ends when it starts (or the delivery, when it never runs here). @internal
  */
 export interface DeliveryTrace {
-  readonly delivery: Traced;
-  turn: Traced | undefined;
-  /** When the turn began (ms, performance.now()). */
-  readonly since: number;
+  readonly delivery: Traced | undefined;
+  readonly turn: Traced | undefined;
+  /** When the turn began (ms, performance.now()); `undefined` once it ended. */
+  since: number | undefined;
 }
 
 /** Ends a delivery's turn span (once): its wait in ms, and `outcome` when it ended without a run here. */
@@ -51,12 +53,12 @@ export function endTurn(
   trace: DeliveryTrace | undefined,
   attributes: Record<string, string | number> = {},
 ): void {
-  if (!trace?.turn) return;
+  if (trace?.since === undefined) return;
   const waitMs = performance.now() - trace.since;
+  trace.since = undefined;
   annotate(trace.turn, { 'turn.wait_ms': Math.round(waitMs), ...attributes });
   recordMetric('turn.wait', waitMs);
   endSpan(trace.turn);
-  trace.turn = undefined;
 }
 
 /** Hands a promise to the runtime so it may finish after the response (Workers' `ctx.waitUntil`). */
@@ -329,7 +331,13 @@ async function answerDelivery(
       'event.type': type,
       'conversation.id': typeof conversationId === 'string' ? conversationId : undefined,
     });
-    trace = { delivery: span, turn: childSpan('agent-messaging.turn', {}, span), since: performance.now() };
+  }
+  if (span || metering()) {
+    trace = {
+      delivery: span,
+      turn: span && childSpan('agent-messaging.turn', {}, span),
+      since: performance.now(),
+    };
   }
 
   let admission: Admission;

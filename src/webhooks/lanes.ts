@@ -139,7 +139,7 @@ function createClaimHolds(
 export interface Delivery {
   webhookId: string;
   event: WebhookEvent;
-  /** Its spans, when OpenTelemetry is on and it was delivered to this process. */
+  /** Its telemetry, when OpenTelemetry records it and it was delivered to this process. */
   trace?: DeliveryTrace;
 }
 

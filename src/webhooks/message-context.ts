@@ -177,16 +177,17 @@ export function createRun(bot: BotRuntime, parts: RunParts) {
       last.trace?.delivery,
     );
     const run = () => runHandlers(items, signal, span);
-    return span ? traced(span, signal, run) : run();
+    return span || last.trace ? traced(span, signal, run) : run();
   };
 }
 
 /**
- * Runs `fn` inside `span` and ends the span with the run: with an error status when it threw, or when
- * the run's signal fired (interrupted, lock lost, past maxHandlerMs), which ends it at once even if
- * the handler goes on ignoring the signal, so no span is left open.
+ * Runs `fn` inside `span` (when traced), records how long it ran and ends the span with the run: with
+ * an error status when it threw, or when the run's signal fired (interrupted, lock lost, past
+ * maxHandlerMs), which ends it at once even if the handler goes on ignoring the signal, so no span is
+ * left open.
  */
-async function traced(span: Traced, signal: AbortSignal, fn: () => Promise<void>): Promise<void> {
+async function traced(span: Traced | undefined, signal: AbortSignal, fn: () => Promise<void>): Promise<void> {
   const started = performance.now();
   let ended = false;
   const end = (error?: unknown) => {

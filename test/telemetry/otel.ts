@@ -13,12 +13,16 @@ import {
 import {
   InMemorySpanExporter,
   type ReadableSpan,
+  type Sampler,
   SimpleSpanProcessor,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 
-/** Registers the SDK for this test file; `spans()` lists the ended spans, `reset()` forgets them. */
-export function registerOtel() {
+/**
+ * Registers the SDK for this test file (every span sampled, unless `sampler` says otherwise);
+ * `spans()` lists the ended spans, `reset()` forgets them.
+ */
+export function registerOtel(sampler?: Sampler) {
   const exporter = new InMemorySpanExporter();
   // Every span started and not yet ended, so a test can show that none is left open.
   const open = new Set<ReadableSpan>();
@@ -30,6 +34,7 @@ export function registerOtel() {
   };
   const provider = new TracerProvider({
     spanProcessors: [tracker as never, new SimpleSpanProcessor({ exporter })],
+    ...(sampler && { sampler }),
   });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
