@@ -331,7 +331,16 @@ function exportsOf(checker: ts.TypeChecker, file: ts.SourceFile): ApiExport[] {
     const text = describe(checker, name.slice(name.lastIndexOf('.') + 1), resolved, file, only).join('\n');
     found.push({ name, kind: kinds.join('+'), value, text });
   };
-  for (const exported of checker.getExportsOfModule(moduleSymbol)) visit(exported, exported.name, false);
+  // `export type * from` re-exports a module's names as types only; the checker resolves them to the
+  // module's own symbols, so the names it brings are collected here.
+  const typeOnlyStar = new Set<string>();
+  for (const statement of file.statements) {
+    if (!ts.isExportDeclaration(statement) || !statement.isTypeOnly || statement.exportClause) continue;
+    const target = statement.moduleSpecifier && checker.getSymbolAtLocation(statement.moduleSpecifier);
+    for (const exported of target ? checker.getExportsOfModule(target) : []) typeOnlyStar.add(exported.name);
+  }
+  for (const exported of checker.getExportsOfModule(moduleSymbol))
+    visit(exported, exported.name, typeOnlyStar.has(exported.name));
   return found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 

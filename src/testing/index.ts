@@ -1,30 +1,7 @@
 // `agent-messaging/testing`: the whole service in memory, in process or on a real port; its msw
 // handlers are in `agent-messaging/testing/msw`, so nothing here needs msw (an optional peer).
 
-export type {
-  ClickActionRequest,
-  ClickActionResponse,
-  ClockAdvanceRequest,
-  CreateUserRequest,
-  CreateUserResponse,
-  Delivery,
-  FaultSpec,
-  InstallRequest,
-  InstallResponse,
-  RequestLogEntry,
-  UserMessageRequest,
-  UserMessageResponse,
-} from '../schemas/mock-control.js';
-export type {
-  MockAgent,
-  MockAttachment,
-  MockConversation,
-  MockEvent,
-  MockEventType,
-  MockInvite,
-  MockStateSnapshot,
-  MockUser,
-} from '../schemas/mock-events.js';
+export type { MockEventType } from '../schemas/mock-events.js';
 export { generateWebhookSecret, type SignedHeaders, signWebhook } from '../webhooks/verify.js';
 export {
   createFakeModelServer,
@@ -37,6 +14,7 @@ export {
   type FakeToolCall,
 } from './fake-model-server.js';
 export type { MockEventListener, MockEvents } from './live-feed.js';
+export type * from './mock-schemas.js';
 export * as mockSchemas from './mock-schemas.js';
 export type {
   MockClockControl,

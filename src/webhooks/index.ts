@@ -1,6 +1,6 @@
 // The webhook side of the SDK: verification, and the bot runtime built on it.
 
-export { createBot, DEFAULT_ACK_TIMEOUT_MS } from './bot.js';
+export { createBot } from './bot.js';
 export type {
   Bot,
   BotAction,
@@ -27,17 +27,8 @@ export type {
   QuestionTimeoutContext,
 } from './questions.js';
 export type { Middleware } from './router.js';
+export { type BotSession, SessionConflictError, type SessionOptions } from './session.js';
 export {
-  type BotSession,
-  DEFAULT_SESSION_TTL_MS,
-  SessionConflictError,
-  type SessionOptions,
-} from './session.js';
-export {
-  DEFAULT_TOLERANCE_SEC,
-  generateWebhookSecret,
-  type SignedHeaders,
-  signWebhook,
   type VerifyWebhookOptions,
   verifyWebhook,
   type WebhookBody,
