@@ -23,24 +23,20 @@ export function agentView(agent: AgentRecord) {
 export const registerAgent = endpoint('agents.register', {
   handle: (ctx) => {
     const { state } = ctx.world;
-    const { handle, display_name, webhook_url, capabilities } = ctx.body;
-    if (state.handles.has(handle)) {
+    const { handle } = ctx.body;
+    if ([...state.agents.values()].some((agent) => agent.handle === handle)) {
       throw new MockError(409, 'handle_taken', `handle: "${handle}" is already in use`);
     }
     const agent: AgentRecord = {
       id: newId('agt'),
-      handle,
-      display_name,
+      ...ctx.body,
       status: 'pending_webhook',
-      webhook_url,
-      capabilities: [...capabilities],
       webhook_status: 'unverified',
       api_key: newToken('ams_sk_'),
       webhook_secret: generateWebhookSecret(),
       created_at: ctx.world.clock.now(),
     };
     state.agents.set(agent.id, agent);
-    state.handles.add(handle);
     state.callers.set(agent.api_key, { kind: 'agent', id: agent.id, agent });
     agentChanged(ctx.world, agent, 'created');
     return json(201, {

@@ -131,8 +131,6 @@ export interface MockState {
   agents: Map<string, AgentRecord>;
   /** Bearer token (agent key or user session) to its holder, so no request scans every record. */
   callers: Map<string, Caller>;
-  /** Handles taken by registered agents. */
-  handles: Set<string>;
   conversations: Map<string, ConversationRecord>;
   /** Message id to message, across conversations. */
   messages: Map<string, MessageRecord>;
@@ -153,7 +151,6 @@ export function createState(generation = 0): MockState {
     users: new Map(),
     agents: new Map(),
     callers: new Map(),
-    handles: new Set(),
     conversations: new Map(),
     messages: new Map(),
     attachments: new Map(),
