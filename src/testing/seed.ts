@@ -2,6 +2,7 @@
 // user who installed it, their conversation), made in one call instead of seven.
 import { type Agent, AgentClient, type RegisterAgentRequest, registerAgent } from '../index.js';
 import { agentChanged } from './live-feed.js';
+import type { MockService } from './mock-service.js';
 import type { MockWorld } from './state.js';
 import { createUser, installAgent } from './users.js';
 
@@ -51,10 +52,7 @@ let seeds = 0;
  */
 export async function seedWorld(
   world: MockWorld,
-  connection: {
-    baseUrl: string;
-    fetch: (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
-  },
+  connection: Pick<MockService, 'baseUrl' | 'fetch'>,
   options: SeedOptions = {},
 ): Promise<Seed> {
   const webhookUrl = options.webhookUrl ?? 'http://bot.test/webhook';

@@ -96,41 +96,20 @@ async function dispatch(world: MockWorld, request: MockRequest): Promise<Answer>
             entry.body = loggedBody((entry.body ?? '') + chunk);
         })
       : undefined;
-  // 415 and 413 are known now but answered after authentication (section 2's order).
-  const early = refused ? streamingUnsupported() : over ? tooLarge() : undefined;
-  const routes = control ? controlRoutes : serviceRoutes;
-  return run(world, routes, request, { text: over ? undefined : text, fault, lines, early });
-}
-
-const tooLarge = () => new MockError(413, 'payload_too_large', `body: larger than ${MAX_BODY_BYTES} bytes`);
-const streamingUnsupported = () =>
-  new MockError(
-    415,
-    'streaming_unsupported',
-    'content-type: streamed (NDJSON) request bodies are not accepted here',
-  );
-
-interface Input {
-  /** The JSON body text; undefined where the rule reads the body itself (file uploads). */
-  text: string | undefined;
-  fault?: FaultSpec | undefined;
-  lines?: LineReader | undefined;
-  /** A refusal due once the caller is authenticated: 415 for a refused streamed body, 413 for size. */
-  early: MockError | undefined;
-}
-
-async function run(
-  world: MockWorld,
-  routes: readonly Route[],
-  request: MockRequest,
-  input: Input,
-): Promise<Answer> {
-  const { url } = request;
-  const { route, params } = matchRoute(routes, request.method, url.pathname);
+  const { route, params } = matchRoute(control ? controlRoutes : serviceRoutes, request.method, path);
   const caller = authenticate(world.state, request.headers, route.auth);
-  if (input.early) throw input.early;
-  const { fault, lines } = input;
-  let raw = input.text;
+  // 415 and 413 were known before, but are answered after authentication (section 2's order).
+  if (refused) {
+    throw new MockError(
+      415,
+      'streaming_unsupported',
+      'content-type: streamed (NDJSON) request bodies are not accepted here',
+    );
+  }
+  if (over) throw new MockError(413, 'payload_too_large', `body: larger than ${MAX_BODY_BYTES} bytes`);
+  const { url } = request;
+  // The JSON body text; undefined where the rule reads the body itself (file uploads).
+  let raw = text;
   const stream = url.search !== '' && url.searchParams.get('stream') === 'true';
   if (lines) {
     if (!route.acceptsNdjson || !stream) {
