@@ -4,7 +4,7 @@
 import * as z from 'zod/mini';
 import { CreateAttachmentRequest, MAX_ATTACHMENT_BYTES } from '../schemas/attachments.js';
 import { agentOf, requireActive } from './access.js';
-import { bodyBytes, invalid, json, MockError, mediaType, notFound } from './http.js';
+import { invalid, json, MockError, mediaType, notFound } from './http.js';
 import { newId, newToken } from './ids.js';
 import { attachmentUpdated } from './live-feed.js';
 import { endpoint, type RouteContext } from './router.js';
@@ -75,7 +75,7 @@ export const uploadFile = endpoint('files.upload', {
         `content-type: must be the declared mime_type "${attachment.mime_type}", got "${sent ?? ''}"`,
       );
     }
-    const bytes = await bodyBytes(ctx.request.body);
+    const bytes = new Uint8Array(await new Response(ctx.request.body as BodyInit | null).arrayBuffer());
     if (bytes.byteLength > MAX_ATTACHMENT_BYTES) {
       throw new MockError(413, 'payload_too_large', `body: larger than ${MAX_ATTACHMENT_BYTES} bytes`);
     }

@@ -112,7 +112,10 @@ export interface HeaderReader {
   forEach(callback: (value: string, name: string) => void): void;
 }
 
-/** A request body: bytes a door read whole, or a stream (NDJSON, a large upload, a Fetch body). */
+/**
+ * A request body: bytes a door read whole, or a stream (NDJSON, a large upload, a Fetch body). A
+ * rule that reads it whole or as a stream wraps it in a Response (bytes read whole are copied).
+ */
 export type RequestBody = Uint8Array | ReadableStream<Uint8Array> | null;
 
 /** A request as the mock's one entry reads it, whichever door it came through. */
@@ -133,17 +136,6 @@ export interface MockRequest {
 export function fromRequest(request: Request): MockRequest {
   const { method, headers, body, signal } = request;
   return { method, url: new URL(request.url), headers, body, signal };
-}
-
-/** The whole body as bytes (a file upload). */
-export async function bodyBytes(body: RequestBody): Promise<Uint8Array> {
-  if (body === null || body instanceof Uint8Array) return body ?? new Uint8Array(0);
-  return new Uint8Array(await new Response(body).arrayBuffer());
-}
-
-/** The body as a stream (a streamed NDJSON body). */
-export function bodyStream(body: RequestBody): ReadableStream<Uint8Array> | null {
-  return body instanceof Uint8Array ? new Response(body as Uint8Array<ArrayBuffer>).body : body;
 }
 
 /**
