@@ -46,12 +46,6 @@ export interface Completion {
   appended?: string;
 }
 
-/** The ids a reply writes to. @internal */
-export interface SinkTarget {
-  messageId: string;
-  blockId: string;
-}
-
 /**
  * A reply's request options for the append and complete endpoints: never retried blindly (appends
  * are not idempotent, so a failure is read back instead), and without the start's Idempotency-Key.
@@ -69,7 +63,7 @@ export function appendOptions({ signal, timeoutMs, headers }: RequestOptions): R
  */
 export async function endCut(
   api: ReplyApi,
-  { messageId, blockId }: SinkTarget,
+  { messageId, blockId }: { messageId: string; blockId: string },
   request: RequestOptions,
   note: string,
   fallbackText = note.trim(),

@@ -1,18 +1,15 @@
 // The Streamable HTTP sink: patch lines on the open NDJSON request, acknowledged by the answer's
 // echoed `message.patch` events, under a progress deadline that only acknowledgements reset.
 import { ConnectionError, InvalidResponseError, TimeoutError } from '../core/errors.js';
-import type { StreamEvent } from '../schemas/stream.js';
 import type { NdjsonBody } from './ndjson-body.js';
-import { type Completion, MAX_SETTLE_PERIODS, type SinkTarget } from './reply-sinks.js';
+import { type Completion, MAX_SETTLE_PERIODS } from './reply-sinks.js';
+import type { StartedReply } from './reply-start.js';
 
 /** How long sent text or a sent completion may go unacknowledged by default (issue 11, outcome 5). */
 export const DEFAULT_PROGRESS_TIMEOUT_MS = 5_000;
 
-/** The started message a stream sink writes to: its ids, the rest of its answer, and its connection's end. */
-interface StreamTarget extends SinkTarget {
-  events: AsyncIterator<StreamEvent>;
-  cancel(): void;
-}
+/** The started message a stream sink writes to: its block, the rest of its answer, and its connection's end. */
+type StreamTarget = Pick<StartedReply, 'blockId' | 'events' | 'cancel'>;
 
 /**
  * Patch lines on the open NDJSON request. The answer is read all along: each echoed patch
