@@ -35,6 +35,8 @@ export class ApiError extends AgentMessagingError {
   readonly requestId: string | undefined;
   /** The answer's headers, names lower-cased. */
   readonly headers: Readonly<Record<string, string>>;
+  /** Seconds to wait before trying again, from `Retry-After` (a 429, a 503), when the service said. */
+  readonly retryAfter: number | undefined;
 
   constructor(init: ApiErrorInit) {
     const code = init.code ? ` ${init.code}` : '';
@@ -44,6 +46,7 @@ export class ApiError extends AgentMessagingError {
     this.code = init.code;
     this.requestId = init.requestId;
     this.headers = init.headers ?? {};
+    this.retryAfter = init.retryAfter;
   }
 }
 
@@ -85,12 +88,6 @@ export class UnprocessableEntityError extends ApiError {
 /** 429: slow down; `retryAfter` says for how many seconds, when the service said. */
 export class RateLimitError extends ApiError {
   static override readonly kind: string = 'RateLimitError';
-  /** Seconds to wait before trying again, from `Retry-After`. */
-  readonly retryAfter: number | undefined;
-  constructor(init: ApiErrorInit) {
-    super(init);
-    this.retryAfter = init.retryAfter;
-  }
 }
 
 /** 500 and above: the service failed; safe calls were already retried. */

@@ -42,10 +42,8 @@ export const retryAfterTooLong = (seconds: number | undefined): boolean =>
  * (a `Retry-After` longer than a minute is not slept on).
  */
 export function retryDelayMs(error: unknown, retry: number): number | undefined {
-  if (ApiError.is(error)) {
-    const seconds = parseRetryAfter(error.headers['retry-after']);
-    if (seconds !== undefined) return retryAfterTooLong(seconds) ? undefined : Math.ceil(seconds * 1000);
-  }
+  const seconds = ApiError.is(error) ? error.retryAfter : undefined;
+  if (seconds !== undefined) return retryAfterTooLong(seconds) ? undefined : Math.ceil(seconds * 1000);
   const ceiling = Math.min(MAX_BACKOFF_MS, BASE_DELAY_MS * 2 ** (retry - 1));
   const jittered = Math.round(Math.random() * ceiling);
   // The first attempt is still being processed: a quick repeat would only meet the same 409.
