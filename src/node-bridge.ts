@@ -38,57 +38,33 @@ export type ReadBody = { complete: true; bytes: Buffer } | { complete: false; he
 /** Reads the request body, at most `limit` bytes plus the chunk that crossed it. */
 export function readBody(req: IncomingMessage, limit: number): Promise<ReadBody> {
   return new Promise((resolve, reject) => {
-    (req as Reading)[READING] = { chunks: [], size: 0, limit, resolve, reject };
-    req.on('data', onBodyData).on('end', onBodyEnd).on('error', onBodyError).on('close', onBodyClose);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = () =>
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    function onData(chunk: Buffer | string) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += bytes.byteLength;
+      chunks.push(bytes);
+      if (size <= limit) return;
+      finish();
+      req.pause();
+      resolve({ complete: false, head: chunks });
+    }
+    function onEnd() {
+      finish();
+      resolve({ complete: true, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
+    }
+    function onError(error: unknown) {
+      finish();
+      reject(error);
+    }
+    function onClose() {
+      finish();
+      reject(new Error('the client went away before the body was read'));
+    }
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
-}
-
-// The listeners of readBody are made once, not per request (closures per request cost allocations,
-// and under a transpiler that keeps function names, a defineProperty each); they find their read
-// on the request under this key.
-const READING = Symbol('readBody');
-type Reading = IncomingMessage & { [READING]?: BodyRead | undefined };
-interface BodyRead {
-  chunks: Buffer[];
-  size: number;
-  limit: number;
-  resolve(read: ReadBody): void;
-  reject(error: unknown): void;
-}
-
-/** The read of `req`, now finished: its listeners are removed. */
-function finish(req: Reading): BodyRead | undefined {
-  const read = req[READING];
-  req[READING] = undefined;
-  req.off('data', onBodyData).off('end', onBodyEnd).off('error', onBodyError).off('close', onBodyClose);
-  return read;
-}
-
-function onBodyData(this: Reading, chunk: Buffer | string): void {
-  const read = this[READING];
-  if (!read) return;
-  const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-  read.size += bytes.byteLength;
-  read.chunks.push(bytes);
-  if (read.size <= read.limit) return;
-  finish(this);
-  this.pause();
-  read.resolve({ complete: false, head: read.chunks });
-}
-
-function onBodyEnd(this: Reading): void {
-  const read = finish(this);
-  if (!read) return;
-  const { chunks, size } = read;
-  read.resolve({ complete: true, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
-}
-
-function onBodyError(this: Reading, error: unknown): void {
-  finish(this)?.reject(error);
-}
-
-function onBodyClose(this: Reading): void {
-  finish(this)?.reject(new Error('the client went away before the body was read'));
 }
 
 /** A body that was cut at the limit, as a stream: the part already read, then the rest as it comes. */

@@ -82,30 +82,24 @@ export function createRouter(options: RouterOptions = {}) {
   };
 
   const handle = async (ctx: EventContext) => {
-    if (ctx.event.type === 'message.received') {
-      const message = ctx as MessageContext;
-      const picked = pick(message);
-      // A pending question's answer goes to it (questions.ts), before the routes; commands never do.
-      const taken = options.answer?.(message, picked?.kind === 'command') ?? false;
-      if (taken !== false && (await taken)) {
-        // Answered: the question's onAnswer ran instead of the routes.
-      } else if (picked) {
-        annotateBound(ctx, { route: picked.route.name });
-        if (picked.match !== true) message.match = picked.match;
-        await picked.route.handler(message);
-      } else if (mentions.length > 0 && message.mentioned && message.isGroup) {
-        annotateBound(ctx, { route: 'mention' });
-        for (const handler of mentions) await handler(message);
-      } else {
-        annotateBound(ctx, { route: 'message.received' });
-        for (const handler of typed.get('message.received') ?? NONE) {
-          const result = handler(ctx);
-          if (thenable(result)) await result;
-        }
-      }
+    const { type } = ctx.event;
+    const message = type === 'message.received' ? (ctx as MessageContext) : undefined;
+    const picked = message && pick(message);
+    // A pending question's answer goes to it (questions.ts), before the routes; commands never do.
+    const taken = (message && options.answer?.(message, picked?.kind === 'command')) ?? false;
+    if (taken !== false && (await taken)) {
+      // Answered: the question's onAnswer ran instead of the routes.
+    } else if (picked && message) {
+      annotateBound(ctx, { route: picked.route.name });
+      if (picked.match !== true) message.match = picked.match;
+      await picked.route.handler(message);
+    } else if (message && mentions.length > 0 && message.mentioned && message.isGroup) {
+      annotateBound(ctx, { route: 'mention' });
+      for (const handler of mentions) await handler(message);
     } else {
-      annotateBound(ctx, { route: ctx.event.type });
-      for (const handler of typed.get(ctx.event.type) ?? NONE) {
+      // Any other event, and a user message no route took.
+      annotateBound(ctx, { route: type });
+      for (const handler of typed.get(type) ?? NONE) {
         const result = handler(ctx);
         if (thenable(result)) await result;
       }
