@@ -209,33 +209,31 @@ async function startOnce(ctx: StartContext, key: string, ndjson?: NdjsonBody): P
     signal,
   });
   const events = stream[Symbol.asyncIterator]();
-  let first: IteratorResult<StreamEvent>;
+  // The start is read up to its first event; anything else than a started text block ends it.
   try {
-    first = await events.next();
+    const first = await events.next();
+    const event = first.done ? undefined : first.value;
+    if (event?.type !== 'message.started') {
+      throw new ConnectionError(`${ctx.operation}: the event stream did not begin with message.started.`);
+    }
+    const blockIndex = event.message.content.findIndex((block) => block.type === 'text');
+    const block = event.message.content[blockIndex];
+    if (block === undefined) {
+      throw new InvalidResponseError(`${ctx.operation}: message.started holds no text block to write to.`, {
+        status: response.status,
+        requestId: response.headers.get('request-id') ?? undefined,
+      });
+    }
+    return {
+      messageId: event.message.id,
+      blockId: block.id,
+      blockIndex,
+      events,
+      replayed,
+      cancel: () => connection.abort(new AgentMessagingError('the reply no longer reads this stream')),
+    };
   } catch (error) {
     await events.return?.();
     throw error;
   }
-  const event = first.done ? undefined : first.value;
-  if (event?.type !== 'message.started') {
-    await events.return?.();
-    throw new ConnectionError(`${ctx.operation}: the event stream did not begin with message.started.`);
-  }
-  const blockIndex = event.message.content.findIndex((block) => block.type === 'text');
-  const block = event.message.content[blockIndex];
-  if (block === undefined) {
-    await events.return?.();
-    throw new InvalidResponseError(`${ctx.operation}: message.started holds no text block to write to.`, {
-      status: response.status,
-      requestId: response.headers.get('request-id') ?? undefined,
-    });
-  }
-  return {
-    messageId: event.message.id,
-    blockId: block.id,
-    blockIndex,
-    events,
-    replayed,
-    cancel: () => connection.abort(new AgentMessagingError('the reply no longer reads this stream')),
-  };
 }
