@@ -46,9 +46,6 @@ export interface UploadSpec {
   options?: RequestOptions | undefined;
 }
 
-const isByteStream = (body: unknown): body is ReadableStream<Uint8Array> =>
-  typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
-
 /**
  * One per client: holds its checked configuration (base URL, bearer token, timeouts, retries).
  * Resources validate their input first; the transport sends, retries and maps errors.
@@ -78,7 +75,7 @@ export class Transport {
    * typed ApiError. A JSON body is retried like `request`; a byte stream is sent once (ky would tee it).
    */
   async raw(key: EndpointKey, init: CallInit): Promise<Response> {
-    const stream = isByteStream(init.body);
+    const stream = init.body instanceof ReadableStream;
     const call = this.#prepare(key, init, stream ? (init.body as BodyInit) : undefined);
     if (stream) call.retries = 0;
     return this.#send(call);
