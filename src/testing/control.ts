@@ -3,7 +3,7 @@
 // them the body as decoded (one check of each shape, whichever surface it came through).
 import * as z from 'zod/mini';
 import { ClockAdvanceRequest } from '../schemas/mock-control.js';
-import { clearFaults, injectFault } from './faults.js';
+import { injectFault } from './faults.js';
 import { invalid, json } from './http.js';
 import { liveRoutes } from './live-feed.js';
 import { snapshotRequests } from './request-log.js';
@@ -79,7 +79,7 @@ export const controlRoutes = [
     CHECKED_BY_RULE,
   ),
   control('DELETE', '/_mock/faults', (ctx) => {
-    clearFaults(ctx.world.state);
+    ctx.world.state.faults.length = 0;
     return json(200, {});
   }),
   control('GET', '/_mock/deliveries', (ctx) => json(200, ctx.world.state.deliveries)),

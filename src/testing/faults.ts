@@ -12,11 +12,6 @@ export function injectFault(state: MockState, spec: unknown): { fault_id: string
   return { fault_id: record.id };
 }
 
-/** Removes every fault. */
-export function clearFaults(state: MockState): void {
-  state.faults.length = 0;
-}
-
 /**
  * The oldest fault matching this request, counted as used. A fault counts every request it
  * matches, even one where its effect cannot fire (a cut_stream on a JSON answer).

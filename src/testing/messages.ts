@@ -26,7 +26,7 @@ import type {
   MockState,
   MockWorld,
 } from './state.js';
-import { startStreamingSend } from './streaming.js';
+import { followMessage } from './streaming.js';
 
 /** A streaming message completes by itself this long after its last change (PROTOCOL.md section 8). */
 const AUTO_COMPLETE_MS = 10 * 60 * 1000;
@@ -223,7 +223,11 @@ export const sendMessage = endpoint('messages.send', {
       reply_to: replyToMessageId ? { message_id: replyToMessageId, part_index: 0 } : null,
       metadata,
     });
-    if (streaming) return startStreamingSend(ctx, message);
+    if (streaming) {
+      // A replay follows the same message.
+      ctx.replayWith = (replay) => followMessage(replay, message);
+      return followMessage(ctx, message);
+    }
     // Stored blocks are the send shape with their ids, as the answer writes them.
     return json(201, {
       message: { id: message.id, conversationId: conversation.id, status: message.status, content: blocks },

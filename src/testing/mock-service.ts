@@ -17,7 +17,7 @@ import type {
 import type { MockStateSnapshot } from '../schemas/mock-events.js';
 import { MockClock } from './clock.js';
 import { advanceClock, resetWorld } from './control.js';
-import { clearFaults, injectFault } from './faults.js';
+import { injectFault } from './faults.js';
 import { fromRequest, toResponse } from './http.js';
 import { MockEventBus, type MockEvents, takeSnapshot } from './live-feed.js';
 import { handlersWith, loadMswHttp } from './msw-door.js';
@@ -90,7 +90,9 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     },
     faults: {
       inject: (spec: FaultSpec) => injectFault(world.state, spec),
-      clear: () => clearFaults(world.state),
+      clear: () => {
+        world.state.faults.length = 0;
+      },
     },
     get deliveries() {
       return world.state.deliveries.map((delivery) => ({ ...delivery }));

@@ -28,14 +28,8 @@ export function eventStreamResponse(body: ReadableStream<Uint8Array>): Response 
   });
 }
 
-/** Answers the event stream of a streaming message just created; replays follow the same message. */
-export function startStreamingSend(ctx: RouteContext, message: MessageRecord): Response {
-  ctx.replayWith = (replay) => followMessage(replay, message);
-  return followMessage(ctx, message);
-}
-
 /** An event stream of the message from now on; the request's NDJSON lines, if any, feed it. */
-function followMessage(ctx: RouteContext, message: MessageRecord): Response {
+export function followMessage(ctx: RouteContext, message: MessageRecord): Response {
   const { world, lines } = ctx;
   let stopped = false;
   const writer = world.streams.open(message, {
