@@ -13,10 +13,11 @@ export function checkJson<S extends z.ZodMiniType>(schema: S, value: unknown, ro
 
 /** JSON text to a value; an empty body reads as `{}` so a missing body names the missing fields. */
 export function decodeJson(text: string, root = 'body'): unknown {
-  if (text.trim() === '') return {};
   try {
     return JSON.parse(text);
   } catch {
+    // Only a body that failed to parse is looked at again: JSON is never blank.
+    if (text.trim() === '') return {};
     throw invalid(`${root}: is not valid JSON`);
   }
 }

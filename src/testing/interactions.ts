@@ -2,7 +2,6 @@ import { agentMessage, agentOf, conversationFor, requireActive } from './access.
 import { invalid, type JsonAnswer, json, notFound } from './http.js';
 import { messageChanged } from './live-feed.js';
 import { endpoint, type RouteContext } from './router.js';
-import type { MessageRecord } from './state.js';
 
 /** How long a typing `start` lasts. */
 const TYPING_MS = 10_000;
@@ -60,21 +59,13 @@ export const react = endpoint('messages.react', {
     const message = agentMessage(ctx);
     if (message.status === 'deleted') throw notFound(`message ${message.id} (it was unsent)`);
     const { emoji, action } = ctx.body;
-    if (applyReaction(message, agentOf(ctx).id, emoji, action)) messageChanged(ctx.world, message, 'updated');
+    const actor_id = agentOf(ctx).id;
+    const index = message.reactions.findIndex((r) => r.emoji === emoji && r.actor_id === actor_id);
+    // One reaction per actor and emoji: adding it again, or removing a missing one, changes nothing.
+    const changed = action === 'add' ? index === -1 : index !== -1;
+    if (changed && action === 'add') message.reactions.push({ part_index: 0, emoji, actor_id });
+    if (changed && action === 'remove') message.reactions.splice(index, 1);
+    if (changed) messageChanged(ctx.world, message, 'updated');
     return json(200, { message_id: message.id, emoji, action, at: ctx.world.clock.now().toISOString() });
   },
 });
-
-function applyReaction(
-  message: MessageRecord,
-  actorId: string,
-  emoji: string,
-  action: 'add' | 'remove',
-): boolean {
-  const same = (r: { emoji: string; actor_id: string }) => r.emoji === emoji && r.actor_id === actorId;
-  const before = message.reactions.length;
-  if (action === 'remove') message.reactions = message.reactions.filter((r) => !same(r));
-  else if (!message.reactions.some(same)) message.reactions.push({ part_index: 0, emoji, actor_id: actorId });
-  // True when the reactions changed.
-  return message.reactions.length !== before;
-}
