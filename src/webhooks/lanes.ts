@@ -755,16 +755,15 @@ export function createLanes(o: LaneOptions) {
   ): Promise<BatchOutcome> => {
     const conversationId = item.event.conversationId;
     let outcome: BatchOutcome | undefined;
-    let settle: ((outcome: BatchOutcome) => void) | undefined;
-    let settled: Promise<BatchOutcome> | undefined;
+    let next: ReturnType<typeof nextRelease> | undefined;
+    // Its outcome ends its wait, if it waits.
     waiting.set(item.webhookId, (value) => {
       outcome = value;
       told(value);
-      settle?.(value);
+      next?.wake();
     });
     local.set(member, item);
     let letGo: (() => void) | undefined;
-    let next: ReturnType<typeof nextRelease> | undefined;
     let unsubscribe: (() => Promise<void>) | undefined;
     try {
       let interrupted = false;
@@ -808,13 +807,10 @@ export function createLanes(o: LaneOptions) {
             interrupted = true;
             await store.publish(`interrupt:${conversationId}`, String(sequenceOf(item)));
           }
-          settled ??= new Promise<BatchOutcome>((resolve) => {
-            settle = resolve;
-          });
           // Woken by its outcome, by the release, or by the poll (a holder that died releases nothing).
           // `next` was made before the last try of the lock.
           const poll = polls.add(next!.wake, undefined);
-          await Promise.race([settled, next!.released]);
+          await next!.released;
           polls.remove(poll);
           next!.cancel();
           if (outcome !== undefined) return outcome;
