@@ -82,55 +82,48 @@ export function createRouter(options: RouterOptions = {}) {
   };
 
   const handle = async (ctx: EventContext) => {
-    const { type } = ctx.event;
-    const message = type === 'message.received' ? (ctx as MessageContext) : undefined;
-    const picked = message && pick(message);
-    // A pending question's answer goes to it (questions.ts), before the routes; commands never do.
-    const taken = (message && options.answer?.(message, picked?.kind === 'command')) ?? false;
-    if (taken !== false && (await taken)) {
-      // Answered: the question's onAnswer ran instead of the routes.
-    } else if (picked && message) {
-      annotateBound(ctx, { route: picked.route.name });
-      if (picked.match !== true) message.match = picked.match;
-      await picked.route.handler(message);
-    } else if (message && mentions.length > 0 && message.mentioned && message.isGroup) {
-      annotateBound(ctx, { route: 'mention' });
-      for (const handler of mentions) await handler(message);
-    } else {
-      // Any other event, and a user message no route took.
-      annotateBound(ctx, { route: type });
-      for (const handler of typed.get(type) ?? NONE) {
-        const result = handler(ctx);
-        if (thenable(result)) await result;
+    let route: string | undefined = ctx.event.type;
+    let handlers: readonly Handler<EventContext>[] = typed.get(route) ?? NONE;
+    if (route === 'message.received') {
+      const message = ctx as MessageContext;
+      const picked = pick(message);
+      // A pending question's answer goes to it (questions.ts), before the routes; commands never do.
+      const taken = options.answer?.(message, picked?.kind === 'command') ?? false;
+      if (taken !== false && (await taken)) {
+        // Answered: the question's onAnswer ran instead of the routes.
+        route = undefined;
+        handlers = NONE;
+      } else if (picked) {
+        route = picked.route.name;
+        if (picked.match !== true) message.match = picked.match;
+        handlers = [picked.route.handler as Handler<EventContext>];
+      } else if (mentions.length > 0 && message.mentioned && message.isGroup) {
+        route = 'mention';
+        handlers = mentions as Handler<EventContext>[];
       }
     }
-    for (const handler of any) {
+    if (route) annotateBound(ctx, { route });
+    for (const handler of handlers.concat(any)) {
       const result = handler(ctx);
       if (thenable(result)) await result;
     }
   };
 
-  const chain = async (ctx: EventContext): Promise<void> => {
-    const step = async (index: number): Promise<void> => {
-      const current = middleware[index];
-      if (!current) return handle(ctx);
-      let called = false;
-      await current(ctx, () => {
-        if (called) return Promise.reject(new Error('next() was called twice by one middleware'));
-        called = true;
-        return step(index + 1);
-      });
-    };
-    await step(0);
-  };
-
   return {
     /** Runs the middleware chain, then the routes and handlers, for one event. */
     dispatch(ctx: EventContext): Promise<void> {
-      // Most bots have no middleware: straight to the routes, without a step per event (nor an async
-      // frame around handle's own promise).
-      if (middleware.length === 0) return handle(ctx);
-      return chain(ctx);
+      const step = async (index: number): Promise<void> => {
+        const current = middleware[index];
+        if (!current) return handle(ctx);
+        let called = false;
+        await current(ctx, () => {
+          if (called) return Promise.reject(new Error('next() was called twice by one middleware'));
+          called = true;
+          return step(index + 1);
+        });
+      };
+      // Most bots have no middleware: straight to the routes, without an async frame around them.
+      return middleware.length === 0 ? handle(ctx) : step(0);
     },
     use(fn: unknown) {
       checkHandler(fn, 'bot.use');

@@ -81,24 +81,11 @@ const encoder = new TextEncoder();
 /** Signs `{id}.{timestamp}.{body}` and answers the signature in base64 (without `v1,`). */
 export type Signer = (id: string, timestamp: number | string, body: Uint8Array) => string | Promise<string>;
 
-let nodeCrypto: typeof NodeCrypto | null | undefined;
-
-/** node:crypto when the runtime offers it synchronously; null elsewhere (browsers, most workers). */
-function builtinCrypto(): typeof NodeCrypto | null {
-  if (nodeCrypto !== undefined) return nodeCrypto;
-  try {
-    const getBuiltin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
-      ?.getBuiltinModule;
-    const found = typeof getBuiltin === 'function' ? getBuiltin('node:crypto') : undefined;
-    nodeCrypto =
-      typeof (found as typeof NodeCrypto | undefined)?.createHmac === 'function'
-        ? (found as typeof NodeCrypto)
-        : null;
-  } catch {
-    nodeCrypto = null;
-  }
-  return nodeCrypto;
-}
+/** node:crypto where the runtime hands it over synchronously; undefined elsewhere (browsers, most workers). */
+const builtinCrypto = () =>
+  (
+    globalThis as { process?: { getBuiltinModule?: (id: string) => typeof NodeCrypto | undefined } }
+  ).process?.getBuiltinModule?.('node:crypto');
 
 /** base64 of bytes, without Node's Buffer. */
 export function toBase64(bytes: Uint8Array): string {
@@ -112,7 +99,7 @@ export function toBase64(bytes: Uint8Array): string {
 /** A signer for the key bytes of one secret; `node` null forces Web Crypto (as on runtimes without it). */
 export function createSigner(
   key: Uint8Array<ArrayBuffer>,
-  node: typeof NodeCrypto | null = builtinCrypto(),
+  node: typeof NodeCrypto | null | undefined = builtinCrypto(),
 ): Signer {
   if (node) {
     const keyObject = node.createSecretKey(key);
@@ -144,25 +131,15 @@ export function timingSafeEqual(a: string, b: string): boolean {
 export const MIN_SECRET_BYTES = 24;
 
 /** The key bytes of a `whsec_<base64>` secret; `undefined` when it is not one. */
-function decodeSecret(secret: string): Uint8Array<ArrayBuffer> | undefined {
+function decodeSecret(secret: unknown): Uint8Array<ArrayBuffer> | undefined {
+  if (typeof secret !== 'string') return undefined;
   const base64 = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
-  if (base64.length === 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(base64)) return undefined;
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64)) return undefined;
   try {
     return Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
   } catch {
     return undefined;
   }
-}
-
-/** What is wrong with a webhook secret, for an error message (never the secret itself); `undefined` if nothing. */
-export function secretProblem(secret: unknown): string | undefined {
-  if (typeof secret === 'string' && signers.has(secret)) return undefined;
-  const key = typeof secret === 'string' ? decodeSecret(secret) : undefined;
-  if (!key) return 'must be a webhook secret: "whsec_" followed by base64, as registration returned it';
-  if (key.length < MIN_SECRET_BYTES) {
-    return `is too short to be safe: its key must be at least ${MIN_SECRET_BYTES} bytes (the service issues 32)`;
-  }
-  return undefined;
 }
 
 /** A fresh secret in the Standard Webhooks format: `whsec_` + base64 of 32 random bytes. */
@@ -173,16 +150,22 @@ export function generateWebhookSecret(): string {
 // Signers by secret text: a bot verifies every delivery with the same one or two secrets, so the
 // key is decoded and prepared once. Bounded, so a caller cycling through secrets cannot grow it.
 const SIGNERS_KEPT = 32;
-const signers = new Map<string, Signer>();
+const signers = new Map<unknown, Signer>();
 
-/** The signer of a `whsec_<base64>` secret, prepared once; `undefined` when {@link secretProblem} finds one. */
-export function signerOf(secret: string): Signer | undefined {
+/**
+ * The signer of a `whsec_<base64>` secret, prepared once; else what is wrong with the secret, for an
+ * error message (which never holds the secret itself).
+ */
+function signerOf(secret: unknown): Signer | string {
   const known = signers.get(secret);
   if (known) return known;
-  const key = secretProblem(secret) === undefined ? decodeSecret(secret) : undefined;
-  if (!key) return undefined;
+  const key = decodeSecret(secret);
+  if (!key) return 'must be a webhook secret: "whsec_" followed by base64, as registration returned it';
+  if (key.length < MIN_SECRET_BYTES) {
+    return `is too short to be safe: its key must be at least ${MIN_SECRET_BYTES} bytes (the service issues 32)`;
+  }
   const signer = createSigner(key);
-  if (signers.size >= SIGNERS_KEPT) signers.delete(signers.keys().next().value as string);
+  if (signers.size >= SIGNERS_KEPT) signers.delete(signers.keys().next().value);
   signers.set(secret, signer);
   return signer;
 }
@@ -208,44 +191,30 @@ export async function signWebhook(input: {
   /** Unix seconds, or a Date; defaults to now. */
   timestamp?: number | Date;
 }): Promise<SignedHeaders> {
-  const { signer, timestamp } = checkSignInput(input);
-  const payload = typeof input.payload === 'string' ? encoder.encode(input.payload) : input.payload;
-  const signature = await signer(input.id, timestamp, payload);
-  return {
-    'webhook-id': input.id,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': `v1,${signature}`,
-  };
-}
-
-/** The key and the timestamp in seconds of a signWebhook input; a ValidationError names each bad field. */
-function checkSignInput(input: unknown): { signer: Signer; timestamp: number } {
   if (typeof input !== 'object' || input === null) {
     throw new ValidationError([{ field: 'input', message: 'must be an object' }], 'signWebhook');
   }
-  const { id, payload, secret, timestamp } = input as Record<string, unknown>;
+  const { id, payload, secret, timestamp = new Date() } = input as Record<string, unknown>;
   const issues: FieldIssue[] = [];
-  // The secret itself is never put in a message.
-  const problem = secretProblem(secret);
-  const signer = problem === undefined ? signerOf(secret as string) : undefined;
-  if (problem !== undefined) issues.push({ field: 'secret', message: problem });
+  const signer = signerOf(secret);
+  if (typeof signer === 'string') issues.push({ field: 'secret', message: signer });
   if (typeof id !== 'string' || id.trim() === '') {
     issues.push({ field: 'id', message: 'must be a non-blank string' });
   }
   if (typeof payload !== 'string' && !(payload instanceof Uint8Array)) {
     issues.push({ field: 'payload', message: 'must be the body as a string or bytes' });
   }
-  const seconds =
-    timestamp === undefined
-      ? Math.floor(Date.now() / 1000)
-      : timestamp instanceof Date
-        ? Math.floor(timestamp.getTime() / 1000)
-        : timestamp;
+  const seconds = timestamp instanceof Date ? Math.floor(timestamp.getTime() / 1000) : timestamp;
   if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds < 0) {
     issues.push({ field: 'timestamp', message: 'must be a valid Date or a whole number of Unix seconds' });
   }
-  if (!signer || issues.length > 0) throw new ValidationError(issues, 'signWebhook');
-  return { signer, timestamp: seconds as number };
+  if (typeof signer === 'string' || issues.length > 0) throw new ValidationError(issues, 'signWebhook');
+  const signature = await signer(input.id, seconds as number, bodyBytes(payload));
+  return {
+    'webhook-id': input.id,
+    'webhook-timestamp': String(seconds),
+    'webhook-signature': `v1,${signature}`,
+  };
 }
 
 // The verification.
@@ -308,36 +277,23 @@ export type WebhookBody = string | Uint8Array | ArrayBuffer;
  */
 export function readHeader(headers: unknown, name: string): string | undefined {
   try {
-    return readHeaderOf(headers, name);
+    if (typeof headers !== 'object' || headers === null) return undefined;
+    const getter = (headers as { get?: unknown }).get;
+    // Node's `req.headers` has lower-case names: looked up as they are, then in any case.
+    const record = headers as Record<string, unknown>;
+    const value: unknown =
+      typeof getter === 'function'
+        ? getter.call(headers, name)
+        : (record[name] ?? record[Object.keys(record).find((key) => key.toLowerCase() === name) ?? name]);
+    if (typeof value === 'string') return value;
+    if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.join(', ');
+    return undefined;
   } catch {
     throw new WebhookVerificationError(
       'missing_headers',
       `${name}: the headers object threw while it was read`,
     );
   }
-}
-
-function readHeaderOf(headers: unknown, name: string): string | undefined {
-  if (typeof headers !== 'object' || headers === null) return undefined;
-  const getter = (headers as { get?: unknown }).get;
-  if (typeof getter === 'function') {
-    const value: unknown = getter.call(headers, name);
-    return typeof value === 'string' ? value : undefined;
-  }
-  // Node's `req.headers` has lower-case names: looked up as they are, then in any case.
-  const value = headerValue((headers as Record<string, unknown>)[name]);
-  if (value !== undefined) return value;
-  for (const key of Object.keys(headers)) {
-    if (key.toLowerCase() === name) return headerValue((headers as Record<string, unknown>)[key]);
-  }
-  return undefined;
-}
-
-/** A header record's value: a string, or a repeated header's strings joined as `Headers` joins them. */
-function headerValue(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.join(', ');
-  return undefined;
 }
 
 const RAW_BODY_HELP =
@@ -348,8 +304,7 @@ const RAW_BODY_HELP =
 
 /** The body as bytes; a parsed object or anything else is refused with how to get the raw body. */
 export function bodyBytes(body: unknown): Uint8Array {
-  if (typeof body === 'string') return new TextEncoder().encode(body);
-  if (body instanceof Uint8Array) return body;
+  if (typeof body === 'string') return encoder.encode(body);
   if (body instanceof ArrayBuffer) return new Uint8Array(body);
   if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
   if (typeof body === 'object' && body !== null) {
@@ -378,22 +333,14 @@ export interface VerifyWebhookOptions {
 export const DEFAULT_TOLERANCE_SEC = 300;
 
 /** Each problem of a secret option, by field (`secret`, or `secret[1]` in a list); none when all are good. @internal */
-export function secretIssues(secret: unknown, field: string): { field: string; message: string }[] {
+export function secretIssues(secret: unknown, field: string): FieldIssue[] {
   const secrets: unknown[] = Array.isArray(secret) ? secret : [secret];
   if (secrets.length === 0) return [{ field, message: 'must hold at least one webhook secret' }];
   return secrets.flatMap((item, index) => {
-    const message = secretProblem(item);
-    if (message === undefined) return [];
-    return [{ field: secrets.length > 1 ? `${field}[${index}]` : field, message }];
+    const signer = signerOf(item);
+    if (typeof signer !== 'string') return [];
+    return [{ field: secrets.length > 1 ? `${field}[${index}]` : field, message: signer }];
   });
-}
-
-/** The prepared signer of every secret; the secrets themselves never reach an error message. */
-function decodeSecrets(secret: unknown): Signer[] {
-  const [issue] = secretIssues(secret, 'secret');
-  if (issue) throw new WebhookVerificationError('invalid_secret', `${issue.field}: ${issue.message}`);
-  const secrets: unknown[] = Array.isArray(secret) ? secret : [secret];
-  return secrets.map((item) => signerOf(item as string) as Signer);
 }
 
 /** The clock's reading in Unix seconds; a clock that is not a function answering a valid Date is refused. */
@@ -414,13 +361,13 @@ function clockSeconds(now: unknown): number {
 }
 
 function readTimestamp(raw: string, now: number, toleranceSec: number): number {
-  if (!/^\d{1,16}$/.test(raw.trim())) {
+  if (!/^\d{1,16}$/.test(raw)) {
     throw new WebhookVerificationError(
       'invalid_timestamp',
       'webhook-timestamp: expected a whole number of Unix seconds',
     );
   }
-  const timestamp = Number(raw.trim());
+  const timestamp = Number(raw);
   if (now - timestamp > toleranceSec) {
     throw new WebhookVerificationError(
       'timestamp_too_old',
@@ -436,17 +383,6 @@ function readTimestamp(raw: string, now: number, toleranceSec: number): number {
     );
   }
   return timestamp;
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-function parseJson(bytes: Uint8Array): { text: string; value: unknown } {
-  try {
-    const text = utf8.decode(bytes);
-    return { text, value: JSON.parse(text) };
-  } catch {
-    throw new WebhookVerificationError('invalid_json', 'body: the signed webhook body is not UTF-8 JSON');
-  }
 }
 
 /** A delivery that passed verification: its event and its trimmed `webhook-id`. @internal */
@@ -471,7 +407,9 @@ export function prepareVerification(options: VerifyWebhookOptions): PreparedVeri
   if (typeof toleranceSec !== 'number' || !(toleranceSec >= 0)) {
     throw new WebhookVerificationError('invalid_options', 'toleranceSec: expected a number of seconds >= 0');
   }
-  const signers = decodeSecrets(options?.secret);
+  const [issue] = secretIssues(options?.secret, 'secret');
+  if (issue) throw new WebhookVerificationError('invalid_secret', `${issue.field}: ${issue.message}`);
+  const signers = ([] as unknown[]).concat(options.secret).map(signerOf) as Signer[];
   return { signers, toleranceSec, now };
 }
 
@@ -499,18 +437,12 @@ export async function verifyWebhook(
  * comma, dropped here.
  */
 function v1Signatures(raw: string): string[] {
-  // The usual header, one signature and nothing else, without the split and its arrays.
-  if (!ANY_SPACE.test(raw) && raw.charCodeAt(raw.length - 1) !== COMMA) {
-    return raw.startsWith('v1,') ? [raw.slice(3)] : [];
-  }
   return raw
     .split(/\s+/)
     .map((token) => token.replace(/,+$/, ''))
     .filter((token) => token.startsWith('v1,'))
     .map((token) => token.slice(3));
 }
-const ANY_SPACE = /\s/;
-const COMMA = 44;
 
 /**
  * The one verification path, of {@link verifyWebhook} and of the bot (which prepares once): the
@@ -527,33 +459,24 @@ export function verifyPrepared(
   const { toleranceSec } = prepared;
   const nowSec = prepared.now === undefined ? Math.floor(Date.now() / 1000) : clockSeconds(prepared.now);
 
-  const id = readHeader(headers, 'webhook-id')?.trim();
-  const rawTimestamp = readHeader(headers, 'webhook-timestamp');
-  const rawSignature = readHeader(headers, 'webhook-signature');
-  if (!id || !rawTimestamp?.trim() || !rawSignature?.trim()) {
-    const missing = [
-      id ? undefined : 'webhook-id',
-      rawTimestamp?.trim() ? undefined : 'webhook-timestamp',
-      rawSignature?.trim() ? undefined : 'webhook-signature',
-    ].filter(Boolean);
+  const values = SIGNED_HEADERS.map((name) => readHeader(headers, name)?.trim());
+  const missing = SIGNED_HEADERS.filter((_, index) => !values[index]);
+  if (missing.length > 0) {
     throw new WebhookVerificationError('missing_headers', `missing header(s): ${missing.join(', ')}`);
   }
+  const [id, rawTimestamp, rawSignature] = values as [string, string, string];
 
   const timestamp = readTimestamp(rawTimestamp, nowSec, toleranceSec);
   const candidates = v1Signatures(rawSignature);
-  const { signers } = prepared;
-  const expected: (string | Promise<string>)[] = [];
-  let pending = false;
-  for (const sign of signers) {
-    const signed = sign(id, timestamp, bytes);
-    if (typeof signed !== 'string') pending = true;
-    expected.push(signed);
+  const expected = prepared.signers.map((sign) => sign(id, timestamp, bytes));
+  if (expected.every((signature): signature is string => typeof signature === 'string')) {
+    return verifiedBody(bytes, id, candidates, expected);
   }
-  if (pending) {
-    return Promise.all(expected).then((signatures) => verifiedBody(bytes, id, candidates, signatures));
-  }
-  return verifiedBody(bytes, id, candidates, expected as string[]);
+  return Promise.all(expected).then((signatures) => verifiedBody(bytes, id, candidates, signatures));
 }
+
+const SIGNED_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The delivery once its expected signatures are known: the signature checked, then the JSON. */
 function verifiedBody(
@@ -574,7 +497,14 @@ function verifiedBody(
     );
   }
 
-  const { text, value } = parseJson(bytes);
+  let text: string;
+  let value: unknown;
+  try {
+    text = utf8.decode(bytes);
+    value = JSON.parse(text);
+  } catch {
+    throw new WebhookVerificationError('invalid_json', 'body: the signed webhook body is not UTF-8 JSON');
+  }
   const result = parseWebhookEvent(value);
   if (!result.success) {
     const issue = result.error.issues[0];
