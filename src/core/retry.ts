@@ -15,8 +15,8 @@ const RETRY_STATUSES = [408, 409, 429, 500, 501, 502, 503, 504];
 
 /** Seconds of a `Retry-After` header (delta seconds or an HTTP date); undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
-  if (value == null || value.trim() === '') return undefined;
-  const trimmed = value.trim();
+  const trimmed = value?.trim();
+  if (!trimmed) return undefined;
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
