@@ -66,12 +66,6 @@ export function json(status: number, body: unknown): JsonAnswer {
   return new JsonAnswer(status, JSON.stringify(body), { 'content-type': 'application/json' });
 }
 
-/** The answer as a Fetch `Response` (a JSON answer's text becomes its body). */
-export function toResponse(answer: Answer): Response {
-  if (answer instanceof Response) return answer;
-  return new Response(answer.text, { status: answer.status, headers: answer.headers });
-}
-
 /** The error body for a status and code. */
 export function errorResponse(error: MockError): JsonAnswer {
   return json(error.status, { error: { code: error.code, message: error.message } });
@@ -130,12 +124,6 @@ export interface MockRequest {
    * (the loopback door cancels the body instead, when its client goes away).
    */
   readonly signal?: AbortSignal | undefined;
-}
-
-/** A Fetch `Request` as the entry reads it (mock.fetch and the msw handlers). */
-export function fromRequest(request: Request): MockRequest {
-  const { method, headers, body, signal } = request;
-  return { method, url: new URL(request.url), headers, body, signal };
 }
 
 /**

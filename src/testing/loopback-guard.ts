@@ -9,8 +9,6 @@
 // The msw door and mock.fetch are in-process and never see this.
 import { forbidden, type MockError, type MockRequest, mediaType } from './http.js';
 
-const READS = new Set(['GET', 'HEAD']);
-
 /** Why the loopback door refuses a request (403: /_mock or the page from a caller that is not local), or undefined. */
 export function loopbackRefusal(request: MockRequest): MockError | undefined {
   const { pathname } = request.url;
@@ -23,7 +21,8 @@ export function loopbackRefusal(request: MockRequest): MockError | undefined {
         'emulator page answer only requests addressed to 127.0.0.1, localhost or [::1]',
     );
   }
-  if (READS.has(request.method.toUpperCase())) return undefined;
+  // A read changes nothing: only a write must come from the mock's own origin with JSON.
+  if (['GET', 'HEAD'].includes(request.method.toUpperCase())) return undefined;
   const origin = request.headers.get('origin');
   if (origin !== null && !sameOrigin(origin, host)) {
     return forbidden(

@@ -18,7 +18,6 @@ import type { MockStateSnapshot } from '../schemas/mock-events.js';
 import { MockClock } from './clock.js';
 import { advanceClock, resetWorld } from './control.js';
 import { injectFault } from './faults.js';
-import { fromRequest, toResponse } from './http.js';
 import { MockEventBus, type MockEvents, takeSnapshot } from './live-feed.js';
 import { handlersWith, loadMswHttp } from './msw-door.js';
 import { snapshotRequests } from './request-log.js';
@@ -62,7 +61,11 @@ export function createMockService(options: MockServiceOptions = {}): MockService
           ? input
           : new Request(input, init)
         : new Request(new URL(String(input), `${baseUrl}/`), init);
-    return toResponse(await serveRequest(world, fromRequest(request)));
+    const { method, headers, body, signal } = request;
+    const answer = await serveRequest(world, { method, url: new URL(request.url), headers, body, signal });
+    // A JSON answer's text becomes the body of the Response handed out.
+    if (answer instanceof Response) return answer;
+    return new Response(answer.text, { status: answer.status, headers: answer.headers });
   };
 
   let handlers: ReturnType<typeof handlersWith> | undefined;
