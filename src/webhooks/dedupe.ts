@@ -10,6 +10,7 @@
 import { sleep } from '../core/retry.js';
 import type { StoreAnswer } from '../store/bot-store.js';
 import type { Admission, BatchOutcome } from './lanes.js';
+import { createDeadlines, type Deadlines } from './timers.js';
 
 /** The runs this process answered before they ended, by webhook id, so their retries can wait on them. @internal */
 export function createEarlyRuns() {
@@ -34,18 +35,24 @@ export type EarlyRuns = ReturnType<typeof createEarlyRuns>;
 export const pollInterval = (ackTimeoutMs: number) =>
   Math.min(250, Math.max(5, Math.floor(ackTimeoutMs / 16)));
 
-/** The outcome of `work`, or `'timeout'` once `ms` passed first. */
-async function settledWithin(work: Promise<BatchOutcome>, ms: number): Promise<BatchOutcome | 'timeout'> {
-  const stop = new AbortController();
-  const timeout = sleep(ms, stop.signal).then(
-    () => 'timeout' as const,
-    () => 'timeout' as const,
-  );
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    stop.abort();
-  }
+/**
+ * Resolves with the work's outcome, or with `'timeout'` when it outlasts the deadlines' duration: a
+ * delivery's wait for its handlers, and a retry's wait for the run it repeats. @internal
+ */
+export function within<T>(work: Promise<T>, deadlines: Deadlines): Promise<T | 'timeout'> {
+  return new Promise((resolve, reject) => {
+    const deadline = deadlines.add(resolve, 'timeout');
+    work.then(
+      (value) => {
+        deadlines.remove(deadline);
+        resolve(value);
+      },
+      (error: unknown) => {
+        deadlines.remove(deadline);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**
@@ -67,7 +74,7 @@ export async function admitOnceSettled(
     if (left <= 0) return { claim: 'in_flight' };
     const run = runs.get(webhookId);
     if (run) {
-      const outcome = await settledWithin(run, left);
+      const outcome = await within(run, createDeadlines(left, true));
       if (outcome === 'timeout') return { claim: 'in_flight' };
       // Told only once its done mark is in the store: nothing to read back.
       if (outcome === 'ok') return { claim: 'done' };

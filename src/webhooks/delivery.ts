@@ -19,7 +19,7 @@ import {
   telemetryLoading,
 } from '../telemetry.js';
 import type { Bot } from './bot-types.js';
-import { admitOnceSettled, type EarlyRuns, pollInterval } from './dedupe.js';
+import { admitOnceSettled, type EarlyRuns, pollInterval, within } from './dedupe.js';
 import type { Admission, Delivery } from './lanes.js';
 import { createDeadlines, type Deadlines } from './timers.js';
 import {
@@ -207,26 +207,25 @@ async function rideOut<T>(step: () => StoreAnswer<T>, deadline: number, failure:
   }
 }
 
-/** Resolves with the work's outcome, or with `'timeout'` when it outlasts the deadlines' duration. */
-function within<T>(work: Promise<T>, deadlines: Deadlines): Promise<T | 'timeout'> {
-  return new Promise((resolve, reject) => {
-    const deadline = deadlines.add(resolve, 'timeout');
-    work.then(
-      (value) => {
-        deadlines.remove(deadline);
-        resolve(value);
-      },
-      (error: unknown) => {
-        deadlines.remove(deadline);
-        reject(error);
-      },
-    );
-  });
-}
-
-/** `bot.handleDelivery` of a bot: {@link deliver} with its deps. @internal */
+/**
+ * `bot.handleDelivery` of a bot: answers one POSTed delivery from its body as it was signed and its
+ * headers, under every adapter. @internal
+ */
 export function deliveryHandler(deps: DeliveryDeps): Bot['handleDelivery'] {
-  return (body, headers, options) => deliver(body, headers, deps, options?.waitUntil ?? deps.waitUntil);
+  return async (body, headers, options) => {
+    const loading = telemetryLoading();
+    if (loading) await loading;
+    // One span per delivery, from receipt to answer, continuing the trace of a `traceparent` it carries.
+    const span = startServerSpan('agent-messaging.delivery', headers, readHeader);
+    const waitUntil = options?.waitUntil ?? deps.waitUntil;
+    const { answer, outcome, type } = await inSpan(span, () =>
+      answerDelivery(body, headers, deps, waitUntil, span),
+    );
+    recordMetric('deliveries', 1, { outcome, 'event.type': type });
+    annotate(span, { outcome, 'http.response.status_code': answer.status });
+    endSpan(span, answer.status >= 500 ? new Error(`the delivery was answered ${answer.status}`) : undefined);
+    return answer;
+  };
 }
 
 /**
@@ -234,6 +233,18 @@ export function deliveryHandler(deps: DeliveryDeps): Bot['handleDelivery'] {
  * `handleDelivery`), with the Workers execution context's `waitUntil` when one is given. @internal
  */
 export function fetchHandler(handle: Bot['handleDelivery']): Bot['fetch'] {
+  const answerOf = async (request: Request, options: DeliveryOptions | undefined) => {
+    if (request.method !== 'POST') return NOT_POST;
+    let body: Uint8Array | 'too_large';
+    try {
+      body = await readLimitedBody(request, MAX_DELIVERY_BYTES);
+    } catch {
+      // The body could not even be read (the client went away): nothing was verified, nothing ran.
+      return UNREADABLE;
+    }
+    // The reader stopped at the limit: what it read is not a delivery.
+    return body === 'too_large' ? TOO_LARGE : handle(body, request.headers, options);
+  };
   return async (request, _env, executionCtx) => {
     const fromCtx = executionCtx?.waitUntil;
     // Workers check `this` on waitUntil, so it is called as a method of its ctx.
@@ -241,50 +252,9 @@ export function fetchHandler(handle: Bot['handleDelivery']): Bot['fetch'] {
       typeof fromCtx === 'function'
         ? { waitUntil: (promise: Promise<unknown>) => fromCtx.call(executionCtx, promise) }
         : undefined;
-    const { status, headers, body } = await answerOf(request, handle, options);
+    const { status, headers, body } = await answerOf(request, options);
     return new Response(body, { status, headers });
   };
-}
-
-async function answerOf(
-  request: Request,
-  handle: (body: Uint8Array, headers: Headers, options?: DeliveryOptions) => Promise<DeliveryAnswer>,
-  options: DeliveryOptions | undefined,
-): Promise<DeliveryAnswer> {
-  if (request.method !== 'POST') return NOT_POST;
-  let body: Uint8Array | 'too_large';
-  try {
-    body = await readLimitedBody(request, MAX_DELIVERY_BYTES);
-  } catch {
-    // The body could not even be read (the client went away): nothing was verified, nothing ran.
-    return UNREADABLE;
-  }
-  // The reader stopped at the limit: what it read is not a delivery.
-  if (body === 'too_large') return TOO_LARGE;
-  return handle(body, request.headers, options);
-}
-
-/**
- * `bot.handleDelivery`: answers one POSTed delivery from its body as it was signed and its headers,
- * under every adapter. @internal
- */
-export async function deliver(
-  body: WebhookBody,
-  headers: WebhookHeaders,
-  deps: DeliveryDeps,
-  waitUntil: WaitUntil | undefined,
-): Promise<DeliveryAnswer> {
-  const loading = telemetryLoading();
-  if (loading) await loading;
-  // One span per delivery, from receipt to answer, continuing the trace of a `traceparent` it carries.
-  const span = startServerSpan('agent-messaging.delivery', headers, readHeader);
-  const { answer, outcome, type } = await inSpan(span, () =>
-    answerDelivery(body, headers, deps, waitUntil, span),
-  );
-  recordMetric('deliveries', 1, { outcome, 'event.type': type });
-  annotate(span, { outcome, 'http.response.status_code': answer.status });
-  endSpan(span, answer.status >= 500 ? new Error(`the delivery was answered ${answer.status}`) : undefined);
-  return answer;
 }
 
 /** What a delivery decided, for its span and metrics: ran, duplicate, in_flight, refused or failed. */
