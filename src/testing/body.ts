@@ -2,7 +2,7 @@
 // NDJSON body of a streaming send read line by line while the answer streams back.
 import type * as z from 'zod/mini';
 import { describeIssues, safeParse } from '../schemas/issues.js';
-import { type HeaderReader, invalid, MAX_BODY_BYTES, MockError } from './http.js';
+import { type HeaderReader, invalid, MAX_BODY_BYTES, MockError, type RequestBody } from './http.js';
 
 /** Checks a decoded JSON value against a strict schema; 400 `invalid_request` naming each bad field. */
 export function checkJson<S extends z.ZodMiniType>(schema: S, value: unknown, root = 'body'): z.output<S> {
@@ -48,14 +48,15 @@ export function isNdjson(headers: HeaderReader): boolean {
  * as soon as it is read, so the request log fills in while the request is still open.
  */
 export class LineReader {
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  readonly #decoder = new TextDecoder();
+  readonly #reader: ReadableStreamDefaultReader<string> | undefined;
   readonly #onText: (text: string) => void;
   #buffer = '';
   #ended = false;
 
-  constructor(body: ReadableStream<Uint8Array> | null, onText: (text: string) => void) {
-    this.#reader = body?.getReader();
+  constructor(body: RequestBody, onText: (text: string) => void) {
+    this.#reader = new Response(body as BodyInit | null).body
+      ?.pipeThrough(new TextDecoderStream())
+      .getReader();
     this.#onText = onText;
   }
 
@@ -77,11 +78,10 @@ export class LineReader {
         throw new MockError(413, 'payload_too_large', `body: a line is longer than ${MAX_BODY_BYTES} bytes`);
       }
       const { done, value } = await this.#reader.read();
-      const text = done ? this.#decoder.decode() : this.#decoder.decode(value, { stream: true });
       if (done) this.#ended = true;
-      if (text) {
-        this.#buffer += text;
-        this.#onText(text);
+      else {
+        this.#buffer += value;
+        this.#onText(value);
       }
     }
   }

@@ -89,7 +89,7 @@ async function dispatch(world: MockWorld, request: MockRequest): Promise<Answer>
   const refused = ndjson && (fault?.fault === 'refuse_streamed_body' || !world.options.streamedBodies);
   const lines =
     ndjson && entry && !refused
-      ? new LineReader(new Response(request.body as BodyInit | null).body, (chunk) => {
+      ? new LineReader(request.body, (chunk) => {
           // The log keeps the start of a long stream, then one mark.
           if ((entry.body ?? '').length <= LOGGED_BODY_CHARS)
             entry.body = loggedBody((entry.body ?? '') + chunk);
