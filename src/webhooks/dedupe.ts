@@ -31,10 +31,6 @@ export function createEarlyRuns() {
 /** The runs a bot answered early. @internal */
 export type EarlyRuns = ReturnType<typeof createEarlyRuns>;
 
-/** How often a retry looks at a claim held by another process: a sixteenth of its wait, 5 to 250 ms. */
-export const pollInterval = (ackTimeoutMs: number) =>
-  Math.min(250, Math.max(5, Math.floor(ackTimeoutMs / 16)));
-
 /**
  * Resolves with the work's outcome, or with `'timeout'` when it outlasts the deadlines' duration: a
  * delivery's wait for its handlers, and a retry's wait for the run it repeats. @internal
@@ -67,8 +63,9 @@ export async function admitOnceSettled(
   admit: () => StoreAnswer<Admission>,
   runs: EarlyRuns,
   deadline: number,
-  pollMs: number,
 ): Promise<Admission> {
+  // How often it looks at a claim held by another process: a sixteenth of its wait, 5 to 250 ms.
+  const pollMs = Math.min(250, Math.max(5, Math.floor((deadline - Date.now()) / 16)));
   for (;;) {
     const left = deadline - Date.now();
     if (left <= 0) return { claim: 'in_flight' };

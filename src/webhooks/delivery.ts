@@ -19,7 +19,7 @@ import {
   telemetryLoading,
 } from '../telemetry.js';
 import type { Bot } from './bot-types.js';
-import { admitOnceSettled, type EarlyRuns, pollInterval, within } from './dedupe.js';
+import { admitOnceSettled, type EarlyRuns, within } from './dedupe.js';
 import type { Admission, Delivery } from './lanes.js';
 import { createDeadlines, type Deadlines } from './timers.js';
 import {
@@ -332,8 +332,7 @@ async function answerDelivery(
       // Most likely the retry of a run answered 409: wait for that run's end (dedupe.ts), all
       // within one ackTimeoutMs, a run started again included.
       waited = true;
-      const left = Math.max(0, deadline - Date.now());
-      admission = await admitOnceSettled(webhookId, admit, deps.early, deadline, pollInterval(left));
+      admission = await admitOnceSettled(webhookId, admit, deps.early, deadline);
     }
     if (waited) waitMs = Math.max(0, deadline - Date.now());
   } catch (error) {

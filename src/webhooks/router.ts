@@ -71,6 +71,12 @@ export function createRouter(options: RouterOptions = {}) {
   const typed = new Map<string, Handler<EventContext>[]>();
   const any: Handler<EventContext>[] = [];
 
+  /** Adds a route of `kind` after the others of its kind, once its handler is checked. */
+  const add = (kind: keyof typeof routes, label: string, handler: unknown, match: Route['match']) => {
+    checkHandler(handler, `bot.${kind}`);
+    routes[kind].push({ name: `${kind} ${label}`, match, handler: handler as Handler<MessageContext> });
+  };
+
   const pick = (ctx: MessageContext) => {
     for (const kind of ROUTE_ORDER) {
       for (const route of routes[kind]) {
@@ -144,45 +150,30 @@ export function createRouter(options: RouterOptions = {}) {
       if (typeof name !== 'string' || !/^\/[^\s/]+$/.test(name)) {
         fail('command', "must be a slash and a word, like '/help'", 'bot.command');
       }
-      checkHandler(handler, 'bot.command');
       const wanted = foldCommand(name as string);
-      routes.command.push({
-        name: `command ${wanted}`,
-        match: (ctx) => {
-          const [first = '', ...rest] = ctx.text.trim().split(/\s+/);
-          // '/help@echo_bot' names the bot it is meant for, as in group chats elsewhere.
-          if (foldCommand(first.split('@')[0]!) !== wanted) return undefined;
-          ctx.command = { name: wanted, args: rest.join(' ') };
-          return true;
-        },
-        handler: handler as Handler<MessageContext>,
+      add('command', wanted, handler, (ctx) => {
+        const [first = '', ...rest] = ctx.text.trim().split(/\s+/);
+        // '/help@echo_bot' names the bot it is meant for, as in group chats elsewhere.
+        if (foldCommand(first.split('@')[0]!) !== wanted) return undefined;
+        ctx.command = { name: wanted, args: rest.join(' ') };
+        return true;
       });
     },
     hears(pattern: unknown, handler: unknown) {
       const checked = checkPattern(pattern, 'bot.hears', 'a non-empty string (the whole text)');
-      checkHandler(handler, 'bot.hears');
-      routes.hears.push({
-        name: `hears ${String(checked)}`,
-        match: (ctx) =>
-          typeof checked === 'string'
-            ? ctx.text.trim() === checked || undefined
-            : (checked.exec(ctx.text) ?? undefined),
-        handler: handler as Handler<MessageContext>,
-      });
+      add('hears', String(checked), handler, (ctx) =>
+        typeof checked === 'string'
+          ? ctx.text.trim() === checked || undefined
+          : (checked.exec(ctx.text) ?? undefined),
+      );
     },
     action(pattern: unknown, handler: unknown) {
       const checked = checkPattern(pattern, 'bot.action', 'a non-empty action id or value');
-      checkHandler(handler, 'bot.action');
-      routes.action.push({
-        name: `action ${String(checked)}`,
-        match: (ctx) => {
-          const { action } = ctx;
-          if (!action) return undefined;
-          if (typeof checked === 'string')
-            return checked === action.actionId || checked === action.value || undefined;
-          return checked.exec(action.actionId) ?? checked.exec(action.value) ?? undefined;
-        },
-        handler: handler as Handler<MessageContext>,
+      add('action', String(checked), handler, ({ action }) => {
+        if (!action) return undefined;
+        if (typeof checked === 'string')
+          return checked === action.actionId || checked === action.value || undefined;
+        return checked.exec(action.actionId) ?? checked.exec(action.value) ?? undefined;
       });
     },
   };

@@ -63,13 +63,12 @@ export async function readAtMost(
       break;
     }
   }
-  const kept = Math.min(size, limit + 1);
-  const bytes = new Uint8Array(kept);
+  const bytes = new Uint8Array(Math.min(size, limit + 1));
   let offset = 0;
+  // Only the last chunk can pass the limit: it is cut to what is left.
   for (const chunk of chunks) {
-    const part = chunk.subarray(0, kept - offset);
-    bytes.set(part, offset);
-    offset += part.byteLength;
+    bytes.set(chunk.subarray(0, bytes.length - offset), offset);
+    offset += chunk.byteLength;
   }
   return { bytes, over: size > limit };
 }
@@ -347,11 +346,10 @@ export function secretIssues(secret: unknown, field: string): FieldIssue[] {
 function clockSeconds(now: unknown): number {
   let ms = Number.NaN;
   try {
-    const date: unknown = typeof now === 'function' ? now() : undefined;
-    // The tag, not instanceof, so a Date of another realm (a vm context, an iframe) is one too.
-    if (Object.prototype.toString.call(date) === '[object Date]') ms = Date.prototype.getTime.call(date);
+    // getTime reads a Date of any realm (a vm context, an iframe) and throws for anything else.
+    ms = Date.prototype.getTime.call((now as () => unknown)());
   } catch {
-    // A clock that throws is refused below like any other broken clock.
+    // A clock that is no function, throws or answers no Date is refused below like any other broken clock.
   }
   // NaN compares false with everything: it would pass every timestamp through the tolerance checks.
   if (!Number.isFinite(ms)) {
