@@ -684,7 +684,8 @@ export function createLanes(o: LaneOptions) {
           result = 'closed';
           break;
         }
-        const batch = await runnable(members, freshMember, ran, settled);
+        const read = runnable(members, freshMember, ran, settled);
+        const batch = pending(read) ? await read : read;
         members = undefined;
         if (batch.length === 0) continue;
         const items = batch.map(({ item }) => item);
