@@ -12,25 +12,27 @@
 //
 // Question timeouts fire with no message: a timer every second (unref'd, so it never keeps a
 // process alive) walks the due index and fires each question whose deadline passed. Every instance
-// walks it; the end claim (setIfAbsent) makes one of them, and only one, run the timeout, and never
-// once an answer took the question. The instance that won holds a lease on it, renewed while
-// `onTimeout` runs: if it dies, another retakes the timeout once the lease lapsed and runs it again;
-// its replies carry keys derived from the question, so the retry replays what the first run posted
-// instead of posting twice. A failed `onTimeout` is retried the same way, at most
-// MAX_TIMEOUT_ATTEMPTS times. Runtimes without timers between requests call
-// `bot.fireDueQuestions()` themselves (a Workers cron trigger).
+// walks it; the end claim makes one of them, and only one, run the timeout, and never once an answer
+// took the question. The instance that won holds a lease on it, renewed while `onTimeout` runs: if it
+// dies, another retakes the timeout once the lease lapsed and runs it again; its replies carry keys
+// derived from the question, so the retry replays what the first run posted instead of posting
+// twice. A failed `onTimeout` is retried the same way, at most MAX_TIMEOUT_ATTEMPTS times. Runtimes
+// without timers between requests call `bot.fireDueQuestions()` themselves (a Workers cron trigger).
 //
-// How a question lives in the bot store, so that any instance, a restarted one or a new deploy, can
-// take its answer or fire its timeout. Three kinds of keys, all through the BotStore interface:
+// How questions live in the bot store, so that any instance, a restarted one or a new deploy, can
+// take an answer or fire a timeout. Every step of a question is one compare-and-set of its
+// conversation's record, read again and redone when another write came first:
 //
 //   question:{conversationId}   the conversation's current question (one at a time): its name, the
-//                               author's state, the messages that asked it, its deadline. Asking
-//                               again replaces it.
-//   question-end:{questionId}   how the question ended, written once with setIfAbsent: the webhook id
-//                               of the answer that won, or `timeout`. This write is the exactly-once
-//                               claim: an answer and a timeout, two clicks, two instances race for it
-//                               and one wins. A run that won and then failed finds its own claim on
-//                               the retry (same webhook id) and runs again; nobody else does.
+//                               author's state, the messages that asked it, its deadline; and how
+//                               each of its questions of the last day ended, by question id: the
+//                               webhook id of the answer that won, `timeout` (with the lease of the
+//                               instance running it), or why it ended unanswered. An end is written
+//                               once, only where none is: this is the exactly-once claim an answer
+//                               and a timeout, two clicks, two instances race for. A run that won
+//                               and then failed finds its own end on the retry (same webhook id) and
+//                               runs again; nobody else does. Asking again replaces the current
+//                               question and ends the one it replaces in the same write.
 //   questions-due:{minute}      the due index: a queue per minute of deadlines, each member one
 //                               question's deadline, conversation and id, scored by the deadline.
 //   questions-due-from          the first minute that may still hold a member: the timer reads the
@@ -58,10 +60,13 @@ const BY_TIMEOUT = 'timeout';
 
 /** How long an ended question, and its end claim, are kept: longer than the service's retries (17 h 35 min). */
 const ENDED_RETENTION_MS = 24 * 60 * 60 * 1000;
-/** How long past its deadline a question (and its minute of the index) waits for a bot to fire it. */
-const DUE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-/** The longest `timeoutMs` a question may have, and how long one with no timeout stays pending. */
+/** The longest `timeoutMs` a question may have. */
 const MAX_QUESTION_TIMEOUT_MS = 30 * 24 * 60 * 60 * 1000;
+/**
+ * How long a pending question, its minute of the due index and the index's cursor are kept after
+ * their last write: the longest timeout, and a week past it for a bot to come and fire it.
+ */
+const PENDING_TTL_MS = MAX_QUESTION_TIMEOUT_MS + 7 * 24 * 60 * 60 * 1000;
 
 /** One minute of deadlines per queue: a tick reads the current minute and any before it not yet emptied. */
 const MINUTE_MS = 60_000;
@@ -72,8 +77,6 @@ const MINUTE_MS = 60_000;
  * after the ask, so a minute this old can only gain a member from an enqueue slower than this.
  */
 const CURSOR_GRACE_MS = 2 * MINUTE_MS;
-/** The cursor outlives the longest pending question. */
-const CURSOR_TTL_MS = MAX_QUESTION_TIMEOUT_MS + DUE_RETENTION_MS;
 /** At most this many minutes read per tick while catching up; the next tick goes on. */
 const MINUTES_PER_TICK = 120;
 
@@ -83,7 +86,6 @@ interface Asked {
   id: string;
   name: string;
   state: QuestionState;
-  conversationId: string;
   /** The question's text, for a re-ask. */
   text: string;
   quickReplies?: QuickReply[];
@@ -95,28 +97,30 @@ interface Asked {
   tries: number;
   /** The webhook id of the run that asked it (`timeout:{id}` for a timeout handler's ask). */
   askedBy: string;
-  /** The question whose answer run asked this one: a retry of that run answers it again. */
-  parent?: string;
-  /** How it ended, once its handler finished: the answering webhook id, `timeout`, or `gave-up`. */
-  ended?: string;
 }
 
-/** The one write that decides how a question ended. */
+/** How a question ended: written once, where no end is. */
 interface Ending {
-  /** The webhook id of the answer that won, or {@link BY_TIMEOUT}. */
+  /** The webhook id of the answer that won, {@link BY_TIMEOUT}, or why it ended unanswered. */
   by: string;
   /** What `onAnswer` gets (a choice, or the text a schema accepted): validated again on a retry. */
   input?: string;
   name: string;
   state: QuestionState;
-  conversationId: string;
-  questionId: string;
+  /** Epoch ms when it ended: it is kept ENDED_RETENTION_MS after. */
+  at: number;
   /** A timeout run: until when its instance works on it (renewed while it runs); past it, another retakes it. */
   leaseUntil?: number;
   /** A timeout run: how many times it was started. */
   attempts?: number;
   /** Its handler finished (or gave up): nothing runs it again. */
   done?: boolean;
+}
+
+/** A conversation's questions as stored: the current one, and how the recent ones ended. */
+interface Stored {
+  asked?: Asked;
+  ends: Record<string, Ending>;
 }
 
 /** What a schema's check answers (Standard Schema's result: zod 4, valibot, arktype). */
@@ -215,7 +219,6 @@ type DueMember = [deadline: number, conversationId: string, questionId: string];
 
 const minuteOf = (ms: number) => Math.floor(ms / MINUTE_MS);
 const recordKey = (conversationId: string) => `question:${conversationId}`;
-const endKey = (questionId: string) => `question-end:${questionId}`;
 const dueKey = (minute: number) => `questions-due:${minute}`;
 const CURSOR_KEY = 'questions-due-from';
 
@@ -257,68 +260,79 @@ let definitionChecks: ReturnType<typeof definitionSchema> | undefined;
 export function createQuestions(bot: BotRuntime) {
   const { store } = bot;
   const definitions = new Map<string, QuestionDefinition<unknown>>();
-  // The question a message's run ended (answered, gave up, cancelled): its replies say so, and a
-  // question it asks in onAnswer knows its parent.
+  // The question a message's run ended (answered, gave up, cancelled): its replies say so.
   const ended = new WeakMap<MessageContext, QuestionEnd>();
 
   // The store steps.
 
-  /** The conversation's question and its raw value (for compare-and-set), if any. */
-  const current = async (conversationId: string): Promise<{ raw: string; asked: Asked } | undefined> => {
+  /** The conversation's record: its current question, and how its recent questions ended. */
+  const load = async (conversationId: string): Promise<{ raw: string | undefined; stored: Stored }> => {
     const raw = await store.get(recordKey(conversationId));
-    return raw === undefined ? undefined : { raw, asked: JSON.parse(raw) as Asked };
-  };
-  /** Replaces the question's record when it is still `raw` (a re-ask, or its end); false otherwise. */
-  const replace = (raw: string, next: Asked): Promise<boolean> => {
-    const ttl = next.ended === undefined ? MAX_QUESTION_TIMEOUT_MS : ENDED_RETENTION_MS;
-    return store.compareAndSet(recordKey(next.conversationId), raw, JSON.stringify(next), ttl);
-  };
-  /** Marks the conversation's question ended, when it is still question `questionId`. */
-  const markEnded = async (conversationId: string, questionId: string, by: string): Promise<void> => {
-    const found = await current(conversationId);
-    if (found?.asked.id !== questionId || found.asked.ended !== undefined) return;
-    await replace(found.raw, { ...found.asked, ended: by });
-  };
-  /** How the question ended, and its raw value, if it did. */
-  const ending = async (questionId: string): Promise<{ raw: string; ending: Ending } | undefined> => {
-    const raw = await store.get(endKey(questionId));
-    return raw === undefined ? undefined : { raw, ending: JSON.parse(raw) as Ending };
+    return { raw, stored: raw === undefined ? { ends: {} } : (JSON.parse(raw) as Stored) };
   };
   /**
-   * Writes the end claim when it is still `raw`, and answers its new raw value if it did. With no
-   * `raw`, the exactly-once claim that decides how the question ends; else a timeout's lease renewed,
-   * retaken or done.
+   * Writes what `change` makes of the conversation's record, with compare-and-set: read again and
+   * changed again when another write came first. `change` answers undefined to write nothing.
    */
-  const swapEnding = async (raw: string | undefined, next: Ending): Promise<string | undefined> => {
-    const value = JSON.stringify(next);
-    const swapped = await store.compareAndSet(endKey(next.questionId), raw, value, ENDED_RETENTION_MS);
-    return swapped ? value : undefined;
+  const update = async (conversationId: string, change: (stored: Stored) => Stored | undefined) => {
+    for (;;) {
+      const { raw, stored } = await load(conversationId);
+      const next = change(stored);
+      if (next === undefined) return;
+      const now = bot.nowMs();
+      const { asked } = next;
+      // An end is kept a day (the current question's as long as the question); the record as long as
+      // its question may still be answered or fired.
+      const ends = Object.fromEntries(
+        Object.entries(next.ends).filter(
+          ([id, end]) => id === asked?.id || end.at + ENDED_RETENTION_MS > now,
+        ),
+      );
+      const value = JSON.stringify({ ...next, ends });
+      const ttl = asked && !ends[asked.id] ? PENDING_TTL_MS : ENDED_RETENTION_MS;
+      if (await store.compareAndSet(recordKey(conversationId), raw, value, ttl)) return;
+    }
   };
-  /** The exactly-once claim: its raw value when this call decided how the question ends. */
-  const claim = (end: Ending) => swapEnding(undefined, end);
-  /** The end claim of question `asked` by `by`, with what else that ending holds. */
+  /**
+   * Sets question `id`'s end to `next` when it is still `expected`: with none expected, the
+   * exactly-once claim that decides how the question ends; else a timeout's lease renewed, retaken or
+   * done, or an answer done. Answers the end that stands after: `next` itself when it was written.
+   */
+  const swapEnd = async (
+    conversationId: string,
+    id: string,
+    expected: Ending | undefined,
+    next: Ending,
+  ): Promise<Ending | undefined> => {
+    let standing: Ending | undefined = next;
+    await update(conversationId, (stored) => {
+      standing = stored.ends[id];
+      if (JSON.stringify(standing) !== JSON.stringify(expected)) return undefined;
+      standing = next;
+      return { ...stored, ends: { ...stored.ends, [id]: next } };
+    });
+    return standing;
+  };
+  /** The end of question `asked` by `by`, with what else that ending holds. */
   const endingOf = (asked: Asked, by: string, more: Partial<Ending> = {}): Ending => ({
     by,
     name: asked.name,
     state: asked.state,
-    conversationId: asked.conversationId,
-    questionId: asked.id,
+    at: bot.nowMs(),
     ...more,
   });
 
   /** Adds a question with a deadline to the due index (again, on a retry of its ask: the same member). */
-  const index = async (asked: Asked, nowMs: number): Promise<void> => {
+  const index = async (conversationId: string, asked: Asked): Promise<void> => {
     if (asked.deadline === undefined) return;
     const minute = minuteOf(asked.deadline);
-    const member: DueMember = [asked.deadline, asked.conversationId, asked.id];
-    // Every member of a minute gets the same absolute expiry, whoever enqueues last.
-    const keep = (minute + 1) * MINUTE_MS - nowMs + DUE_RETENTION_MS;
-    await store.enqueue(dueKey(minute), JSON.stringify(member), asked.deadline, Math.max(keep, 1));
+    const member: DueMember = [asked.deadline, conversationId, asked.id];
+    await store.enqueue(dueKey(minute), JSON.stringify(member), asked.deadline, PENDING_TTL_MS);
     // Moves the cursor back to this minute when it is later (or absent), so the timer reads it.
     for (let attempt = 0; attempt < 5; attempt++) {
       const raw = await store.get(CURSOR_KEY);
       if (raw !== undefined && Number(raw) <= minute) return;
-      if (await store.compareAndSet(CURSOR_KEY, raw, String(minute), CURSOR_TTL_MS)) return;
+      if (await store.compareAndSet(CURSOR_KEY, raw, String(minute), PENDING_TTL_MS)) return;
     }
   };
 
@@ -349,7 +363,7 @@ export function createQuestions(bot: BotRuntime) {
       const left = finished.length > 0 ? await store.readQueued(dueKey(minute), finished) : members;
       // Only the cursor's own minute moves it, so every minute before the cursor is empty.
       if (minute === from && left.length === 0 && (minute + 1) * MINUTE_MS + CURSOR_GRACE_MS <= nowMs) {
-        if (!(await store.compareAndSet(CURSOR_KEY, String(from), String(from + 1), CURSOR_TTL_MS)))
+        if (!(await store.compareAndSet(CURSOR_KEY, String(from), String(from + 1), PENDING_TTL_MS)))
           return fired;
         from += 1;
       }
@@ -360,13 +374,11 @@ export function createQuestions(bot: BotRuntime) {
   // Asking.
 
   /**
-   * Asks question `name` in the run of `from`: `askedBy` is its webhook id (or `timeout:{id}`),
-   * `parent` the question whose onAnswer asks it.
+   * Asks question `name` in the run of `from`, whose webhook id (or `timeout:{id}`) is `askedBy`.
    */
   const ask = async (
     from: Pick<MessageContext, 'conversationId' | 'reply'>,
     askedBy: string,
-    parent: string | undefined,
     name: unknown,
     text: unknown,
     options: AskOptions = {},
@@ -394,50 +406,48 @@ export function createQuestions(bot: BotRuntime) {
       ...(quickReplies ? { quickReplies } : {}),
       metadata: { question },
     });
-    // A retry of this run replays the question's message, so it finds the question asked already;
-    // its due-index entry is written again, in case the run stopped between the two writes.
-    const found = await current(from.conversationId);
     const nowMs = bot.nowMs();
-    if (found?.asked.id === sent.message_id) {
-      if (found.asked.ended === undefined) await index(found.asked, nowMs);
-      return sent;
-    }
-    // Ended already (answered, timed out, replaced by a newer question): a late retry of the run
-    // that asked it does not bring it back over the conversation's current question.
-    if (await ending(sent.message_id)) return sent;
-    // The question this one replaces ends, so a retry of the run that asked it cannot bring it back.
-    if (found && found.asked.ended === undefined) await endUnanswered(found.raw, found.asked, REPLACED);
-    const asked: Asked = {
+    const fresh: Asked = {
       id: sent.message_id,
       name: name as string,
       state: JSON.parse(JSON.stringify(state)) as QuestionState,
-      conversationId: from.conversationId,
       text: text as string,
-      ...(quickReplies ? { quickReplies } : {}),
-      ...(timeoutMs === undefined ? {} : { deadline: nowMs + timeoutMs }),
+      quickReplies,
+      deadline: timeoutMs === undefined ? undefined : nowMs + timeoutMs,
       messageIds: [sent.message_id],
       tries: 0,
       askedBy,
-      ...(parent === undefined ? {} : { parent }),
     };
-    const ttl = timeoutMs === undefined ? MAX_QUESTION_TIMEOUT_MS : timeoutMs + DUE_RETENTION_MS;
-    await store.set(recordKey(asked.conversationId), JSON.stringify(asked), ttl);
-    await index(asked, nowMs);
+    // The question this one replaces ends in the same write. A retry of this run replays the
+    // question's message, so it finds the question asked already (and indexes it again, in case the
+    // run stopped between the two writes); once it ended (answered, timed out, replaced by a newer
+    // question), a late retry does not bring it back over the conversation's current question.
+    let pending: Asked | undefined = fresh;
+    await update(from.conversationId, ({ asked, ends }) => {
+      if (asked?.id === fresh.id || ends[fresh.id]) {
+        pending = ends[fresh.id] ? undefined : asked;
+        return undefined;
+      }
+      const replaced =
+        asked && !ends[asked.id] ? { [asked.id]: endingOf(asked, REPLACED, { done: true }) } : {};
+      return { asked: fresh, ends: { ...ends, ...replaced } };
+    });
+    if (pending) await index(from.conversationId, pending);
     return sent;
   };
 
   // The timeouts: fire one question, walk the due index, the timer.
 
-  /** Runs the claimed timeout under its lease; answers whether it finished. */
-  const run = async (claimed: string, end: Ending): Promise<FireResult> => {
+  /** Runs the claimed timeout of question `questionId` under its lease; answers whether it finished. */
+  const run = async (conversationId: string, questionId: string, claimed: Ending): Promise<FireResult> => {
     const controller = new AbortController();
     let current = claimed;
     // Renewals are chained, so the last one has settled before the end is written over `current`.
     let renewing: Promise<void> = Promise.resolve();
     const renew = () => {
       renewing = renewing.then(async () => {
-        const next = await swapEnding(current, { ...end, leaseUntil: bot.nowMs() + bot.lockTtlMs });
-        if (next) current = next;
+        const next = { ...current, leaseUntil: bot.nowMs() + bot.lockTtlMs };
+        if ((await swapEnd(conversationId, questionId, current, next)) === next) current = next;
         else controller.abort(new Error('The question timeout was taken over by another instance.'));
       });
     };
@@ -445,12 +455,11 @@ export function createQuestions(bot: BotRuntime) {
     (renewals as { unref?: () => void }).unref?.();
     let failed = false;
     try {
-      const definition = definitions.get(end.name);
+      const definition = definitions.get(claimed.name);
       if (!definition) {
-        bot.warn('a question timed out that this bot does not declare', { name: end.name });
+        bot.warn('a question timed out that this bot does not declare', { name: claimed.name });
       } else if (definition.onTimeout) {
         // Replies keyed on the question, replying to it, each saying the question timed out.
-        const { questionId, conversationId } = end;
         const timedOut: QuestionEnd = { id: questionId, outcome: 'timed_out' };
         const replies = createReplies(bot, {
           conversationId,
@@ -463,14 +472,14 @@ export function createQuestions(bot: BotRuntime) {
         });
         const ctx: QuestionTimeoutContext = {
           conversationId,
-          question: { id: questionId, name: end.name },
+          question: { id: questionId, name: claimed.name },
           client: bot.client,
           signal: controller.signal,
           reply: replies.reply,
-          ask: (name, text, options) => ask(ctx, `timeout:${questionId}`, undefined, name, text, options),
+          ask: (name, text, options) => ask(ctx, `timeout:${questionId}`, name, text, options),
         };
         try {
-          await definition.onTimeout(ctx, end.state);
+          await definition.onTimeout(ctx, claimed.state);
         } finally {
           await replies.finish();
         }
@@ -483,15 +492,10 @@ export function createQuestions(bot: BotRuntime) {
       await renewing;
     }
     if (controller.signal.aborted) return 'pending'; // another instance owns it now
-    if (failed) {
-      // Tried again once this shorter lease lapsed, by whichever instance walks the index first.
-      await swapEnding(current, { ...end, leaseUntil: bot.nowMs() + RETRY_AFTER_MS });
-      return 'pending';
-    }
-    const { leaseUntil: _lease, ...rest } = end;
-    await swapEnding(current, { ...rest, done: true });
-    await markEnded(end.conversationId, end.questionId, BY_TIMEOUT);
-    return 'fired';
+    // A failure is tried again once this shorter lease lapsed, by whichever instance walks the index first.
+    const patch = failed ? { leaseUntil: bot.nowMs() + RETRY_AFTER_MS } : { done: true };
+    await swapEnd(conversationId, questionId, current, { ...current, ...patch });
+    return failed ? 'pending' : 'fired';
   };
 
   /**
@@ -500,33 +504,31 @@ export function createQuestions(bot: BotRuntime) {
    */
   const fire = async (conversationId: string, questionId: string): Promise<FireResult> => {
     const now = bot.nowMs();
-    const ended = await ending(questionId);
-    if (ended === undefined) {
-      const found = await current(conversationId);
-      // Replaced by a newer question, or ended: nothing to fire.
-      if (found?.asked.id !== questionId || found.asked.ended !== undefined) return 'finished';
-      const { asked } = found;
+    const { asked, ends } = (await load(conversationId)).stored;
+    const end = ends[questionId];
+    if (end === undefined) {
+      // Replaced by a newer question (and its end gone), or gone: nothing to fire.
+      if (asked?.id !== questionId) return 'finished';
       if (asked.deadline === undefined || asked.deadline > now) return 'pending';
-      const end = endingOf(asked, BY_TIMEOUT, { leaseUntil: now + bot.lockTtlMs, attempts: 1 });
-      const claimed = await claim(end);
+      const mine = endingOf(asked, BY_TIMEOUT, { leaseUntil: now + bot.lockTtlMs, attempts: 1 });
       // Someone else decided it just now: the next walk sees how.
-      return claimed ? run(claimed, end) : 'pending';
+      return (await swapEnd(conversationId, questionId, undefined, mine)) === mine
+        ? run(conversationId, questionId, mine)
+        : 'pending';
     }
-    const { raw, ending: end } = ended;
     if (end.by !== BY_TIMEOUT || end.done) return 'finished';
     if ((end.leaseUntil ?? 0) > now) return 'pending'; // another instance is running it
     const attempts = (end.attempts ?? 1) + 1;
     if (attempts > MAX_TIMEOUT_ATTEMPTS) {
-      const { leaseUntil: _lease, ...rest } = end;
-      if (await swapEnding(raw, { ...rest, done: true })) {
+      const done = { ...end, done: true };
+      if ((await swapEnd(conversationId, questionId, end, done)) === done)
         bot.report(new Error(`The timeout of question ${end.name} failed ${attempts - 1} times; given up.`));
-        await markEnded(conversationId, questionId, BY_TIMEOUT);
-      }
       return 'finished';
     }
     const retaken = { ...end, leaseUntil: now + bot.lockTtlMs, attempts };
-    const claimed = await swapEnding(raw, retaken);
-    return claimed ? run(claimed, retaken) : 'pending';
+    return (await swapEnd(conversationId, questionId, end, retaken)) === retaken
+      ? run(conversationId, questionId, retaken)
+      : 'pending';
   };
 
   // One walk at a time in this process; a call made during one walks again after it, at its own time.
@@ -590,44 +592,40 @@ export function createQuestions(bot: BotRuntime) {
     return check(definition, candidates[0] ?? '');
   };
 
-  /** Runs `onAnswer` for the claim this message holds, then marks the question ended. */
-  const runAnswer = async (ctx: MessageContext, end: Ending) => {
+  /** Runs `onAnswer` for question `id`'s end this message holds, then marks it done. */
+  const runAnswer = async (ctx: MessageContext, id: string, end: Ending) => {
     const definition = definitions.get(end.name);
     if (!definition) {
       bot.warn('an answered question has no declaration in this bot', { name: end.name });
       return;
     }
-    // What the end claim kept is checked again: a retry decodes the same answer.
+    // What the end kept is checked again: a retry decodes the same answer.
     const verdict = await check(definition, end.input ?? '');
     if (!verdict.ok)
       throw new ValidationError([{ field: 'answer', message: verdict.issue ?? 'refused' }], 'onAnswer');
-    ended.set(ctx, { id: end.questionId, outcome: 'answered' });
+    ended.set(ctx, { id, outcome: 'answered' });
     await definition.onAnswer(ctx, verdict.answer, end.state);
-    await markEnded(end.conversationId, end.questionId, end.by);
+    await swapEnd(ctx.conversationId, id, end, { ...end, done: true });
   };
 
   /**
-   * Ends a question with no answer (given up, cancelled, replaced): claimed like an answer, so neither
+   * Ends a question with no answer (given up, cancelled): its end written like an answer's, so neither
    * an answer nor its timeout runs after it. True when this call (or an earlier run of `by`) ended it.
    */
-  const endUnanswered = async (raw: string, asked: Asked, by: string): Promise<boolean> => {
-    if ((await claim(endingOf(asked, by, { done: true }))) === undefined)
-      return (await ending(asked.id))?.ending.by === by;
-    await replace(raw, { ...asked, ended: by });
-    return true;
-  };
+  const endUnanswered = async (conversationId: string, asked: Asked, by: string): Promise<boolean> =>
+    (await swapEnd(conversationId, asked.id, undefined, endingOf(asked, by, { done: true })))?.by === by;
 
   /** A bad answer: asked again with its quick replies, or, past `retries`, the question given up. */
   const reask = async (
     ctx: MessageContext,
     definition: QuestionDefinition<unknown>,
-    raw: string,
     asked: Asked,
     issue: string | undefined,
   ): Promise<boolean> => {
     if (asked.tries >= (definition.retries ?? 2)) {
       // Ended unanswered; the message goes on to the routes, whose replies say so.
-      if (await endUnanswered(raw, asked, GAVE_UP)) ended.set(ctx, { id: asked.id, outcome: 'gave_up' });
+      if (await endUnanswered(ctx.conversationId, asked, GAVE_UP))
+        ended.set(ctx, { id: asked.id, outcome: 'gave_up' });
       return false;
     }
     const choices = definition.choices;
@@ -641,10 +639,15 @@ export function createQuestions(bot: BotRuntime) {
       ...(asked.quickReplies ? { quickReplies: asked.quickReplies } : {}),
       metadata: { question: { id: asked.id, name: asked.name } },
     });
-    await replace(raw, {
-      ...asked,
-      tries: asked.tries + 1,
-      messageIds: [...asked.messageIds, sent.message_id],
+    // Counted once, while the question still waits (a retry of this run replays the same re-ask).
+    await update(ctx.conversationId, (stored) => {
+      const now = stored.asked;
+      if (now?.id !== asked.id || stored.ends[asked.id] || now.messageIds.includes(sent.message_id))
+        return undefined;
+      return {
+        ...stored,
+        asked: { ...now, tries: now.tries + 1, messageIds: [...now.messageIds, sent.message_id] },
+      };
     });
     return true;
   };
@@ -654,22 +657,21 @@ export function createQuestions(bot: BotRuntime) {
    * current question's answer (or a stale click on it).
    */
   const take = async (ctx: MessageContext, isCommand: boolean): Promise<boolean> => {
-    const found = await current(ctx.conversationId);
-    if (!found) return false;
-    const { raw, asked } = found;
+    const { asked, ends } = (await load(ctx.conversationId)).stored;
     const { webhookId } = ctx;
-    if (asked.askedBy === webhookId) {
-      // A retry of the run that asked it. When that run was answering the question before (and
-      // asked this one from onAnswer), it answers that one again; otherwise it goes to the routes.
-      if (asked.parent === undefined) return false;
-      const earlier = await ending(asked.parent);
-      if (earlier?.ending.by !== webhookId) return false;
-      await runAnswer(ctx, earlier.ending);
+    // A retry of a run that answered a question answers it again, unless its onAnswer finished: the
+    // question may be replaced since by one that onAnswer asked.
+    const answered = Object.entries(ends).find(([, end]) => end.by === webhookId);
+    if (answered) {
+      const [id, end] = answered;
+      if (!end.done) await runAnswer(ctx, id, end);
       return true;
     }
+    // No question waits, or this is a retry of the run that asked it: the routes take the message.
+    if (!asked || asked.askedBy === webhookId) return false;
     const clicked = ctx.action !== undefined && asked.messageIds.includes(ctx.action.messageId);
-    // An ended question takes only its own answer again (a redelivery) and clicks on its buttons.
-    if (asked.ended !== undefined) return asked.ended === webhookId || clicked;
+    // An ended question takes no answer; a click on its buttons is dropped.
+    if (ends[asked.id]) return clicked;
     const definition = definitions.get(asked.name);
     if (!definition) {
       bot.warn('a pending question has no declaration in this bot', { name: asked.name });
@@ -679,23 +681,22 @@ export function createQuestions(bot: BotRuntime) {
       typeof p === 'string' ? same(p, ctx.text) : p.test(ctx.text),
     );
     if (ctx.action ? !clicked : isCommand || passes) return false;
-    let ours = false;
     if (asked.deadline !== undefined && asked.deadline <= bot.nowMs()) {
-      // Past its deadline: the timeout wins, unless an answer (this message's, on a retry) did first.
-      await fire(asked.conversationId, asked.id);
-      const ended = await ending(asked.id);
-      if (ended && ended.ending.by !== webhookId) return clicked;
-      ours = ended !== undefined;
+      // Past its deadline: the timeout wins.
+      await fire(ctx.conversationId, asked.id);
+      return clicked;
     }
     const verdict = await judge(definition, asked, ctx);
-    if (!verdict.ok) return reask(ctx, definition, raw, asked, verdict.issue);
-    const end = endingOf(asked, webhookId, { input: verdict.input });
-    if (!ours && (await claim(end)) === undefined) {
-      // Decided already: by this message's earlier run (a retry runs it again), or by another.
-      const ended = await ending(asked.id);
-      if (ended?.ending.by !== webhookId) return clicked;
-    }
-    await runAnswer(ctx, end);
+    if (!verdict.ok) return reask(ctx, definition, asked, verdict.issue);
+    // Decided already (by another answer, the timeout, a cancel): a click on it is dropped.
+    const won = await swapEnd(
+      ctx.conversationId,
+      asked.id,
+      undefined,
+      endingOf(asked, webhookId, { input: verdict.input }),
+    );
+    if (won?.by !== webhookId) return clicked;
+    await runAnswer(ctx, asked.id, won);
     return true;
   };
 
@@ -726,22 +727,15 @@ export function createQuestions(bot: BotRuntime) {
         // No timer here: fireDueQuestions is the way.
       }
     },
-    /** `ctx.ask`; asked from onAnswer, a retry of that run answers the parent again (see take). */
-    ask(ctx: MessageContext, name: unknown, text: unknown, options?: AskOptions) {
-      const end = ended.get(ctx);
-      const parent = end?.outcome === 'answered' ? end.id : undefined;
-      return ask(ctx, ctx.webhookId, parent, name, text, options);
-    },
+    /** `ctx.ask`. */
+    ask: (ctx: MessageContext, name: unknown, text: unknown, options?: AskOptions) =>
+      ask(ctx, ctx.webhookId, name, text, options),
     /** `ctx.cancelQuestion`: ends the conversation's pending question without an answer. */
     async cancel(ctx: MessageContext) {
-      const by = `cancelled:${ctx.webhookId}`;
-      const found = await current(ctx.conversationId);
+      const { asked } = (await load(ctx.conversationId)).stored;
       const done =
-        found !== undefined &&
-        (found.asked.ended === undefined
-          ? await endUnanswered(found.raw, found.asked, by)
-          : found.asked.ended === by);
-      if (done) ended.set(ctx, { id: found.asked.id, outcome: 'cancelled' });
+        asked !== undefined && (await endUnanswered(ctx.conversationId, asked, `cancelled:${ctx.webhookId}`));
+      if (done) ended.set(ctx, { id: asked.id, outcome: 'cancelled' });
       return done;
     },
     /** The question a message's run ended, and how. */

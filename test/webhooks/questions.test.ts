@@ -106,6 +106,19 @@ async function questionWorld(
         await ctx.reply('Thanks, noted.');
       },
     });
+    // Its onAnswer asks a follow-up, then may fail (failNextAnswers): the retry answers it again.
+    bot.question('escalate', {
+      choices: ['go'],
+      onAnswer: async (ctx, answer) => {
+        log.push(`escalate:${answer}`);
+        await ctx.ask('reason', 'What went wrong?');
+        if (failAnswers > 0) {
+          failAnswers -= 1;
+          throw new Error('the ticket service is down');
+        }
+      },
+    });
+    bot.hears('escalate', (ctx) => ctx.ask('escalate', 'Escalate?'));
     const askRefund = async (ctx: MessageContext) => {
       const sent = await ctx.ask('refund', 'Refund $42 to your card?', {
         state: { orderId: 'o_42' },
@@ -358,6 +371,21 @@ describe.each([
     await w.settle();
     expect(w.log).toEqual(['answer:yes:o_42', 'answer:yes:o_42']);
     expect(await w.replies()).toEqual(['Refund $42 to your card?', 'Refunded o_42.']);
+  });
+
+  it('an answer whose onAnswer asked a follow-up and then failed runs again on its retry; the follow-up waits', async () => {
+    const w = await questionWorld(makeStore, 2);
+    await w.say('escalate', 0);
+    w.failNextAnswers(1);
+    await w.say('go', 0);
+    // The service's retry, to the other instance: onAnswer runs again, its follow-up replayed.
+    await w.mock.clock.advance(5);
+    w.world.to = 1;
+    await w.settle();
+    expect(w.log).toEqual(['escalate:go', 'escalate:go']);
+    await w.say('the parcel came broken', 1);
+    expect(w.log).toEqual(['escalate:go', 'escalate:go', 'reason:the parcel came broken']);
+    expect(await w.replies()).toEqual(['Escalate?', 'What went wrong?', 'Thanks, noted.']);
   });
 
   it('an invalid answer is re-asked with its buttons; past the retries the message goes to the routes', async () => {
