@@ -13,9 +13,8 @@ import type {
 import { type MessageStream, openMessageStream } from '../streaming/message-stream.js';
 import type { ReplyOptions, ReplyResult, StreamBody, StreamOptions } from '../streaming/options.js';
 import { type PipeReplyOptions, pipeReply, type ReplySource } from '../streaming/pipe-reply.js';
-import type { ReplyApi } from '../streaming/reply-sinks.js';
 import { startReply } from '../streaming/reply-start.js';
-import type { ReplyWriter } from '../streaming/reply-writer.js';
+import type { ReplyApi, ReplyWriter } from '../streaming/reply-writer.js';
 import { Conversations } from './conversations.js';
 import { Resource } from './resource.js';
 import { buildSendBody, type SendInput } from './send-input.js';

@@ -14,9 +14,8 @@ import {
   toTextStream,
 } from '../llm/to-text-stream.js';
 import type { ReplyOptions, ReplyResult, StreamBody } from './options.js';
-import type { ReplyApi } from './reply-sinks.js';
 import { startReply } from './reply-start.js';
-import type { ReplyWriter } from './reply-writer.js';
+import type { ReplyApi, ReplyWriter } from './reply-writer.js';
 
 /** Options of `messages.reply()`: the start's fields and the reply's options together. */
 export interface PipeReplyOptions extends ReplyOptions, StreamBody, TextStreamOptions {}

@@ -14,8 +14,15 @@ import { isEventStream, messageStreamOf } from './message-stream.js';
 import { NdjsonBody } from './ndjson-body.js';
 import { checkStart, type ReplyOptions, type StreamBody } from './options.js';
 import { holdReply, leaseLost } from './reply-lease.js';
-import { type AppliedState, endCut, type ReplyApi, readBack } from './reply-sinks.js';
-import { noteAfter, ReplyWriter, type ReplyWriterInit } from './reply-writer.js';
+import {
+  type AppliedState,
+  endCut,
+  noteAfter,
+  type ReplyApi,
+  ReplyWriter,
+  type ReplyWriterInit,
+  readBack,
+} from './reply-writer.js';
 import { StreamSink } from './stream-sink.js';
 import { supportsStreamedBodies } from './streamed-bodies.js';
 

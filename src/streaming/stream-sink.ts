@@ -2,8 +2,8 @@
 // echoed `message.patch` events, under a progress deadline that only acknowledgements reset.
 import { ConnectionError, InvalidResponseError, TimeoutError } from '../core/errors.js';
 import type { NdjsonBody } from './ndjson-body.js';
-import { type Completion, MAX_SETTLE_PERIODS } from './reply-sinks.js';
 import type { StartedReply } from './reply-start.js';
+import { type Completion, MAX_SETTLE_PERIODS } from './reply-writer.js';
 
 /** How long sent text or a sent completion may go unacknowledged by default (issue 11, outcome 5). */
 export const DEFAULT_PROGRESS_TIMEOUT_MS = 5_000;
