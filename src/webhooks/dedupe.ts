@@ -12,21 +12,11 @@ import type { StoreAnswer } from '../store/bot-store.js';
 import type { Admission, BatchOutcome } from './lanes.js';
 import { createDeadlines, type Deadlines } from './timers.js';
 
-/** The runs this process answered before they ended, by webhook id, so their retries can wait on them. @internal */
-export function createEarlyRuns() {
-  const runs = new Map<string, Promise<BatchOutcome>>();
-  return {
-    /** Keeps `work` under `webhookId` until it settles. */
-    add(webhookId: string, work: Promise<BatchOutcome>) {
-      runs.set(webhookId, work);
-      const forget = () => {
-        if (runs.get(webhookId) === work) runs.delete(webhookId);
-      };
-      work.then(forget, forget);
-    },
-    get: (webhookId: string) => runs.get(webhookId),
-  };
-}
+/**
+ * The runs this process answered before they ended, by webhook id, so their retries can wait on them;
+ * a run leaves once it ended (delivery.ts). @internal
+ */
+export const createEarlyRuns = () => new Map<string, Promise<BatchOutcome>>();
 
 /** The runs a bot answered early. @internal */
 export type EarlyRuns = ReturnType<typeof createEarlyRuns>;

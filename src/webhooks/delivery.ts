@@ -364,7 +364,9 @@ async function answerDelivery(
   if (outcome === 'timeout') {
     // Still running: not a 2xx, so the service keeps the delivery and its retry hears the outcome
     // (or runs the message again if this run fails or its process dies). The run goes on.
-    deps.early.add(webhookId, work);
+    deps.early.set(webhookId, work);
+    // The work never rejects; a later run of the same delivery may have taken its place by its end.
+    void work.then(() => deps.early.get(webhookId) === work && deps.early.delete(webhookId));
     waitUntil?.(drained ? Promise.all([work, drained]) : work);
     return { answer: IN_PROGRESS, outcome: 'in_flight', type };
   }
