@@ -311,13 +311,12 @@ async function answerDelivery(
   }
 
   let admission: Admission;
-  let waitMs = deps.ackTimeoutMs;
+  const deadline = Date.now() + deps.ackTimeoutMs;
   // Whether the delivery waited before its claim (a store outage ridden out, or the end of an earlier
   // attempt's run): its handlers then get what is left of its wait. Otherwise the bot's shared
   // deadlines, counted from the claim, one store step after the receipt.
   let waited = false;
   try {
-    const deadline = Date.now() + waitMs;
     const delivery: Delivery = trace ? { webhookId, event, trace } : { webhookId, event };
     const admit = () => deps.admit(delivery, verified.text);
     try {
@@ -334,7 +333,6 @@ async function answerDelivery(
       waited = true;
       admission = await admitOnceSettled(webhookId, admit, deps.early, deadline);
     }
-    if (waited) waitMs = Math.max(0, deadline - Date.now());
   } catch (error) {
     endTurn(trace, { outcome: 'failed' });
     deps.report(error, event, webhookId);
@@ -360,7 +358,8 @@ async function answerDelivery(
     waitUntil?.(drained ? Promise.all([work, drained]) : work);
     return { answer: ACCEPTED, outcome: 'ran', type };
   }
-  const outcome = await within(work, waited ? createDeadlines(waitMs, true) : deps.acks);
+  const acks = waited ? createDeadlines(Math.max(0, deadline - Date.now()), true) : deps.acks;
+  const outcome = await within(work, acks);
   if (outcome === 'timeout') {
     // Still running: not a 2xx, so the service keeps the delivery and its retry hears the outcome
     // (or runs the message again if this run fails or its process dies). The run goes on.

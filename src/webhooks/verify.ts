@@ -86,14 +86,8 @@ const builtinCrypto = () =>
     globalThis as { process?: { getBuiltinModule?: (id: string) => typeof NodeCrypto | undefined } }
   ).process?.getBuiltinModule?.('node:crypto');
 
-/** base64 of bytes, without Node's Buffer. */
-export function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
-}
+/** base64 of a few bytes (a key, a signature), without Node's Buffer. */
+const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
 
 /** A signer for the key bytes of one secret; `node` null forces Web Crypto (as on runtimes without it). */
 export function createSigner(
@@ -108,10 +102,7 @@ export function createSigner(
   let cryptoKey: Promise<CryptoKey> | undefined;
   return async (id, timestamp, body) => {
     cryptoKey ??= crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-    const prefix = encoder.encode(`${id}.${timestamp}.`);
-    const signed = new Uint8Array(prefix.length + body.length);
-    signed.set(prefix, 0);
-    signed.set(body, prefix.length);
+    const signed = await new Blob([`${id}.${timestamp}.`, body as Uint8Array<ArrayBuffer>]).arrayBuffer();
     return toBase64(new Uint8Array(await crypto.subtle.sign('HMAC', await cryptoKey, signed)));
   };
 }
@@ -407,7 +398,8 @@ export function prepareVerification(options: VerifyWebhookOptions): PreparedVeri
   }
   const [issue] = secretIssues(options?.secret, 'secret');
   if (issue) throw new WebhookVerificationError('invalid_secret', `${issue.field}: ${issue.message}`);
-  const signers = ([] as unknown[]).concat(options.secret).map(signerOf) as Signer[];
+  const { secret } = options;
+  const signers = (Array.isArray(secret) ? secret : [secret]).map(signerOf) as Signer[];
   return { signers, toleranceSec, now };
 }
 
@@ -435,11 +427,11 @@ export async function verifyWebhook(
  * comma, dropped here.
  */
 function v1Signatures(raw: string): string[] {
-  return raw
-    .split(/\s+/)
-    .map((token) => token.replace(/,+$/, ''))
-    .filter((token) => token.startsWith('v1,'))
-    .map((token) => token.slice(3));
+  const found: string[] = [];
+  for (const token of raw.split(/\s+/)) {
+    if (token.startsWith('v1,')) found.push(token.slice(3).replace(/,+$/, ''));
+  }
+  return found;
 }
 
 /**
@@ -457,12 +449,13 @@ export function verifyPrepared(
   const { toleranceSec } = prepared;
   const nowSec = prepared.now === undefined ? Math.floor(Date.now() / 1000) : clockSeconds(prepared.now);
 
-  const values = SIGNED_HEADERS.map((name) => readHeader(headers, name)?.trim());
-  const missing = SIGNED_HEADERS.filter((_, index) => !values[index]);
-  if (missing.length > 0) {
+  const id = readHeader(headers, 'webhook-id')?.trim();
+  const rawTimestamp = readHeader(headers, 'webhook-timestamp')?.trim();
+  const rawSignature = readHeader(headers, 'webhook-signature')?.trim();
+  if (!id || !rawTimestamp || !rawSignature) {
+    const missing = SIGNED_HEADERS.filter((_, index) => ![id, rawTimestamp, rawSignature][index]);
     throw new WebhookVerificationError('missing_headers', `missing header(s): ${missing.join(', ')}`);
   }
-  const [id, rawTimestamp, rawSignature] = values as [string, string, string];
 
   const timestamp = readTimestamp(rawTimestamp, nowSec, toleranceSec);
   const candidates = v1Signatures(rawSignature);
