@@ -67,7 +67,6 @@ export interface RouterOptions {
 export function createRouter(options: RouterOptions = {}) {
   const middleware: Middleware[] = [];
   const routes: Record<'action' | 'command' | 'hears', Route[]> = { action: [], command: [], hears: [] };
-  const mentions: Handler<MessageContext>[] = [];
   const typed = new Map<string, Handler<EventContext>[]>();
   const any: Handler<EventContext>[] = [];
 
@@ -103,9 +102,9 @@ export function createRouter(options: RouterOptions = {}) {
         route = picked.route.name;
         if (picked.match !== true) message.match = picked.match;
         handlers = [picked.route.handler as Handler<EventContext>];
-      } else if (mentions.length > 0 && message.mentioned && message.isGroup) {
+      } else if (typed.has('mention') && message.mentioned && message.isGroup) {
         route = 'mention';
-        handlers = mentions as Handler<EventContext>[];
+        handlers = typed.get('mention')!;
       }
     }
     if (route) annotateBound(ctx, { route });
@@ -138,9 +137,8 @@ export function createRouter(options: RouterOptions = {}) {
     on(type: unknown, handler: unknown) {
       if (typeof type !== 'string' || type === '') fail('type', 'must be an event type string', 'bot.on');
       checkHandler(handler, 'bot.on');
-      if (type === 'mention') mentions.push(handler as Handler<MessageContext>);
-      else
-        typed.set(type as string, [...(typed.get(type as string) ?? []), handler as Handler<EventContext>]);
+      // 'mention' is no event type: its handlers are the route of a group message naming the bot.
+      typed.set(type as string, [...(typed.get(type as string) ?? []), handler as Handler<EventContext>]);
     },
     onAny(handler: unknown) {
       checkHandler(handler, 'bot.onAny');
