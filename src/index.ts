@@ -73,7 +73,6 @@ export type {
 export type { PipeReplyOptions, ReplySource } from './streaming/pipe-reply.js';
 export { ReplyMismatchError } from './streaming/reply-mismatch-error.js';
 export type { ReplyWriter } from './streaming/reply-writer.js';
-export { type ReplyLedger, storeLedger } from './streaming/store-ledger.js';
 export type { StreamedBlock, StreamedMessage } from './streaming/streamed-message.js';
 export type { CoalesceOptions } from './streaming/write-buffer.js';
 // Webhooks and bots

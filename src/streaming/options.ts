@@ -7,8 +7,8 @@ import type { RequestOptions } from '../core/options.js';
 import { count, parseInput, pathId, RequestOptionsSchema } from '../core/validate.js';
 import { AGENT_SEND_SCHEMA, ConversationId } from '../schemas/common.js';
 import { type MessageStatus, SendMessageRequest } from '../schemas/messages.js';
+import type { BotStore } from '../store/bot-store.js';
 import { defaultLedger } from './reply-lease.js';
-import type { ReplyLedger } from './store-ledger.js';
 import { DEFAULT_PROGRESS_TIMEOUT_MS } from './stream-sink.js';
 import type { CoalesceOptions } from './write-buffer.js';
 
@@ -51,11 +51,12 @@ export interface ReplyOptions extends StreamOptions {
    */
   interruptedNote?: string;
   /**
-   * Where writers of one key coordinate (a lease per key, an attempt counter); this process's
-   * memory by default. A ledger over a shared store (`storeLedger(redisStore)`) holds across processes.
-   * @example ledger: storeLedger(store)
+   * The store where writers of one key coordinate (its lock `reply-lease:{key}`, its counter
+   * `reply-attempt:{key}`); a memory store of this process by default. A shared store (Redis) holds
+   * across processes; a bot's `ctx.reply` uses the bot's store.
+   * @example ledger: createRedisStore({ client })
    */
-  ledger?: ReplyLedger;
+  ledger?: BotStore;
   /**
    * How long a second writer of the same key waits for the first to finish before a ConflictError
    * (default 10000). After the wait it answers the first writer's finished reply (`replayed`).
@@ -114,8 +115,8 @@ const ReplyOptionsSchema = z.extend(RequestOptionsSchema, {
   idleTimeoutMs: z.optional(count(1)),
   interruptedNote: z.optional(z.string().check(z.maxLength(200))),
   ledger: z.optional(
-    z.custom<ReplyLedger>((value) => typeof (value as ReplyLedger | null)?.acquire === 'function', {
-      error: 'must be a ReplyLedger (acquire, renew, release, attempt, giveUp)',
+    z.custom<BotStore>((value) => typeof (value as BotStore | null)?.acquireLock === 'function', {
+      error: 'must be a BotStore (acquireLock, renewLock, releaseLock, get, increment)',
     }),
   ),
   writerWaitMs: z.optional(count(0)),

@@ -1,4 +1,4 @@
-// Exactly one writer per reply key (issue 11, outcome 3). Invariants, for any ledger:
+// Exactly one writer per reply key (issue 11, outcome 3). Invariants, for any store:
 // - a key's lease is held by at most one writer at a time; a writer renews it while it writes, and a
 //   writer that died loses it when its TTL passes;
 // - a writer whose process stalled past its renewal checks the lease before it writes again: another
@@ -8,23 +8,26 @@
 //   out on, is lost;
 // - a key's attempt number only grows; attempt n writes under its own Idempotency-Key, so a message
 //   given up (cut short and marked, or left streaming by a dead writer) is never written again.
-// The default ledger lives in this process; one over a shared BotStore (Redis) holds across processes.
+// The default store lives in this process; a shared BotStore (Redis) holds across processes. A key's
+// lease is the store's lock `reply-lease:{key}`, its attempts given up the counter `reply-attempt:{key}`.
 import { ConflictError } from '../core/api-error.js';
 import { idempotencyKeyFor } from '../core/idempotency.js';
 import { sleep } from '../core/retry.js';
-import { renewalEveryMs } from '../store/bot-store.js';
+import { type BotStore, renewalEveryMs } from '../store/bot-store.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import type { CheckedReplyOptions } from './options.js';
-import { type ReplyLedger, storeLedger } from './store-ledger.js';
 
-let ledgerOfProcess: ReplyLedger | undefined;
+let storeOfProcess: BotStore | undefined;
 
-/** The ledger of this process, over a memory store, used when a reply is given none. @internal */
-export function defaultLedger(): ReplyLedger {
+/** The memory store of this process, where a reply given no `ledger` keeps its lease. @internal */
+export function defaultLedger(): BotStore {
   // The clock read at each call, so a test that fakes Date after the first reply moves it too.
-  ledgerOfProcess ??= storeLedger(createMemoryStore({ now: () => Date.now() }));
-  return ledgerOfProcess;
+  storeOfProcess ??= createMemoryStore({ now: () => Date.now() });
+  return storeOfProcess;
 }
+
+/** How long an attempt counter is kept: longer than any delivery retry schedule. */
+const ATTEMPT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** The lease a writer holds while it writes. @internal */
 export interface HeldReply {
@@ -70,10 +73,12 @@ export async function holdReply(key: string, checked: CheckedReplyOptions): Prom
   const { ledger, writerLeaseMs: ttlMs, writerWaitMs: waitMs } = checked;
   const { signal } = checked.request;
   const deadline = performance.now() + waitMs;
+  const [leaseKey, attemptKey] = [`reply-lease:${key}`, `reply-attempt:${key}`];
+  const attemptOf = async () => 1 + Number((await ledger.get(attemptKey)) ?? 0);
   // When the lease was last known held (epoch ms, the clock a store's TTL runs on): taken no
   // earlier than the call that took it began.
   let confirmedAt = Date.now();
-  let lease = await ledger.acquire(key, ttlMs);
+  let lease = await ledger.acquireLock(leaseKey, ttlMs);
   while (lease === undefined) {
     if (performance.now() >= deadline) {
       throw new ConflictError({
@@ -84,10 +89,10 @@ export async function holdReply(key: string, checked: CheckedReplyOptions): Prom
     }
     await sleep(POLL_MS, signal);
     confirmedAt = Date.now();
-    lease = await ledger.acquire(key, ttlMs);
+    lease = await ledger.acquireLock(leaseKey, ttlMs);
   }
   const held = lease;
-  let attempt = await ledger.attempt(key);
+  let attempt = await attemptOf();
   const keyOf = (n: number) => (n === 1 ? key : idempotencyKeyFor(key, `attempt-${n}`));
   const lost: (() => void)[] = [];
   let released = false;
@@ -100,7 +105,7 @@ export async function holdReply(key: string, checked: CheckedReplyOptions): Prom
     for (;;) {
       const asked = Date.now();
       try {
-        const kept = await ledger.renew(held, ttlMs);
+        const kept = await ledger.renewLock(held, ttlMs);
         if (kept) confirmedAt = asked;
         return kept;
       } catch {
@@ -125,8 +130,8 @@ export async function holdReply(key: string, checked: CheckedReplyOptions): Prom
       return keyOf(attempt);
     },
     giveUp: async () => {
-      await ledger.giveUp(key);
-      attempt = await ledger.attempt(key);
+      await ledger.increment(attemptKey, ATTEMPT_TTL_MS);
+      attempt = await attemptOf();
       return keyOf(attempt);
     },
     onLost: (listener) => {
@@ -143,7 +148,7 @@ export async function holdReply(key: string, checked: CheckedReplyOptions): Prom
       if (released) return;
       released = true;
       clearTimeout(timer);
-      await ledger.release(held);
+      await ledger.releaseLock(held);
     },
   };
 }

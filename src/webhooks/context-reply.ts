@@ -28,7 +28,6 @@ import type { ToolCallInfo } from '../llm/stream-pieces.js';
 import type { UploadData } from '../resources/attachments.js';
 import type { SendBlock } from '../schemas/messages.js';
 import { type ReplySource, replySource } from '../streaming/pipe-reply.js';
-import { storeLedger } from '../streaming/store-ledger.js';
 import {
   annotate,
   annotateActive,
@@ -223,7 +222,7 @@ export function createReplies(bot: BotRuntime, to: ReplyTarget) {
         ...content,
         idempotencyKey,
         signal,
-        ledger: storeLedger(bot.store),
+        ledger: bot.store,
         writerLeaseMs,
         ...(writerWaitMs === undefined ? {} : { writerWaitMs }),
       });

@@ -38,7 +38,6 @@ const ALLOWED: Record<string, Record<string, string>> = {
     composeAdmit: "a custom store's admit built from its primitives (BotStore, docs/bot.md)",
     composeSettle: "a custom store's settle built from its primitives (BotStore, docs/bot.md)",
     schemas: 'the wire shapes as zod schemas, by the names of their types (checked below)',
-    storeLedger: 'the ledger of ReplyOptions.ledger for replies made outside a bot (docs/streaming.md)',
   },
   'agent-messaging/testing': {
     generateWebhookSecret:

@@ -2,14 +2,8 @@
 // that ends it may itself die (or fail) between appending the interrupted note and completing the
 // message, and the next run then finds the message still streaming, its text already marked. It
 // completes it without a second note (the cluster soak once showed "… [interrupted] … [interrupted]"
-// under kills). Review of the reply ledger's recovery (reply-start.ts endDeadReply).
-import {
-  AgentClient,
-  ConflictError,
-  createMemoryStore,
-  type ReplyTransport,
-  storeLedger,
-} from 'agent-messaging';
+// under kills). Review of the reply lease's recovery (reply-start.ts endDeadReply).
+import { AgentClient, ConflictError, createMemoryStore, type ReplyTransport } from 'agent-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentMessages, startWorld, textOf, type World } from './harness.js';
 
@@ -26,9 +20,8 @@ describe.each<ReplyTransport>(['append', 'stream'])('a dead writer’s message (
   it('is marked once when the run that ends it fails between the note and the completion', async () => {
     let now = Date.now();
     const store = createMemoryStore({ now: () => now });
-    const ledger = storeLedger(store);
     const eventId = `evt_dead_twice_${transport}`;
-    const options = { eventId, transport, writerLeaseMs: LEASE_MS, coalesce: { ms: 1 }, ledger };
+    const options = { eventId, transport, writerLeaseMs: LEASE_MS, coalesce: { ms: 1 }, ledger: store };
 
     // The first writer writes part of its answer and dies: its lease is left to expire.
     const dead = await world.client.messages.startReply(world.conversationId, {}, options);
@@ -69,9 +62,8 @@ describe.each<ReplyTransport>(['append', 'stream'])('a dead writer’s message (
   it('is not replayed as the answer when its ender marked and completed it but died before giving it up', async () => {
     let now = Date.now();
     const store = createMemoryStore({ now: () => now });
-    const ledger = storeLedger(store);
     const eventId = `evt_dead_replayed_${transport}`;
-    const options = { eventId, transport, writerLeaseMs: LEASE_MS, coalesce: { ms: 1 }, ledger };
+    const options = { eventId, transport, writerLeaseMs: LEASE_MS, coalesce: { ms: 1 }, ledger: store };
     const dead = await world.client.messages.startReply(world.conversationId, {}, options);
     await dead.write('Half an answ');
     await expect.poll(async () => textOf((await agentMessages(world)).at(-1)!)).toBe('Half an answ');
@@ -79,8 +71,8 @@ describe.each<ReplyTransport>(['append', 'stream'])('a dead writer’s message (
 
     // The next run ends the dead message marked, then its store fails as it gives the attempt up.
     const failingLedger = {
-      ...ledger,
-      giveUp: async () => {
+      ...store,
+      increment: async () => {
         throw new Error('store unreachable');
       },
     };
@@ -104,9 +96,8 @@ describe.each<ReplyTransport>(['append', 'stream'])('a dead writer’s message (
   it('is not marked by a run whose lease passed while it read the message (the next run marks it)', async () => {
     let now = Date.now();
     const store = createMemoryStore({ now: () => now });
-    const ledger = storeLedger(store);
     const eventId = `evt_dead_stale_${transport}`;
-    const options = { eventId, transport, writerLeaseMs: LEASE_MS, coalesce: { ms: 1 }, ledger };
+    const options = { eventId, transport, writerLeaseMs: LEASE_MS, coalesce: { ms: 1 }, ledger: store };
     const dead = await world.client.messages.startReply(world.conversationId, {}, options);
     await dead.write('Half an answ');
     await expect.poll(async () => textOf((await agentMessages(world)).at(-1)!)).toBe('Half an answ');
@@ -165,11 +156,10 @@ describe.each<ReplyTransport>(['append', 'stream'])('a dead writer’s message (
   it('is not marked by its own writer once that writer lost the lease to the run ending it', async () => {
     let now = Date.now();
     const store = createMemoryStore({ now: () => now });
-    const ledger = storeLedger(store);
     const eventId = `evt_dead_own_${transport}`;
     // A lease far longer than the test: the writer's renewal timer never runs, only the store's clock
     // takes the lease (a writer stalled past it, that has not heard yet).
-    const options = { eventId, transport, writerLeaseMs: 600_000, coalesce: { ms: 1 }, ledger };
+    const options = { eventId, transport, writerLeaseMs: 600_000, coalesce: { ms: 1 }, ledger: store };
     const stalled = await world.client.messages.startReply(world.conversationId, {}, options);
     await stalled.write('Half an answ');
     await expect.poll(async () => textOf((await agentMessages(world)).at(-1)!)).toBe('Half an answ');
@@ -206,9 +196,13 @@ describe('a reply cut while the service is unreachable', () => {
   afterAll(() => world?.close());
 
   it('is ended marked by the next run, not left streaming unmarked beside the new answer', async () => {
-    const ledger = storeLedger(createMemoryStore());
     const eventId = 'evt_cut_unreachable';
-    const options = { eventId, transport: 'append' as const, coalesce: { ms: 1 }, ledger };
+    const options = {
+      eventId,
+      transport: 'append' as const,
+      coalesce: { ms: 1 },
+      ledger: createMemoryStore(),
+    };
     let down: string | undefined;
     const flaky = new AgentClient({
       apiKey: world.apiKey,

@@ -1,5 +1,5 @@
 // The ledger a reply uses when it is given none (a memory store of this process's): one writer per
-// key, and a writer stalled past writerLeaseMs loses the key to the next one, as a ledger over a store
+// key, and a writer stalled past writerLeaseMs loses the key to the next one, as a shared store
 // does. The stall is the clock moved past the lease (only Date is faked: the writer's renewal timer
 // has not run yet). The other cases of the default ledger are in pipe-reply and reply-outcomes tests.
 import { ConflictError, ReplyMismatchError } from 'agent-messaging';

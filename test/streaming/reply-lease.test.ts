@@ -4,12 +4,11 @@
 // going renews its lease, so it is never lost by a writer that is alive. The store's clock is
 // injected: the lease expires when the test says, and the tests wait for renewals, never for time.
 import {
+  type BotStore,
   ConflictError,
   createMemoryStore,
-  type ReplyLedger,
   type ReplyTransport,
   StoreUnavailableError,
-  storeLedger,
   ValidationError,
 } from 'agent-messaging';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -19,14 +18,14 @@ const NOTE = ' … [interrupted]';
 // Short, so a renewal (every third of it) comes within a few milliseconds of real time.
 const LEASE_MS = 60;
 
-/** A ledger over `inner` whose `nextRenewal()` answers the first renewal begun after it was called. */
-function watchedLedger(inner: ReplyLedger) {
+/** `inner` wrapped so that `nextRenewal()` answers the first lock renewal begun after it was called. */
+function watchedLedger(inner: BotStore) {
   const waiting: ((kept: boolean) => void)[] = [];
-  const ledger: ReplyLedger = {
+  const ledger: BotStore = {
     ...inner,
-    renew: async (lease, ttlMs) => {
+    renewLock: async (lease, ttlMs) => {
       const waiters = waiting.splice(0);
-      const kept = await inner.renew(lease, ttlMs);
+      const kept = await inner.renewLock(lease, ttlMs);
       for (const resolve of waiters) resolve(kept);
       return kept;
     },
@@ -59,7 +58,7 @@ describe.each<ReplyTransport>(['append', 'stream'])('a reply writer’s lease (%
       transport,
       writerLeaseMs: 5_000,
       coalesce: { ms: 1 },
-      ledger: storeLedger(store),
+      ledger: store,
     };
     const first = await world.client.messages.startReply(world.conversationId, {}, options);
     await first.write('Half an answ');
@@ -84,15 +83,15 @@ describe.each<ReplyTransport>(['append', 'stream'])('a reply writer’s lease (%
   });
 
   it('keeps its lease through a renewal that fails with most of the TTL left', async () => {
-    const inner = storeLedger(createMemoryStore());
+    const inner = createMemoryStore();
     let renewals = 0;
-    const ledger: ReplyLedger = {
+    const ledger: BotStore = {
       ...inner,
-      renew: async (lease, ttlMs) => {
+      renewLock: async (lease, ttlMs) => {
         renewals += 1;
         // The store hiccups once (a restart, a pause): the lease itself is still held.
         if (renewals === 1) throw new StoreUnavailableError('renewLock', 'the store did not answer');
-        return inner.renew(lease, ttlMs);
+        return inner.renewLock(lease, ttlMs);
       },
     };
     const eventId = `evt_lease_hiccup_${transport}`;
@@ -111,7 +110,7 @@ describe.each<ReplyTransport>(['append', 'stream'])('a reply writer’s lease (%
   it('once lost to another writer, fails with reply_lease_lost and writes nothing more', async () => {
     let now = Date.now();
     const store = createMemoryStore({ now: () => now });
-    const watched = watchedLedger(storeLedger(store));
+    const watched = watchedLedger(store);
     const eventId = `evt_lease_lost_${transport}`;
     const options = { eventId, transport, writerLeaseMs: LEASE_MS, coalesce: { ms: 1 } };
     const first = await world.client.messages.startReply(
@@ -129,7 +128,7 @@ describe.each<ReplyTransport>(['append', 'stream'])('a reply writer’s lease (%
     const second = await world.client.messages.startReply(
       world.conversationId,
       {},
-      { ...options, ledger: storeLedger(store) },
+      { ...options, ledger: store },
     );
     expect(second.messageId).not.toBe(first.messageId);
     expect(await renewal).toBe(false);
@@ -156,7 +155,7 @@ describe.each<ReplyTransport>(['append', 'stream'])('a reply writer’s lease (%
   it('is renewed while the writer works, so a long reply keeps it and completes', async () => {
     let now = Date.now();
     const store = createMemoryStore({ now: () => now });
-    const watched = watchedLedger(storeLedger(store));
+    const watched = watchedLedger(store);
     const eventId = `evt_lease_kept_${transport}`;
     const writer = await world.client.messages.startReply(
       world.conversationId,
@@ -174,7 +173,7 @@ describe.each<ReplyTransport>(['append', 'stream'])('a reply writer’s lease (%
       .reply(world.conversationId, ['Another answer'], {
         eventId,
         transport,
-        ledger: storeLedger(store),
+        ledger: store,
         writerWaitMs: 0,
       })
       .catch((thrown: unknown) => thrown);

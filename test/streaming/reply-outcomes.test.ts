@@ -1,12 +1,6 @@
 // Issue 11, outcomes 1 to 3, through messages.reply() and startReply() against the mock: nothing
 // written, nothing shown; cut short, and visibly so; exactly once across writers.
-import {
-  ConflictError,
-  createMemoryStore,
-  RequestAbortedError,
-  storeLedger,
-  ValidationError,
-} from 'agent-messaging';
+import { ConflictError, createMemoryStore, RequestAbortedError, ValidationError } from 'agent-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentMessages, type Door, requestsSince, startWorld, textOf, type World } from './harness.js';
 
@@ -130,17 +124,20 @@ describe.each<Door>(['loopback', 'msw'])('two writers of one key (%s door)', (do
 
   it('sharing a store across two "processes" never interleave either: the second waits, or gets a ConflictError', async () => {
     const store = createMemoryStore();
-    const [one, two] = [storeLedger(store), storeLedger(store)];
     const eventId = `evt_shared_${door}`;
-    const first = await world.client.messages.startReply(world.conversationId, {}, { eventId, ledger: one });
+    const first = await world.client.messages.startReply(
+      world.conversationId,
+      {},
+      { eventId, ledger: store },
+    );
     await first.write('From the first process');
     const refused = await world.client.messages
-      .reply(world.conversationId, ['From the second'], { eventId, ledger: two, writerWaitMs: 20 })
+      .reply(world.conversationId, ['From the second'], { eventId, ledger: store, writerWaitMs: 20 })
       .catch((thrown: unknown) => thrown);
     expect(ConflictError.is(refused) && refused.code).toBe('reply_in_progress');
     const waiting = world.client.messages.reply(world.conversationId, ['From the second'], {
       eventId,
-      ledger: two,
+      ledger: store,
     });
     const done = await first.complete();
     expect(await waiting).toEqual({ ...done, outcome: 'replayed' });
@@ -154,7 +151,7 @@ describe.each<Door>(['loopback', 'msw'])('two writers of one key (%s door)', (do
     const dead = await world.client.messages.startReply(
       world.conversationId,
       {},
-      { eventId, ledger: storeLedger(store), coalesce: { ms: 1 } },
+      { eventId, ledger: store, coalesce: { ms: 1 } },
     );
     await dead.write('Half an answ');
     await expect.poll(async () => textOf((await agentMessages(world)).at(-1)!)).toBe('Half an answ');
@@ -162,7 +159,7 @@ describe.each<Door>(['loopback', 'msw'])('two writers of one key (%s door)', (do
     now += 60_000;
     const retry = await world.client.messages.reply(world.conversationId, ['A whole answer.'], {
       eventId,
-      ledger: storeLedger(store),
+      ledger: store,
     });
     expect(retry).toMatchObject({ outcome: 'complete', text: 'A whole answer.' });
     const [cut, whole] = (await agentMessages(world)).slice(-2);
