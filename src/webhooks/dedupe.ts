@@ -28,16 +28,9 @@ export type EarlyRuns = ReturnType<typeof createEarlyRuns>;
 export function within<T>(work: Promise<T>, deadlines: Deadlines): Promise<T | 'timeout'> {
   return new Promise((resolve, reject) => {
     const deadline = deadlines.add(resolve, 'timeout');
-    work.then(
-      (value) => {
-        deadlines.remove(deadline);
-        resolve(value);
-      },
-      (error: unknown) => {
-        deadlines.remove(deadline);
-        reject(error);
-      },
-    );
+    const end = () => deadlines.remove(deadline);
+    work.then(end, end);
+    work.then(resolve, reject);
   });
 }
 

@@ -297,15 +297,13 @@ export function bodyBytes(body: unknown): Uint8Array {
   if (typeof body === 'string') return encoder.encode(body);
   if (body instanceof ArrayBuffer) return new Uint8Array(body);
   if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-  if (typeof body === 'object' && body !== null) {
-    throw new WebhookVerificationError(
-      'body_already_parsed',
-      `The webhook body was already parsed into an object. ${RAW_BODY_HELP}`,
-    );
-  }
+  const parsed = typeof body === 'object' && body !== null;
+  const what = parsed
+    ? 'was already parsed into an object'
+    : `must be a string or bytes, got ${body === null ? 'null' : typeof body}`;
   throw new WebhookVerificationError(
-    'invalid_body',
-    `The webhook body must be a string or bytes, got ${body === null ? 'null' : typeof body}. ${RAW_BODY_HELP}`,
+    parsed ? 'body_already_parsed' : 'invalid_body',
+    `The webhook body ${what}. ${RAW_BODY_HELP}`,
   );
 }
 
