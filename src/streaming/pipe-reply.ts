@@ -67,8 +67,19 @@ export async function pipeReply(
   const { content, fallbackText, replyToMessageId, metadata, signal, onToolCall, ...replyOptions } =
     options ?? {};
   const iterator = replySource(chunks, operation, onToolCall)[Symbol.asyncIterator]();
-  const stopped = stopOf(signal);
-  const next = () => Promise.race([iterator.next(), stopped.promise]);
+  // A signal that fires rejects `stopped` with `stop`, so a pending `next()` is left at once.
+  const done = new AbortController();
+  let stop: unknown;
+  const stopped = new Promise<never>((_, reject) => {
+    const onAbort = () => {
+      stop = abortedError(signal as AbortSignal);
+      reject(stop);
+    };
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true, signal: done.signal });
+  });
+  stopped.catch(() => {});
+  const next = () => Promise.race([iterator.next(), stopped]);
   const leave = () => void Promise.resolve(iterator.return?.()).catch(() => {});
   let writer: ReplyWriter | undefined;
   try {
@@ -92,31 +103,11 @@ export async function pipeReply(
   } catch (error) {
     leave();
     if (writer === undefined || writer.replayed) throw error;
-    if (error === stopped.reason) return writer.interrupt();
+    if (stop !== undefined && error === stop) return writer.interrupt();
     // The source, the last text or the completion failed: the reply is still ended marked, if it can be.
     await writer.interrupt().catch(() => {});
     throw error;
   } finally {
-    stopped.dispose();
+    done.abort();
   }
-}
-
-/** A promise that rejects with a marker when `signal` fires, so a pending `next()` can be left. */
-function stopOf(signal: AbortSignal | undefined) {
-  let onAbort: (() => void) | undefined;
-  const reason = signal === undefined ? undefined : abortedError(signal);
-  const promise = new Promise<never>((_, reject) => {
-    if (signal === undefined || reason === undefined) return;
-    onAbort = () => reject(reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  promise.catch(() => {});
-  return {
-    promise,
-    reason,
-    dispose: () => {
-      if (onAbort) signal?.removeEventListener('abort', onAbort);
-    },
-  };
 }

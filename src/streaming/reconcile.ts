@@ -32,7 +32,9 @@ export function missingText(
   return missing;
 }
 
-const isNotStreaming = (error: unknown) => ConflictError.is(error) && error.code === 'message_not_streaming';
+/** Whether a failed step found the message no longer streaming (completed meanwhile). @internal */
+export const isNotStreaming = (error: unknown) =>
+  ConflictError.is(error) && error.code === 'message_not_streaming';
 
 /**
  * How long to wait before reading back after a failed step (attempt 1-based), or undefined when

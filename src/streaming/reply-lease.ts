@@ -37,20 +37,22 @@ export interface HeldReply {
   giveUp(): Promise<string>;
   /** Calls `listener` once if the lease is lost while held (expired, or taken after a stall). */
   onLost(listener: () => void): void;
-  /** Renews the lease now: false when it was lost (checked before a step another writer may also take). */
-  stillHeld(): Promise<boolean>;
   /**
    * Whether the lease is still this writer's, before it writes: at once while it was confirmed within
-   * two thirds of its TTL, else (a stall kept the renewal from running) after renewing it. A lease
-   * found lost is reported to the `onLost` listeners.
+   * two thirds of its TTL, else (a stall kept the renewal from running) after renewing it; always
+   * after renewing it with `renew` (before a step another writer may also take). A lease found lost
+   * is reported to the `onLost` listeners.
    */
-  current(): Promise<boolean>;
+  current(renew?: boolean): Promise<boolean>;
   /** Stops renewing and releases; safe to call twice. */
   release(): Promise<void>;
 }
 
 /** The failure of a writer whose lease another writer may hold now: it writes nothing more. @internal */
-export const leaseLost = (reply: string, why: string) =>
+export const leaseLost = (
+  reply: string,
+  why = '(not renewed within writerLeaseMs, or taken by another writer); this writer sends nothing more',
+) =>
   new ConflictError({
     status: 409,
     code: 'reply_lease_lost',
@@ -74,7 +76,6 @@ export async function holdReply(key: string, checked: CheckedReplyOptions): Prom
   const { signal } = checked.request;
   const deadline = performance.now() + waitMs;
   const [leaseKey, attemptKey] = [`reply-lease:${key}`, `reply-attempt:${key}`];
-  const attemptOf = async () => 1 + Number((await ledger.get(attemptKey)) ?? 0);
   // When the lease was last known held (epoch ms, the clock a store's TTL runs on): taken no
   // earlier than the call that took it began.
   let confirmedAt = Date.now();
@@ -92,7 +93,7 @@ export async function holdReply(key: string, checked: CheckedReplyOptions): Prom
     lease = await ledger.acquireLock(leaseKey, ttlMs);
   }
   const held = lease;
-  let attempt = await attemptOf();
+  let attempt = 1 + Number((await ledger.get(attemptKey)) ?? 0);
   const keyOf = (n: number) => (n === 1 ? key : idempotencyKeyFor(key, `attempt-${n}`));
   const lost: (() => void)[] = [];
   let released = false;
@@ -130,16 +131,14 @@ export async function holdReply(key: string, checked: CheckedReplyOptions): Prom
       return keyOf(attempt);
     },
     giveUp: async () => {
-      await ledger.increment(attemptKey, ATTEMPT_TTL_MS);
-      attempt = await attemptOf();
+      attempt = 1 + (await ledger.increment(attemptKey, ATTEMPT_TTL_MS));
       return keyOf(attempt);
     },
     onLost: (listener) => {
       lost.push(listener);
     },
-    stillHeld: renewNow,
-    current: async () => {
-      if (Date.now() - confirmedAt < (ttlMs * 2) / 3) return true;
+    current: async (renew = false) => {
+      if (!renew && Date.now() - confirmedAt < (ttlMs * 2) / 3) return true;
       const kept = await renewNow();
       if (!kept) lose();
       return kept;

@@ -75,7 +75,7 @@ export async function startReply(
       if ((state.status === 'streaming' && (state.revision ?? 0) > 0) || markedCut) {
         // The read may have stalled past the lease: another run may be ending it now, so a run
         // that lost the lease marks nothing (the note would land twice).
-        if (!(await held.stillHeld()))
+        if (!(await held.current(true)))
           throw leaseLost(key, "while it read back a dead writer's message; another writer ends it");
         // A dead writer's message: its text stays, marked as cut (once: a run that died after marking
         // it left the note already), and it is completed. The reply lease makes enders take turns.
@@ -143,7 +143,13 @@ async function openMessage(
     // the text goes through the append endpoint.
     body.abort(new AgentMessagingError('replayed start'));
   }
-  started ??= await startPlain(ctx, key);
+  // The JSON start, whose retries the transport makes; an answer whose stream broke before
+  // `message.started` is not the transport's to retry, so it is repeated here once, with the same
+  // `Idempotency-Key`: the service replays the same message.
+  started ??= await startOnce(ctx, key).catch((error: unknown) => {
+    if (!isTransient(error)) throw error;
+    return startOnce(ctx, key);
+  });
   // The ids are all the append transport needs from the stream: close it.
   started.cancel();
   return { started, stream: undefined };
@@ -165,20 +171,6 @@ export interface StartedReply {
   replayed: boolean;
   /** Drops the start's connection (both halves). */
   cancel(): void;
-}
-
-/**
- * The JSON streaming send, read up to `message.started`. The transport retries the request itself;
- * an answer whose stream broke before `message.started` is not the transport's to retry, so it is
- * repeated here once, with the same `Idempotency-Key`: the service replays the same message.
- */
-async function startPlain(ctx: StartContext, key: string): Promise<StartedReply> {
-  try {
-    return await startOnce(ctx, key);
-  } catch (error) {
-    if (!isTransient(error)) throw error;
-    return await startOnce(ctx, key);
-  }
 }
 
 // The streamed starts' answers that were not an event stream: refusals, as a 415 or a 400 is.

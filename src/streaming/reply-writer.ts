@@ -25,7 +25,7 @@ import {
 } from '../schemas/messages.js';
 import { annotateActive, recordRecovery } from '../telemetry.js';
 import type { CheckedReplyOptions, ReplyOutcome, ReplyResult, ReplyTransport } from './options.js';
-import { missingText, recoveryDelayMs } from './reconcile.js';
+import { isNotStreaming, missingText, recoveryDelayMs } from './reconcile.js';
 import { type HeldReply, leaseLost } from './reply-lease.js';
 import { ReplyMismatchError } from './reply-mismatch-error.js';
 import type { StreamSink } from './stream-sink.js';
@@ -123,7 +123,7 @@ export class ReplyWriter {
       this.#finished = { message_id: this.messageId, status, revision, text, outcome: 'replayed' };
     }
     // Another writer may take the key once this one's lease is lost: stop before text can interleave.
-    init.held.onLost(() => this.#fail(leaseLostError(this.messageId)));
+    init.held.onLost(() => this.#fail(leaseLost(this.messageId)));
     const signal = checked.request.signal;
     if (signal !== undefined) {
       this.#onAbort = () => this.#fail(abortedError(signal));
@@ -195,15 +195,7 @@ export class ReplyWriter {
       // that took it, which ends it marked: two marks otherwise. Given up once marked and completed
       // (before the lease is let go, so a retry writes a new message): given up earlier, a note that
       // could not be sent left the message streaming unmarked, and no later run looked at it again.
-      this.#completion = this.#init.held
-        .stillHeld()
-        .then((kept) => {
-          if (!kept) {
-            const lost = leaseLostError(this.messageId);
-            this.#fail(lost);
-            throw lost;
-          }
-        })
+      this.#completion = this.#leaseHeld(true)
         .then(() => this.#buffer.write(note))
         .then(() => this.#finish(undefined, 'interrupted', () => this.#init.held.giveUp().then(() => {})))
         .catch(async (error: unknown) => {
@@ -253,9 +245,9 @@ export class ReplyWriter {
     return { status, revision };
   }
 
-  /** Throws the writer's failure when its lease turns out lost (`onLost` failed the writer). */
-  async #leaseHeld(): Promise<void> {
-    if (!(await this.#init.held.current())) throw this.#failure?.error ?? leaseLostError(this.messageId);
+  /** Throws the writer's failure when its lease turns out lost (`onLost` failed the writer); `renew`: see `current`. */
+  async #leaseHeld(renew = false): Promise<void> {
+    if (!(await this.#init.held.current(renew))) throw this.#failure?.error ?? leaseLost(this.messageId);
   }
 
   /**
@@ -417,12 +409,6 @@ export function noteAfter(text: string, note: string): string {
   return text === '' || /\s$/.test(text) ? note.trimStart() : note;
 }
 
-const leaseLostError = (messageId: string) =>
-  leaseLost(
-    messageId,
-    '(not renewed within writerLeaseMs, or taken by another writer); this writer sends nothing more',
-  );
-
 /**
  * The parts of a client a reply uses: the resources' append, complete and history (the messages
  * resource hands them over), and the transport for the streamed start, which no JSON method covers.
@@ -479,7 +465,7 @@ export async function endCut(
   await api.messages
     .complete(messageId, { status: 'sent', fallbackText }, options)
     .catch((error: unknown) => {
-      if (!(ConflictError.is(error) && error.code === 'message_not_streaming')) throw error;
+      if (!isNotStreaming(error)) throw error;
     });
 }
 

@@ -42,11 +42,6 @@ export class WriteBuffer {
     this.#highWater = options.chars * HIGH_WATER_BATCHES;
   }
 
-  /** Characters waiting to be sent. */
-  get pendingLength(): number {
-    return this.#pending.length;
-  }
-
   /** Queues text; resolves once it is buffered and the buffer is below its bound. */
   write(text: string): Promise<void> {
     // Writes take turns, so text keeps its order even when callers do not await each write.
