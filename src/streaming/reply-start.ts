@@ -71,34 +71,23 @@ export async function startReply(
       const state = await readBack(api, conversationId, started, checked.request);
       const note = checked.interruptedNote;
       // The note as written after text that ended with a space has lost its leading space (noteAfter).
-      const markedCut = note !== '' && state.status !== 'streaming' && state.text.endsWith(note.trimStart());
-      if ((state.status === 'streaming' && (state.revision ?? 0) > 0) || markedCut) {
+      const endsMarked = note !== '' && state.text.endsWith(note.trimStart());
+      const streaming = state.status === 'streaming';
+      if (streaming ? (state.revision ?? 0) > 0 : endsMarked) {
         // The read may have stalled past the lease: another run may be ending it now, so a run
         // that lost the lease marks nothing (the note would land twice).
         if (!(await held.current(true)))
           throw leaseLost(key, "while it read back a dead writer's message; another writer ends it");
         // A dead writer's message: its text stays, marked as cut (once: a run that died after marking
         // it left the note already), and it is completed. The reply lease makes enders take turns.
-        if (state.status === 'streaming') {
-          const marked = note === '' || state.text.endsWith(note.trimStart());
-          await endCut(api, started, checked.request, marked ? '' : noteAfter(state.text, note), note.trim());
-        }
+        const cutNote = endsMarked ? '' : noteAfter(state.text, note);
+        if (streaming) await endCut(api, started, checked.request, cutNote, note.trim());
         ({ started, stream } = await openMessage(ctx, streamed, await held.giveUp()));
-      } else if (state.status !== 'streaming') {
+      } else if (!streaming) {
         finished = state;
       }
     }
-    return new ReplyWriter({
-      api,
-      conversationId,
-      started,
-      shape,
-      checked,
-      stream,
-      finished,
-      held,
-      operation,
-    });
+    return new ReplyWriter({ ...ctx, started, stream, finished, held });
   } catch (error) {
     await held.release().catch(() => {});
     throw error;

@@ -337,7 +337,7 @@ export class ReplyWriter {
       if (delayMs === undefined) throw error;
       this.#recovered = true;
       recordRecovery({ attempt, 'error.type': error instanceof Error ? error.name : 'Error' });
-      const inDoubt = await this.#useAppend(error);
+      const inDoubt = await this.#useAppend();
       if (delayMs > 0) await sleep(delayMs, this.#init.checked.request.signal);
       try {
         const state = await this.#readBack(inDoubt);
@@ -371,11 +371,10 @@ export class ReplyWriter {
   }
 
   /** Stops the stream (answering how many of its lines are in doubt) and uses append from now on. */
-  async #useAppend(reason: unknown): Promise<number> {
+  async #useAppend(): Promise<number> {
     const stream = this.#stream;
     if (stream === undefined) return 0;
     const inDoubt = await stream.stop(this.#settleMs);
-    stream.close(reason);
     this.#stream = undefined;
     return inDoubt;
   }

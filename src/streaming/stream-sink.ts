@@ -146,6 +146,7 @@ export class StreamSink {
     return { status: 'sent', revision: this.#patches, appended: this.#appended };
   }
 
+  /** Ends the upload, lets the answer settle, and closes: answers how many lines sent are in doubt. */
   async stop(settleMs: number): Promise<number> {
     this.#stopDeadline();
     // The end of the upload tells the service no more lines come; an answer that then ends has
