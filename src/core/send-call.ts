@@ -16,6 +16,7 @@ import {
 import { ApiError, type ApiErrorInit, createApiError, RateLimitError } from './api-error.js';
 import type { TransportConfig } from './client-config.js';
 import { AgentMessagingError, ConnectionError, InvalidResponseError, TimeoutError } from './errors.js';
+import { readAtMost } from './read-at-most.js';
 import { abortedError, isRetryStatus, kyRetry, parseRetryAfter, retryAfterTooLong } from './retry.js';
 import type { UploadSpec } from './transport.js';
 
@@ -214,34 +215,21 @@ function parseJson(text: string): unknown {
 const utf8 = new TextDecoder();
 
 /**
- * The body as text, read chunk by chunk so that a huge or decompression-bombed answer stops at
- * `maxBytes` (memory stays bounded) instead of being buffered whole; the bytes are decoded once, at
- * the end. No timer of its own: it runs inside the attempt, whose timeout covers it.
+ * The body as text, read under `maxBytes` so that a huge or decompression-bombed answer stops there
+ * (memory stays bounded) instead of being buffered whole; the bytes are decoded once, at the end. No
+ * timer of its own: it runs inside the attempt, whose timeout covers it.
  */
 async function readCapped(response: Response, maxBytes: number, operation: string): Promise<string> {
   if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      void reader.cancel().catch(() => undefined);
-      throw new InvalidResponseError(
-        `${operation}: the answer is larger than ${maxBytes} bytes (maxResponseBytes).`,
-        { status: response.status, requestId: response.headers.get('request-id') ?? undefined },
-      );
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return utf8.decode(chunks[0]);
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
+  const { bytes, over } = await readAtMost(response.body, maxBytes);
+  if (over) {
+    throw new InvalidResponseError(
+      `${operation}: the answer is larger than ${maxBytes} bytes (maxResponseBytes).`,
+      {
+        status: response.status,
+        requestId: response.headers.get('request-id') ?? undefined,
+      },
+    );
   }
   return utf8.decode(bytes);
 }

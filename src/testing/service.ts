@@ -3,8 +3,9 @@
 // authentication (401), streamed-body refusal (415), size (413), shape (400), idempotent replay,
 // then the rule (404, 403, 409/410, 422). The doors only translate to and from this. Routes come
 // from two tables: every endpoint of SPEC.md plus the file URLs (below), and `/_mock` (control.ts).
+
+import { readAtMost } from '../core/read-at-most.js';
 import type { FaultSpec } from '../schemas/mock-control.js';
-import { readAtMost } from '../webhooks/verify.js';
 import { authenticate } from './access.js';
 import { registerAgent, setWebhook } from './agents.js';
 import { createAttachment, downloadFile, uploadFile } from './attachments.js';

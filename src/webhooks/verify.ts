@@ -16,6 +16,7 @@
 
 import type * as NodeCrypto from 'node:crypto';
 import { AgentMessagingError, ValidationError } from '../core/errors.js';
+import { readAtMost } from '../core/read-at-most.js';
 import type { FieldIssue } from '../schemas/issues.js';
 import { parseWebhookEvent, type WebhookEvent } from '../schemas/webhooks.js';
 
@@ -39,38 +40,6 @@ export async function readLimitedBody(request: Request, limit: number): Promise<
   if (request.body === null) return new Uint8Array(0);
   const { bytes, over } = await readAtMost(request.body, limit);
   return over ? 'too_large' : bytes;
-}
-
-/**
- * Reads a body until it ends or passes `limit` bytes, then cancels it: what was read (at most
- * `limit` + 1 bytes) and whether it was over. Memory stays bounded whatever the sender does.
- * @internal
- */
-export async function readAtMost(
-  body: ReadableStream<Uint8Array>,
-  limit: number,
-): Promise<{ bytes: Uint8Array; over: boolean }> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      break;
-    }
-  }
-  const bytes = new Uint8Array(Math.min(size, limit + 1));
-  let offset = 0;
-  // Only the last chunk can pass the limit: it is cut to what is left.
-  for (const chunk of chunks) {
-    bytes.set(chunk.subarray(0, bytes.length - offset), offset);
-    offset += chunk.byteLength;
-  }
-  return { bytes, over: size > limit };
 }
 
 // The signing scheme.
