@@ -124,31 +124,11 @@ const ReplyOptionsSchema = z.extend(RequestOptionsSchema, {
   progressTimeoutMs: z.optional(count(1)),
 });
 
-/** Checks the options of a streaming call, defaults filled; throws a ValidationError naming each bad option. @internal */
-export function checkReplyOptions(options: ReplyOptions | undefined, context: string) {
-  const checked = parseInput(ReplyOptionsSchema, options ?? {}, context);
-  const { idempotencyKey, signal, timeoutMs, headers, maxRetries, coalesce } = checked;
-  const request: RequestOptions = { idempotencyKey, signal, timeoutMs, headers, maxRetries };
-  return {
-    ...checked,
-    request,
-    transport: checked.transport ?? 'auto',
-    // When buffered text is sent by default, as Slack's `chatStream` buffers.
-    coalesce: { chars: coalesce?.chars ?? 256, ms: coalesce?.ms ?? 100 },
-    interruptedNote: checked.interruptedNote ?? DEFAULT_INTERRUPTED_NOTE,
-    ledger: checked.ledger ?? defaultLedger(),
-    writerWaitMs: checked.writerWaitMs ?? 10_000,
-    // A lease outlives a stalled step (a progress deadline plus a read-back) and is renewed while held.
-    writerLeaseMs: checked.writerLeaseMs ?? 30_000,
-    progressTimeoutMs: checked.progressTimeoutMs ?? DEFAULT_PROGRESS_TIMEOUT_MS,
-  };
-}
-
 /** The note of a reply cut short, by default. */
 export const DEFAULT_INTERRUPTED_NOTE = ' … [interrupted]';
 
 /** Options checked, defaults filled. @internal */
-export type CheckedReplyOptions = ReturnType<typeof checkReplyOptions>;
+export type CheckedReplyOptions = ReturnType<typeof checkStart>['checked'];
 
 /** What a streamed message starts with: the send shape without `schema` and `stream`, all optional. */
 export interface StreamBody {
@@ -179,7 +159,8 @@ function streamingSendShape(body: StreamBody | undefined, context: string) {
 
 /**
  * A streaming call's input, checked before anything is sent (the conversation id, which the
- * transport encodes into the path; the options; the send shape), and its start's `Idempotency-Key`:
+ * transport encodes into the path; the options, each bad one named, with defaults filled; the send
+ * shape), and its start's `Idempotency-Key`:
  * the caller's, else derived from the event, else random. The key is fixed before the first
  * attempt, so every retry of the start carries the same key.
  * @internal
@@ -191,10 +172,24 @@ export function checkStart(
   operation: string,
 ) {
   pathId(ConversationId, conversationId, 'conversationId', operation);
-  const checked = checkReplyOptions(options, operation);
+  const parsed = parseInput(ReplyOptionsSchema, options ?? {}, operation);
+  const { idempotencyKey, signal, timeoutMs, headers, maxRetries, coalesce, eventId } = parsed;
+  const request: RequestOptions = { idempotencyKey, signal, timeoutMs, headers, maxRetries };
+  // The options with their defaults filled.
+  const checked = {
+    ...parsed,
+    request,
+    transport: parsed.transport ?? 'auto',
+    // When buffered text is sent by default, as Slack's `chatStream` buffers.
+    coalesce: { chars: coalesce?.chars ?? 256, ms: coalesce?.ms ?? 100 },
+    interruptedNote: parsed.interruptedNote ?? DEFAULT_INTERRUPTED_NOTE,
+    ledger: parsed.ledger ?? defaultLedger(),
+    writerWaitMs: parsed.writerWaitMs ?? 10_000,
+    // A lease outlives a stalled step (a progress deadline plus a read-back) and is renewed while held.
+    writerLeaseMs: parsed.writerLeaseMs ?? 30_000,
+    progressTimeoutMs: parsed.progressTimeoutMs ?? DEFAULT_PROGRESS_TIMEOUT_MS,
+  };
   const shape = streamingSendShape(body, operation);
-  const { idempotencyKey } = checked.request;
-  const { eventId } = checked;
   const key =
     idempotencyKey ?? (eventId === undefined ? randomIdempotencyKey() : idempotencyKeyFor(eventId, 'reply'));
   return { checked, shape, key };

@@ -79,8 +79,8 @@ export async function holdReply(key: string, checked: CheckedReplyOptions): Prom
   // When the lease was last known held (epoch ms, the clock a store's TTL runs on): taken no
   // earlier than the call that took it began.
   let confirmedAt = Date.now();
-  let lease = await ledger.acquireLock(leaseKey, ttlMs);
-  while (lease === undefined) {
+  let held = await ledger.acquireLock(leaseKey, ttlMs);
+  while (held === undefined) {
     if (performance.now() >= deadline) {
       throw new ConflictError({
         status: 409,
@@ -90,9 +90,8 @@ export async function holdReply(key: string, checked: CheckedReplyOptions): Prom
     }
     await sleep(POLL_MS, signal);
     confirmedAt = Date.now();
-    lease = await ledger.acquireLock(leaseKey, ttlMs);
+    held = await ledger.acquireLock(leaseKey, ttlMs);
   }
-  const held = lease;
   let attempt = 1 + Number((await ledger.get(attemptKey)) ?? 0);
   const keyOf = (n: number) => (n === 1 ? key : idempotencyKeyFor(key, `attempt-${n}`));
   const lost: (() => void)[] = [];

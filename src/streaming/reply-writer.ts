@@ -197,7 +197,7 @@ export class ReplyWriter {
       // could not be sent left the message streaming unmarked, and no later run looked at it again.
       this.#completion = this.#leaseHeld(true)
         .then(() => this.#buffer.write(note))
-        .then(() => this.#finish(undefined, 'interrupted', () => this.#init.held.giveUp().then(() => {})))
+        .then(() => this.#finish(undefined, 'interrupted'))
         .catch(async (error: unknown) => {
           this.#marking ??= this.#markCut(note);
           await this.#marking;
@@ -263,11 +263,8 @@ export class ReplyWriter {
     await endCut(this.#init.api, this, request, note).catch(() => {});
   }
 
-  async #finish(
-    fallbackText: string | undefined,
-    outcome: ReplyOutcome = 'complete',
-    completed?: () => Promise<void>,
-  ): Promise<ReplyResult> {
+  /** Sends the rest and completes the message, checked; an interrupted one's attempt is then given up. */
+  async #finish(fallbackText: string | undefined, outcome: ReplyOutcome = 'complete'): Promise<ReplyResult> {
     try {
       await this.#buffer.flush();
       await this.#leaseHeld();
@@ -278,7 +275,7 @@ export class ReplyWriter {
       this.#stream?.close();
       annotateActive({ 'reply.transport': this.transport });
       await this.#check(completion);
-      await completed?.();
+      if (outcome === 'interrupted') await this.#init.held.giveUp();
       const { status, revision } = completion;
       return { message_id: this.messageId, status, revision, text: this.text, outcome };
     } catch (error) {
