@@ -90,16 +90,11 @@ export interface FakeModelServer {
   close(): Promise<void>;
 }
 
-const ROUTES: Record<string, FakeModelApi> = {
-  '/v1/chat/completions': 'chat',
-  '/v1/responses': 'responses',
-  '/v1/messages': 'anthropic',
-};
-
-const WIRES: Record<FakeModelApi, (answer: WireAnswer) => WireFrames> = {
-  chat: chatFrames,
-  responses: responsesFrames,
-  anthropic: anthropicFrames,
+/** Each API by its path, with its frames for an answer. */
+const ROUTES: Record<string, [FakeModelApi, (answer: WireAnswer) => WireFrames]> = {
+  '/v1/chat/completions': ['chat', chatFrames],
+  '/v1/responses': ['responses', responsesFrames],
+  '/v1/messages': ['anthropic', anthropicFrames],
 };
 
 /**
@@ -128,10 +123,11 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
 
   async function answer(req: IncomingMessage, res: ServerResponse) {
     const path = (req.url ?? '').split('?')[0] ?? '';
-    const api = ROUTES[path];
+    const route = ROUTES[path];
     const raw = await readText(req);
-    if (req.method !== 'POST' || api === undefined)
+    if (req.method !== 'POST' || route === undefined)
       return json(res, 404, { error: { message: `no route ${path}` } });
+    const [api, frames] = route;
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(raw) as Record<string, unknown>;
@@ -154,7 +150,7 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
       toolCalls,
       cutShort: turn.stop === 'length',
     };
-    await stream(res, WIRES[api](answer), turn, hold);
+    await stream(res, frames(answer), turn, hold);
   }
 
   server.listen(port ?? 0, '127.0.0.1');

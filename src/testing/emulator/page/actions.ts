@@ -8,27 +8,6 @@ import { byId } from './dom.js';
 import type { PageConversation } from './state.js';
 import { store } from './store.js';
 
-/** Calls the mock: answers its JSON (null for an empty answer), or throws its error's code and message. */
-export async function request<T>(method: string, path: string, body?: unknown, token?: string): Promise<T> {
-  const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (token) headers.authorization = `Bearer ${token}`;
-  const response = await fetch(path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  // An empty or non-JSON answer reads as null.
-  const data = await response.json().catch(() => null);
-  if (!response.ok) {
-    const error = (data as { error?: { code: string; message: string } } | null)?.error;
-    throw new Error(
-      error ? `${error.code}: ${error.message}` : `${method} ${path} answered HTTP ${response.status}`,
-    );
-  }
-  return data as T;
-}
-
 let toastTimer: ReturnType<typeof setTimeout> | undefined;
 /** Shows a failure for six seconds. */
 export function toast(message: string) {
@@ -42,17 +21,39 @@ export function toast(message: string) {
   }, 6000);
 }
 
-/** POSTs with `button` disabled until the answer; a failure shows in the toast and answers undefined. */
-async function post<T>(button: HTMLButtonElement | null, path: string, body?: unknown, token?: string) {
+/**
+ * Calls the mock (a POST unless `method` says otherwise) with `button` disabled until the answer:
+ * answers its JSON (null for an empty answer), or shows what failed in the toast and answers undefined.
+ */
+export async function call<T>(
+  path: string,
+  { method = 'POST', body, token, button }: Call = {},
+): Promise<T | undefined> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (token) headers.authorization = `Bearer ${token}`;
   if (button) button.disabled = true;
   try {
-    return await request<T>('POST', path, body, token);
+    const response = await fetch(path, { method, headers, body: JSON.stringify(body) });
+    // An empty or non-JSON answer reads as null.
+    const data = await response.json().catch(() => null);
+    if (response.ok) return data as T;
+    const error = (data as { error?: { code: string; message: string } } | null)?.error;
+    toast(error ? `${error.code}: ${error.message}` : `${method} ${path} answered HTTP ${response.status}`);
   } catch (error) {
-    toast(error instanceof Error ? error.message : String(error));
-    return undefined;
+    toast(`${method} ${path} failed: ${error}`);
   } finally {
     if (button) button.disabled = false;
   }
+  return undefined;
+}
+
+/** What a call sends: its method, JSON body and bearer token, and the button that sent it. */
+interface Call {
+  method?: string;
+  body?: unknown;
+  token?: string;
+  button?: HTMLButtonElement | null;
 }
 
 /** Listens to a form's submit, with the button that sent it. */
@@ -76,27 +77,26 @@ export function bindActions(
   const input = (id: string) => byId<HTMLInputElement>(id);
   onSubmit('create-user', async (button) => {
     const name = input('create-user-name').value.trim();
-    if (name && (await post(button, '/_mock/users', { display_name: name })))
+    if (name && (await call('/_mock/users', { button, body: { display_name: name } })))
       input('create-user-name').value = '';
   });
   onSubmit('install', async (button) => {
     const body = { user_id: input('install-user').value, agent_id: input('install-agent').value };
-    const done = await post<InstallResponse>(button, '/_mock/installs', body);
+    const done = await call<InstallResponse>('/_mock/installs', { button, body });
     if (done) select(done.conversation_id);
   });
-  onSubmit('composer', async () => {
+  onSubmit('composer', async (button) => {
     const text = input('composer-text');
     const conversation = open();
     const user = conversation && actingUser(conversation);
     if (!conversation || !user || !text.value.trim()) return;
     const body = { user_id: user.id, text: text.value };
-    if (await post(byId('composer-send'), `${conversationPath(conversation.id)}/user-messages`, body))
-      text.value = '';
+    if (await call(`${conversationPath(conversation.id)}/user-messages`, { body, button })) text.value = '';
     text.focus();
   });
   for (const button of document.querySelectorAll<HTMLButtonElement>('[data-advance]')) {
     const seconds = Number(button.dataset.advance);
-    button.addEventListener('click', () => post(button, '/_mock/clock/advance', { seconds }));
+    button.addEventListener('click', () => call('/_mock/clock/advance', { button, body: { seconds } }));
   }
   onSubmit('advance-form', (button) => {
     const seconds = Number(input('advance-seconds').value);
@@ -104,11 +104,11 @@ export function bindActions(
     if (!(seconds >= 0 && seconds <= MAX_ADVANCE_SECONDS)) {
       return toast(`Seconds: a number from 0 to ${MAX_ADVANCE_SECONDS} (ten years).`);
     }
-    return post(button, '/_mock/clock/advance', { seconds });
+    return call('/_mock/clock/advance', { button, body: { seconds } });
   });
   byId('reset').addEventListener('click', () => {
     if (confirm('Empty the mock: every agent, user, conversation and log?'))
-      post(byId('reset'), '/_mock/reset');
+      call('/_mock/reset', { button: byId('reset') });
   });
   document.addEventListener('click', (event) => {
     const button = (event.target as Element).closest('button');
@@ -123,17 +123,13 @@ export function bindActions(
       if (!user) return toast('This conversation has no user to post as.');
       const message_id = button.closest<HTMLElement>('[data-message-id]')?.dataset.messageId;
       const body = { user_id: user.id, message_id, action_id: actionId };
-      void post(null, `${conversationPath(conversation.id)}/postbacks`, body);
+      void call(`${conversationPath(conversation.id)}/postbacks`, { body });
     }
     const inviteId = button.closest<HTMLElement>('[data-invite-id]')?.dataset.inviteId;
     const user = acceptUser ? store.users.get(acceptUser) : undefined;
     if (inviteId && user) {
-      void post(
-        null,
-        `/v1/groups/invites/${encodeURIComponent(inviteId)}/accept`,
-        undefined,
-        user.session_token,
-      );
+      const token = user.session_token;
+      void call(`/v1/groups/invites/${encodeURIComponent(inviteId)}/accept`, { token });
     }
   });
 }

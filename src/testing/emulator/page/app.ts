@@ -1,7 +1,7 @@
 // The emulator page: loads a snapshot, follows the live feed, redraws after each burst of events
 // (making again only what changed), and turns clicks and forms into calls to /_mock and /v1.
 import type { MockEvent, MockStateSnapshot } from '../../../schemas/mock-events.js';
-import { bindActions, request, toast } from './actions.js';
+import { bindActions, call } from './actions.js';
 import { bindTabs, drawActivity } from './activity.js';
 import { drawChat, drawTyping } from './chat.js';
 import { byId, duration, fill, fullTime } from './dom.js';
@@ -57,9 +57,7 @@ function setConnection(state: 'live' | 'reconnecting') {
 
 async function load() {
   buffer = [];
-  const snapshot = await request<MockStateSnapshot>('GET', '/_mock/state').catch((error: Error) => {
-    toast(`Could not load the state of the mock: ${error.message}`);
-  });
+  const snapshot = await call<MockStateSnapshot>('/_mock/state', { method: 'GET' });
   const waiting = buffer;
   buffer = null;
   if (!snapshot) return;
