@@ -114,7 +114,6 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
   const fallback: FakeModelReply = reply ?? (Object.keys(turn).length > 0 ? turn : echo);
   const queue: FakeModelReply[] = [];
   const held = new Set<() => void>();
-  const hold = () => new Promise<void>((resolve) => held.add(resolve));
   const requests: FakeModelRequest[] = [];
   let calls = 0;
   const server = createServer((req, res) => {
@@ -150,7 +149,19 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
       toolCalls,
       cutShort: turn.stop === 'length',
     };
-    await stream(res, frames(answer), turn, hold);
+    const { head, text, tail } = frames(answer);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const write = (frame: string) => new Promise<void>((resolve) => res.write(frame, () => resolve()));
+    for (const frame of head) await write(frame);
+    for (const [sent, frame] of text.entries()) {
+      // Gone mid-answer, as a model whose connection drops: no terminating chunk, no [DONE].
+      if (sent === turn.cutAfter) return void res.socket?.destroy();
+      if (sent === turn.closeAfter) return void res.end();
+      if (sent === turn.holdAfter) await new Promise<void>((resolve) => held.add(resolve));
+      await write(frame);
+    }
+    for (const frame of tail) await write(frame);
+    res.end();
   }
 
   server.listen(port ?? 0, '127.0.0.1');
@@ -171,26 +182,6 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
         server.closeAllConnections();
       }),
   };
-}
-
-async function stream(
-  res: ServerResponse,
-  { head, text, tail }: WireFrames,
-  turn: FakeModelTurn,
-  hold: () => Promise<void>,
-) {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const write = (frame: string) => new Promise<void>((resolve) => res.write(frame, () => resolve()));
-  for (const frame of head) await write(frame);
-  for (const [sent, frame] of text.entries()) {
-    // Gone mid-answer, as a model whose connection drops: no terminating chunk, no [DONE].
-    if (sent === turn.cutAfter) return void res.socket?.destroy();
-    if (sent === turn.closeAfter) return void res.end();
-    if (sent === turn.holdAfter) await hold();
-    await write(frame);
-  }
-  for (const frame of tail) await write(frame);
-  res.end();
 }
 
 function chunksOf(turn: FakeModelTurn): string[] {

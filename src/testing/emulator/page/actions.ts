@@ -3,6 +3,7 @@
 // own session token (accepting a group invite); the toast shows what failed.
 import type { InstallResponse } from '../../../schemas/mock-control.js';
 import { MAX_ADVANCE_SECONDS } from '../../../schemas/mock-limits.js';
+import { showTab } from './activity.js';
 import { actingUser } from './chat.js';
 import { byId } from './dom.js';
 import type { PageConversation } from './state.js';
@@ -114,6 +115,7 @@ export function bindActions(
     const button = (event.target as Element).closest('button');
     if (!button) return;
     const { conversationId, actionId, acceptUser } = button.dataset;
+    if (button.role === 'tab') showTab(button);
     if (conversationId) select(conversationId);
     const conversation = open();
     if (actionId && conversation) {

@@ -59,29 +59,21 @@ export function drawActivity() {
   drawLog('requests', store.requests, requestRow);
 }
 
-const tabs = () => document.querySelectorAll<HTMLElement>('[role="tab"]');
-
-function showTab(id: string) {
-  for (const tab of tabs()) {
-    const on = tab.id === id;
-    tab.setAttribute('aria-selected', String(on));
-    tab.tabIndex = on ? 0 : -1;
-    byId(tab.getAttribute('aria-controls') ?? '').hidden = !on;
+/** Shows a tab's panel and hides the other's; the shown tab is the one the arrow keys start from. */
+export function showTab(shown: Element) {
+  for (const tab of document.querySelectorAll<HTMLElement>('[role="tab"]')) {
+    tab.setAttribute('aria-selected', String(tab === shown));
+    tab.tabIndex = tab === shown ? 0 : -1;
+    byId(tab.getAttribute('aria-controls') ?? '').hidden = tab !== shown;
   }
 }
 
-/** Makes the tabs switch on click and arrow keys; the deliveries tab shows first. */
+/** Makes the arrow keys switch tabs, as a tab list takes them (a click is the page's click listener). */
 export function bindTabs() {
-  for (const tab of tabs()) {
-    tab.addEventListener('click', () => showTab(tab.id));
-    tab.addEventListener('keydown', (event) => {
-      if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
-      const other = document.querySelector<HTMLElement>('[role="tab"]:not([aria-selected="true"])');
-      if (other) {
-        showTab(other.id);
-        other.focus();
-      }
-    });
-  }
-  showTab('tab-deliveries');
+  document.querySelector<HTMLElement>('[role="tablist"]')?.addEventListener('keydown', (event) => {
+    const other = document.querySelector<HTMLElement>('[role="tab"][aria-selected="false"]');
+    if (!other || (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight')) return;
+    showTab(other);
+    other.focus();
+  });
 }
