@@ -100,7 +100,8 @@ export class ReplyWriter {
   /** The stored result of a finished writer (see the class comment). */
   readonly #finished: ReplyResult | undefined;
   #completion: Promise<ReplyResult> | undefined;
-  #onAbort: (() => void) | undefined;
+  /** Aborted when the writer is done, which removes its listener on the caller's signal. */
+  readonly #done = new AbortController();
   /** The best-effort marking of a cut after the writer failed (see `interrupt()`). */
   #marking: Promise<void> | undefined;
 
@@ -125,10 +126,8 @@ export class ReplyWriter {
     // Another writer may take the key once this one's lease is lost: stop before text can interleave.
     init.held.onLost(() => this.#fail(leaseLost(this.messageId)));
     const signal = checked.request.signal;
-    if (signal !== undefined) {
-      this.#onAbort = () => this.#fail(abortedError(signal));
-      signal.addEventListener('abort', this.#onAbort, { once: true });
-    }
+    const onAbort = () => this.#fail(abortedError(signal as AbortSignal));
+    signal?.addEventListener('abort', onAbort, { once: true, signal: this.#done.signal });
   }
 
   /** How text reaches the service now: `stream` until a fallback or a recovery switches to `append`. */
@@ -391,7 +390,7 @@ export class ReplyWriter {
 
   /** The writer is done: no more abort listening, and the key's lease is released. */
   #end(): void {
-    if (this.#onAbort) this.#init.checked.request.signal?.removeEventListener('abort', this.#onAbort);
+    this.#done.abort();
     this.#init.held.release().catch(() => {});
   }
 }
