@@ -271,14 +271,6 @@ function chatFrames(answer: WireAnswer): WireFrames {
   };
 }
 
-const RESPONSES_USAGE = {
-  input_tokens: 1,
-  input_tokens_details: { cached_tokens: 0 },
-  output_tokens: 1,
-  output_tokens_details: { reasoning_tokens: 0 },
-  total_tokens: 2,
-};
-
 /** `POST /v1/responses` with `stream: true`. */
 function responsesFrames(answer: WireAnswer): WireFrames {
   // Frames are made in the order they are sent: each takes the next sequence number.
@@ -293,7 +285,7 @@ function responsesFrames(answer: WireAnswer): WireFrames {
     status,
     model: answer.model,
     output,
-    usage: status === 'in_progress' ? null : RESPONSES_USAGE,
+    usage: status === 'in_progress' ? null : { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
     incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
     error: null,
   });

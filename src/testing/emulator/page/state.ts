@@ -61,11 +61,9 @@ export function applySnapshot(state: PageState, snapshot: Mock.MockStateSnapshot
   setNow(state, snapshot.now, now);
   state.agents = byId(snapshot.agents);
   state.users = byId(snapshot.users);
-  state.conversations = new Map();
-  for (const { messages, ...view } of snapshot.conversations) {
-    putConversation(state, view);
-    for (const message of messages) state.conversations.get(view.id)?.messages.set(message.id, message);
-  }
+  state.conversations = new Map(
+    snapshot.conversations.map(({ messages, ...view }) => [view.id, { ...view, messages: byId(messages) }]),
+  );
   state.invites = byId(snapshot.invites);
   state.attachments = byId(snapshot.attachments);
   state.deliveries = snapshot.deliveries.slice(-MAX_LOG);
