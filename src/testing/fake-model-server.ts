@@ -123,16 +123,14 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
   async function answer(req: IncomingMessage, res: ServerResponse) {
     const path = (req.url ?? '').split('?')[0] ?? '';
     const route = ROUTES[path];
-    const raw = await readText(req);
+    // Read whole before any answer, so the client is never cut off mid-send.
+    const body = await readText(req)
+      .then((raw) => JSON.parse(raw) as Record<string, unknown> | null)
+      .catch(() => null);
     if (req.method !== 'POST' || route === undefined)
       return json(res, 404, { error: { message: `no route ${path}` } });
     const [api, frames] = route;
-    let body: Record<string, unknown>;
-    try {
-      body = JSON.parse(raw) as Record<string, unknown>;
-    } catch {
-      return json(res, 400, errorBody(api, 400, 'the body is not JSON'));
-    }
+    if (body === null) return json(res, 400, errorBody(api, 400, 'the body is not JSON'));
     const request = { api, body };
     requests.push(request);
     const next = queue.shift() ?? fallback;
@@ -187,13 +185,10 @@ export async function createFakeModelServer(options: FakeModelServerOptions = {}
 function chunksOf(turn: FakeModelTurn): string[] {
   if (turn.chunks) return [...turn.chunks];
   const text = turn.text ?? '';
-  if (turn.chunkSize !== undefined) {
-    const size = Math.max(1, Math.floor(turn.chunkSize));
-    return Array.from({ length: Math.ceil(text.length / size) }, (_, i) =>
-      text.slice(i * size, (i + 1) * size),
-    );
-  }
-  return text.match(/\S+\s*|\s+/g) ?? [];
+  // Words, or pieces of `chunkSize` UTF-16 code units (without the u flag, a class matches one unit).
+  const size = Math.max(1, Math.floor(turn.chunkSize ?? 0));
+  const piece = turn.chunkSize === undefined ? /\S+\s*|\s+/g : new RegExp(`[\\s\\S]{1,${size}}`, 'g');
+  return text.match(piece) ?? [];
 }
 
 /** The default answer: the last user text, said back. */
