@@ -68,8 +68,8 @@ function onSubmit(id: string, handle: (submitter: HTMLButtonElement | null) => u
 const conversationPath = (id: string) => `/_mock/conversations/${encodeURIComponent(id)}`;
 
 /**
- * Binds every action: users, installs, the composer, the clock, Reset, and the buttons drawn from
- * the mock's state, which say what they do in data attributes (one listener reads them).
+ * Binds every action: the forms (users, installs, the composer, the clock's seconds), and every
+ * button, which says what it does by its data attributes, id or role (one listener reads them).
  */
 export function bindActions(
   select: (conversationId: string) => void,
@@ -95,10 +95,6 @@ export function bindActions(
     if (await call(`${conversationPath(conversation.id)}/user-messages`, { body, button })) text.value = '';
     text.focus();
   });
-  for (const button of document.querySelectorAll<HTMLButtonElement>('[data-advance]')) {
-    const seconds = Number(button.dataset.advance);
-    button.addEventListener('click', () => call('/_mock/clock/advance', { button, body: { seconds } }));
-  }
   onSubmit('advance-form', (button) => {
     const seconds = Number(input('advance-seconds').value);
     // The mock's own cap on one advance; it answers 400 beyond it anyway.
@@ -107,15 +103,14 @@ export function bindActions(
     }
     return call('/_mock/clock/advance', { button, body: { seconds } });
   });
-  byId('reset').addEventListener('click', () => {
-    if (confirm('Empty the mock: every agent, user, conversation and log?'))
-      call('/_mock/reset', { button: byId('reset') });
-  });
   document.addEventListener('click', (event) => {
     const button = (event.target as Element).closest('button');
     if (!button) return;
-    const { conversationId, actionId, acceptUser } = button.dataset;
+    const { conversationId, actionId, acceptUser, advance } = button.dataset;
     if (button.role === 'tab') showTab(button);
+    if (advance) void call('/_mock/clock/advance', { button, body: { seconds: Number(advance) } });
+    if (button.id === 'reset' && confirm('Empty the mock: every agent, user, conversation and log?'))
+      void call('/_mock/reset', { button });
     if (conversationId) select(conversationId);
     const conversation = open();
     if (actionId && conversation) {
