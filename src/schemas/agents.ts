@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { Capabilities, Capability, HttpUrl, openEnum, type Wire } from './common.js';
+import { CAPABILITIES, Capabilities, HttpUrl, openEnum, type Wire } from './common.js';
 
 /** `POST /v1/agents` request (PROTOCOL.md section 5). */
 export const RegisterAgentRequest = z.strictObject({
@@ -25,7 +25,7 @@ export const Agent = z.looseObject({
   display_name: z.string(),
   status: AgentStatus,
   webhook_url: z.optional(z.string()),
-  capabilities: z.optional(z.array(z.union([Capability, z.string()]))),
+  capabilities: z.optional(z.array(openEnum(CAPABILITIES))),
   webhook_status: z.optional(WebhookStatus),
 });
 /** The agent object. */

@@ -34,35 +34,17 @@ function oneOf(values: readonly unknown[]): string {
 }
 
 /** `must be at most 100 characters`, `must have at least 1 item`, `must be at least 600`. */
-function sizeMessage(
-  origin: string,
-  limit: number | bigint,
-  bound: string,
-  exact: boolean | undefined,
-): string {
+function sizeMessage(origin: string, limit: number | bigint, bound: string): string {
   const sized = UNITS[origin];
-  if (!sized) return exact ? `must be ${limit}` : `must be ${bound} ${limit}`;
-  if (origin === 'string' && bound === 'at least' && !exact && Number(limit) === 1)
-    return 'must not be empty';
+  if (!sized) return `must be ${bound} ${limit}`;
+  if (origin === 'string' && bound === 'at least' && Number(limit) === 1) return 'must not be empty';
   const [verb, unit] = sized;
-  const units = Number(limit) === 1 ? unit : `${unit}s`;
-  return `must ${verb} ${exact ? 'exactly' : bound} ${limit} ${units}`;
+  return `must ${verb} ${bound} ${limit} ${Number(limit) === 1 ? unit : `${unit}s`}`;
 }
 
 /** Whether the schema that raised an issue is `z.int()`. */
 const isInt = (inst: unknown) =>
   (inst as { _zod?: { def?: { format?: string } } } | undefined)?._zod?.def?.format === 'safeint';
-
-/** `must be a string or an integer`, when each option of a union failed only on its type. */
-function unionMessage(errors: readonly (readonly { code: string; expected?: string }[])[]): string {
-  const expected = errors.map((issues) =>
-    issues.length === 1 && issues[0]?.code === 'invalid_type' ? issues[0].expected : undefined,
-  );
-  if (expected.length === 0 || expected.some((name) => name === undefined))
-    return 'matches none of the allowed shapes';
-  const names = [...new Set(expected.map((name) => TYPE_NAMES[name ?? ''] ?? String(name)))];
-  return `must be ${names.join(' or ')}`;
-}
 
 /**
  * The SDK's message for a validation issue, to pass as a per-parse error map
@@ -78,25 +60,18 @@ export const issueMessage = (issue: Issue): string => {
     case 'invalid_value':
       return oneOf(issue.values);
     case 'too_big':
-      return sizeMessage(issue.origin, issue.maximum, issue.inclusive ? 'at most' : 'less than', issue.exact);
+      return sizeMessage(issue.origin, issue.maximum, issue.inclusive ? 'at most' : 'less than');
     case 'too_small':
-      return sizeMessage(
-        issue.origin,
-        issue.minimum,
-        issue.inclusive ? 'at least' : 'more than',
-        issue.exact,
-      );
+      return sizeMessage(issue.origin, issue.minimum, issue.inclusive ? 'at least' : 'more than');
     case 'invalid_format':
       if ('prefix' in issue) return `must start with "${issue.prefix}"`;
-      if (issue.format === 'regex' && issue.pattern) return `must match the pattern ${issue.pattern}`;
-      if (issue.format === 'url') return 'must be a URL';
       return `must be a valid ${issue.format}`;
     case 'unrecognized_keys':
       return `has ${issue.keys.length === 1 ? 'a field' : 'fields'} it does not know: ${issue.keys.join(', ')}`;
     case 'invalid_union': {
-      // A discriminated union names the discriminator values it knows.
+      // A discriminated union names the discriminator values it knows; the SDK has no other union.
       const { options } = issue as { options?: readonly unknown[] };
-      return options?.length ? oneOf(options) : unionMessage(issue.errors);
+      return options?.length ? oneOf(options) : 'matches none of the allowed shapes';
     }
     default:
       return 'is not valid';

@@ -160,13 +160,13 @@ export type Message = Wire<typeof Message>;
 
 /** `DELETE /v1/messages/{id}` response: the tombstone. */
 export const UnsendResponse = z.looseObject({
-  message: z.looseObject({
-    id: z.string(),
-    conversation_id: z.string(),
-    sequence: z.int(),
-    sender: Sender,
-    status: MessageStatus,
-    created_at: Timestamp,
+  message: z.pick(Message, {
+    id: true,
+    conversation_id: true,
+    sequence: true,
+    sender: true,
+    status: true,
+    created_at: true,
   }),
 });
 /** `DELETE /v1/messages/{id}` response: the tombstone. */

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { AgentId, UserId } from './common.js';
-import { Message } from './messages.js';
+import { Action, MAX_MESSAGE_TEXT, Message } from './messages.js';
 import { MAX_ADVANCE_SECONDS } from './mock-limits.js';
 
 // ---- The mock's control surface under /_mock (PROTOCOL.md section 13) ----
@@ -34,7 +34,7 @@ export type InstallResponse = z.output<typeof InstallResponse>;
 /** `POST /_mock/conversations/{id}/user-messages` request. */
 export const UserMessageRequest = z.strictObject({
   user_id: UserId,
-  text: z.string().check(z.minLength(1), z.maxLength(32_000)),
+  text: z.string().check(z.minLength(1), z.maxLength(MAX_MESSAGE_TEXT)),
 });
 /** `POST /_mock/conversations/{id}/user-messages` request. */
 export type UserMessageRequest = z.input<typeof UserMessageRequest>;
@@ -48,7 +48,7 @@ export type UserMessageResponse = z.output<typeof UserMessageResponse>;
 export const ClickActionRequest = z.strictObject({
   user_id: UserId,
   message_id: z.string().check(z.minLength(1)),
-  action_id: z.string().check(z.minLength(1), z.maxLength(100)),
+  action_id: Action.shape.actionId,
 });
 /** `POST /_mock/conversations/{id}/postbacks` request: the user clicks a quick reply (section 14). */
 export type ClickActionRequest = z.input<typeof ClickActionRequest>;

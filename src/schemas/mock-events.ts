@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { Agent } from './agents.js';
 import { Timestamp } from './common.js';
-import { Participant } from './conversations.js';
+import { Conversation } from './conversations.js';
 import { GroupInvite } from './invites.js';
 import { Message } from './messages.js';
 import { Delivery, RequestLogEntry } from './mock-control.js';
@@ -27,13 +27,13 @@ export const MockUser = z.looseObject({
 export type MockUser = z.output<typeof MockUser>;
 
 /** A conversation of any kind (`direct`, `agent`, `group`), without its messages. */
-export const MockConversation = z.looseObject({
-  id: z.string(),
-  kind: z.string(),
-  title: z.nullable(z.string()),
-  membership_version: z.int(),
-  participants: z.array(Participant),
-  created_at: Timestamp,
+export const MockConversation = z.pick(Conversation, {
+  id: true,
+  kind: true,
+  title: true,
+  membership_version: true,
+  participants: true,
+  created_at: true,
 });
 /** A conversation of any kind (`direct`, `agent`, `group`), without its messages. */
 export type MockConversation = z.output<typeof MockConversation>;
