@@ -14,7 +14,6 @@ let toastTimer: ReturnType<typeof setTimeout> | undefined;
 export function toast(message: string) {
   const el = byId('toast');
   el.textContent = message;
-  el.className = 'toast error';
   el.hidden = false;
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => {

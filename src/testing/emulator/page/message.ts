@@ -46,11 +46,10 @@ function consentCard(invite: MockInvite) {
     return h('li.consent-member', { class: done && 'accepted' }, h('span.member-name', display_name), state);
   };
   const left = Math.max((Date.parse(expires_at) - mockNow(store)) / 1000, 0);
-  const foot: Record<string, string> = {
-    pending: `Expires in ${duration(left)} (at ${clockTime(expires_at)})`,
-    expired: 'Expired before everyone accepted.',
-  };
-  const note = foot[status ?? ''];
+  const note =
+    status === 'pending'
+      ? `Expires in ${duration(left)} (at ${clockTime(expires_at)})`
+      : status === 'expired' && 'Expired before everyone accepted.';
   const open = group && { type: 'button', 'data-conversation-id': group.id };
   return h(
     'div.consent',
