@@ -8,10 +8,11 @@ export function openEnum<const T extends readonly [string, ...string[]]>(_known:
   return z.string() as unknown as z.ZodMiniType<T[number] | (string & {}), string>;
 }
 
-/** The known block and part types (PROTOCOL.md section 5); any other is passed through. */
-export const CONTENT_TYPES = ['text', 'actions', 'file', 'image'] as const;
-/** The `type` of a content block or part: `'text' | 'actions' | 'file' | 'image'`, or one added later. */
-export const ContentType = openEnum(CONTENT_TYPES);
+/**
+ * The `type` of a content block or part: `'text' | 'actions' | 'file' | 'image'` (PROTOCOL.md section
+ * 5), or one added later, which is passed through.
+ */
+export const ContentType = openEnum(['text', 'actions', 'file', 'image']);
 
 /**
  * The known fields of a wire object, recursively: the `[k: string]: unknown` that a loose schema adds

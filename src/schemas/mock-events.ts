@@ -96,9 +96,6 @@ export type MockEvent = z.output<typeof MockEvent>;
 /** The `type` of a mock event. */
 export type MockEventType = MockEvent['type'];
 
-/** A conversation in the snapshot: with its messages, oldest first. */
-export const MockConversationWithMessages = z.extend(MockConversation, { messages: z.array(MockMessage) });
-
 /** `GET /_mock/state`: everything the emulator page needs for its first paint. */
 export const MockStateSnapshot = z.looseObject({
   now: Timestamp,
@@ -108,7 +105,8 @@ export const MockStateSnapshot = z.looseObject({
   open_streams: z.int(),
   agents: z.array(MockAgent),
   users: z.array(MockUser),
-  conversations: z.array(MockConversationWithMessages),
+  /** Each conversation with its messages, oldest first. */
+  conversations: z.array(z.extend(MockConversation, { messages: z.array(MockMessage) })),
   invites: z.array(MockInvite),
   attachments: z.array(MockAttachment),
   deliveries: z.array(Delivery),
