@@ -280,7 +280,16 @@ function responsesFrames(answer: WireAnswer): WireFrames {
     status,
     model: answer.model,
     output,
-    usage: status === 'in_progress' ? null : { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
+    usage:
+      status === 'in_progress'
+        ? null
+        : {
+            input_tokens: 1,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: 1,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: 2,
+          },
     incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
     error: null,
   });
