@@ -65,9 +65,6 @@ export interface FileReplyOptions {
 /** Stops a typing indicator: no more renewals, then one `stop`. Calling it again does nothing. */
 export type StopTyping = () => Promise<void>;
 
-/** A {@link StopTyping} that sends its `stop` once `after` settled (a reply's first token goes out first). */
-type StopTypingAfter = (after?: PromiseLike<unknown>) => Promise<void>;
-
 /** How a question ended, as `metadata.question_end` of the messages its ending run sends. @internal */
 export interface QuestionEnd {
   id: string;
@@ -189,13 +186,7 @@ export function createReplies(bot: BotRuntime, to: ReplyTarget) {
       };
     }
     // A tool call after text shows typing again until the next text: the model is still working.
-    const typing = async (): Promise<StopTypingAfter> => (shown.size ? async () => {} : showTyping());
-    // Settles once the reply took the first chunk (or ended): the typing `stop` waits for it, so the
-    // reply's start and first token are not queued behind it (issue 17, time to first token).
-    let firstTaken!: () => void;
-    const taken = new Promise<void>((resolve) => {
-      firstTaken = resolve;
-    });
+    const typing = async (): Promise<StopTyping> => (shown.size ? async () => {} : showTyping());
     let stopped: Promise<void> | undefined;
     const onToolCall = async (call: ToolCallInfo) => {
       if (stopped !== undefined) {
@@ -209,7 +200,7 @@ export function createReplies(bot: BotRuntime, to: ReplyTarget) {
     let stopTyping = await typing();
     const stop = () => {
       if (stopped === undefined) {
-        stopped = stopTyping(taken);
+        stopped = stopTyping();
         stopping.add(stopped);
       }
     };
@@ -217,7 +208,7 @@ export function createReplies(bot: BotRuntime, to: ReplyTarget) {
       // Quick replies ride along as a block after the text block the writer fills, or come after it.
       const content =
         buttons.length && !atCompletion ? { content: [{ type: 'text' as const, text: '' }, ...buttons] } : {};
-      const result = await client.messages.reply(conversationId, typingUntilFirst(source, stop, firstTaken), {
+      const result = await client.messages.reply(conversationId, typingUntilFirst(source, stop), {
         ...fields,
         ...content,
         idempotencyKey,
@@ -233,7 +224,6 @@ export function createReplies(bot: BotRuntime, to: ReplyTarget) {
       }
       return result;
     } finally {
-      firstTaken();
       stop();
     }
   };
@@ -301,7 +291,7 @@ async function keepTyping(
   send: (state: 'start' | 'stop') => Promise<unknown>,
   renewMs: number,
   onError: (error: unknown) => void,
-): Promise<StopTypingAfter> {
+): Promise<StopTyping> {
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let pending = send('start').catch(onError);
@@ -318,13 +308,12 @@ async function keepTyping(
   await pending;
   renew();
   let stopping: Promise<void> | undefined;
-  return (after) => {
+  return () => {
     stopping ??= (async () => {
       stopped = true;
       clearTimeout(timer);
       // Let a renewal in flight land first, so the `stop` is the last state the service sees.
       await pending;
-      await Promise.resolve(after).catch(() => {});
       await send('stop').catch(onError);
     })();
     return stopping;
@@ -332,14 +321,11 @@ async function keepTyping(
 }
 
 /**
- * The source's chunks. The first non-empty one (the reply's message appears with it) ends the typing
- * renewals at once; `taken` is called when the reply asks for the next chunk, so it has sent the first.
+ * The source's chunks. A non-empty one (the reply's message appears with the first) stops the typing
+ * once the reply took it, when it asks for the next chunk: the reply's start and first token are not
+ * queued behind the `stop` (issue 17, time to first token).
  */
-async function* typingUntilFirst(
-  source: AsyncIterable<string>,
-  stop: () => void,
-  taken: () => void,
-): AsyncGenerator<string> {
+async function* typingUntilFirst(source: AsyncIterable<string>, stop: () => void): AsyncGenerator<string> {
   const started = performance.now();
   let first = true;
   for await (const chunk of source) {
@@ -347,9 +333,8 @@ async function* typingUntilFirst(
       first = false;
       annotateActive({ 'reply.time_to_first_token_ms': Math.round(performance.now() - started) });
     }
-    if (chunk !== '') stop();
     yield chunk;
-    taken();
+    if (chunk !== '') stop();
   }
 }
 
