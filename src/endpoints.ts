@@ -77,7 +77,12 @@ export const PATH_PARAMS: Readonly<Record<string, z.ZodMiniType<string>>> = {
 };
 
 /** `METHOD /path`, caller and retry class, and the schemas of an endpoint, as one entry. */
-function define<const S extends Schemas>(route: string, caller: CallerKind, retry: RetryClass, schemas: S) {
+function define<const C extends CallerKind, const S extends Schemas>(
+  route: string,
+  caller: C,
+  retry: RetryClass,
+  schemas: S,
+) {
   const [method, path] = route.split(' ') as [HttpMethod, string];
   return { method, path, caller, retry, ...schemas };
 }

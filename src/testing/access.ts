@@ -1,22 +1,28 @@
 // Who may see and do what: authentication (PROTOCOL.md section 3: agent tokens and user sessions,
 // 401 for the wrong kind), membership (404, SPEC rule 1 for every conversation-scoped call) and
 // permission (403, PROTOCOL.md section 2).
+import type { CallerKind } from '../endpoints.js';
 import { forbidden, type HeaderReader, MockError, notFound } from './http.js';
 import type { RouteContext } from './router.js';
 import type { AgentRecord, ConversationRecord, MessageRecord, MockState, UserRecord } from './state.js';
 
-/** Which credential an endpoint takes. */
-export type AuthKind = 'none' | 'agent' | 'user' | 'any';
+/** An agent calling with its token. */
+export type AgentCaller = { kind: 'agent'; id: string; agent: AgentRecord };
 
 /** Who made the request. */
-export type Caller =
-  | { kind: 'agent'; id: string; agent: AgentRecord }
-  | { kind: 'user'; id: string; user: UserRecord };
+export type Caller = AgentCaller | { kind: 'user'; id: string; user: UserRecord };
+
+/** The caller a rule receives, by the caller kind of its endpoint (none: undefined). */
+export type CallerOf<K extends CallerKind> = K extends 'none'
+  ? undefined
+  : K extends 'any'
+    ? Caller
+    : Extract<Caller, { kind: K }>;
 
 const unauthorized = (message: string) => new MockError(401, 'unauthorized', message);
 
 /** The caller of the request, checked against what the endpoint takes; 401 otherwise. */
-export function authenticate(state: MockState, headers: HeaderReader, kind: AuthKind): Caller | undefined {
+export function authenticate(state: MockState, headers: HeaderReader, kind: CallerKind): Caller | undefined {
   if (kind === 'none') return undefined;
   const header = headers.get('authorization');
   const token = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
@@ -30,18 +36,6 @@ export function authenticate(state: MockState, headers: HeaderReader, kind: Auth
     throw unauthorized(`Authorization: this endpoint takes ${takes}`);
   }
   return caller;
-}
-
-/** The calling agent of an agent-token route. */
-export function agentOf(ctx: RouteContext): AgentRecord {
-  if (ctx.caller?.kind !== 'agent') throw new Error('route declared without agent auth');
-  return ctx.caller.agent;
-}
-
-/** The calling user of a user-session route. */
-export function userOf(ctx: RouteContext): UserRecord {
-  if (ctx.caller?.kind !== 'user') throw new Error('route declared without user auth');
-  return ctx.caller.user;
 }
 
 /** True when the id is an active participant of the conversation. */
@@ -69,10 +63,9 @@ export function messageFor(state: MockState, caller: Caller, messageId: string):
 }
 
 /** The message of `:message_id` the calling agent acts on: 404 outside its conversations, 403 unless it is active. */
-export function agentMessage(ctx: RouteContext): MessageRecord {
-  const agent = agentOf(ctx);
-  const message = messageFor(ctx.world.state, ctx.caller as Caller, ctx.params.message_id ?? '');
-  requireActive(agent);
+export function agentMessage(ctx: RouteContext<unknown, AgentCaller>): MessageRecord {
+  const message = messageFor(ctx.world.state, ctx.caller, ctx.params.message_id ?? '');
+  requireActive(ctx.caller.agent);
   return message;
 }
 

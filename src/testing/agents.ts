@@ -1,5 +1,4 @@
 import { generateWebhookSecret } from '../webhooks/verify.js';
-import { agentOf } from './access.js';
 import { json, MockError, notFound } from './http.js';
 import { newId, newToken } from './ids.js';
 import { agentChanged } from './live-feed.js';
@@ -50,7 +49,7 @@ export const registerAgent = endpoint('agents.register', {
 /** `PATCH /v1/agents/{id}/webhook`: a 2xx to webhook.test within 10 s verifies; else nothing changes. */
 export const setWebhook = endpoint('agents.setWebhook', {
   handle: async (ctx) => {
-    const agent = agentOf(ctx);
+    const { agent } = ctx.caller;
     // Another agent's id is indistinguishable from an unknown one.
     if (ctx.params.agent_id !== agent.id) throw notFound(`agent ${ctx.params.agent_id}`);
     const { webhook_url, capabilities } = ctx.body;

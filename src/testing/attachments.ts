@@ -3,7 +3,7 @@
 // handle (so they work through either door), and take no Authorization header.
 import * as z from 'zod/mini';
 import { CreateAttachmentRequest, MAX_ATTACHMENT_BYTES } from '../schemas/attachments.js';
-import { agentOf, requireActive } from './access.js';
+import { requireActive } from './access.js';
 import { invalid, json, MockError, mediaType, notFound } from './http.js';
 import { newId, newToken } from './ids.js';
 import { attachmentUpdated } from './live-feed.js';
@@ -22,7 +22,7 @@ const CreateAttachmentBody = z.extend(CreateAttachmentRequest, { size_bytes: z.i
 export const createAttachment = endpoint('attachments.create', {
   body: CreateAttachmentBody,
   handle: (ctx) => {
-    const agent = agentOf(ctx);
+    const { agent } = ctx.caller;
     if (ctx.body.size_bytes > MAX_ATTACHMENT_BYTES) {
       throw new MockError(
         413,

@@ -1,4 +1,4 @@
-import { agentOf, conversationFor, userOf } from './access.js';
+import { conversationFor } from './access.js';
 import { invalid, json, MockError, notFound } from './http.js';
 import { newId } from './ids.js';
 import { conversationUpdated } from './live-feed.js';
@@ -84,7 +84,7 @@ function conversationView(state: MockState, conversation: ConversationRecord, vi
 /** `GET /v1/conversations/{id}`: agent token, active participants only (404 otherwise). */
 export const retrieveConversation = endpoint('conversations.retrieve', {
   handle: (ctx) => {
-    const agent = agentOf(ctx);
+    const { agent } = ctx.caller;
     const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');
     return json(200, { conversation: agentConversationView(ctx.world.state, conversation, agent.id) });
   },
@@ -94,7 +94,7 @@ export const retrieveConversation = endpoint('conversations.retrieve', {
 export const createDirect = endpoint('conversations.createDirect', {
   handle: (ctx) => {
     const { state } = ctx.world;
-    const me = userOf(ctx);
+    const me = ctx.caller.user;
     const targetId = ctx.body.user_id;
     if (targetId === me.id) throw invalid('user_id: must be another user, not yourself');
     const target = state.users.get(targetId);

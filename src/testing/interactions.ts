@@ -1,4 +1,4 @@
-import { agentMessage, agentOf, conversationFor, requireActive } from './access.js';
+import { type AgentCaller, agentMessage, conversationFor, requireActive } from './access.js';
 import { invalid, type JsonAnswer, json, notFound } from './http.js';
 import { messageChanged } from './live-feed.js';
 import { endpoint, type RouteContext } from './router.js';
@@ -9,7 +9,7 @@ const TYPING_MS = 10_000;
 /** `POST /v1/conversations/{id}/typing`: `start` lasts 10 s; `stop` expires now. */
 export const typing = endpoint('conversations.typing', {
   handle: (ctx) => {
-    const agent = agentOf(ctx);
+    const { agent } = ctx.caller;
     const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');
     requireActive(agent);
     const now = ctx.world.clock.nowMs();
@@ -25,8 +25,12 @@ export const typing = endpoint('conversations.typing', {
 });
 
 /** Sets `delivered_at` or `read_at` once; a repeat answers the first time. */
-function mark(ctx: RouteContext, messageId: string, type: 'delivered' | 'read'): JsonAnswer {
-  const agent = agentOf(ctx);
+function mark(
+  ctx: RouteContext<unknown, AgentCaller>,
+  messageId: string,
+  type: 'delivered' | 'read',
+): JsonAnswer {
+  const { agent } = ctx.caller;
   const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');
   const message = conversation.messages.find((candidate) => candidate.id === messageId);
   if (!message) throw notFound(`message ${messageId} in conversation ${conversation.id}`);
@@ -59,7 +63,7 @@ export const react = endpoint('messages.react', {
     const message = agentMessage(ctx);
     if (message.status === 'deleted') throw notFound(`message ${message.id} (it was unsent)`);
     const { emoji, action } = ctx.body;
-    const actor_id = agentOf(ctx).id;
+    const actor_id = ctx.caller.id;
     const index = message.reactions.findIndex((r) => r.emoji === emoji && r.actor_id === actor_id);
     // One reaction per actor and emoji: adding it again, or removing a missing one, changes nothing.
     const changed = action === 'add' ? index === -1 : index !== -1;

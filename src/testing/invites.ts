@@ -2,7 +2,7 @@
 // completion, and expiry on the clock. There is no decline.
 import { InviteId } from '../schemas/common.js';
 import { INVITE_TTL } from '../schemas/invites.js';
-import { agentOf, conversationFor, requireActive, userOf } from './access.js';
+import { conversationFor, requireActive } from './access.js';
 import { checkJson } from './body.js';
 import { createConversation, displayName } from './conversations.js';
 import { forbidden, invalid, json, MockError, notFound } from './http.js';
@@ -36,7 +36,7 @@ export const createInvite = endpoint('groups.invite', {
   handle: (ctx) => {
     const { world } = ctx;
     const { state } = world;
-    const agent = agentOf(ctx);
+    const { agent } = ctx.caller;
     const { title, user_ids, reason, conversation_id, ttl_seconds } = ctx.body;
     const group = conversation_id ? conversationFor(state, agent.id, conversation_id) : undefined;
     if (group && group.kind !== 'group') throw notFound(`group ${conversation_id}`);
@@ -114,7 +114,7 @@ function expire(world: MockWorld, invite: InviteRecord): void {
 export const acceptInvite = endpoint('invites.accept', {
   handle: (ctx) => {
     const { world } = ctx;
-    const user = userOf(ctx);
+    const { user } = ctx.caller;
     const inviteId = checkJson(InviteId, ctx.params.invite_id ?? '', 'invite_id');
     const invite = world.state.invites.get(inviteId);
     if (!invite) throw notFound(`invite ${inviteId}`);

@@ -12,7 +12,7 @@ import {
   type MessagePart,
   type SendMessageRequest,
 } from '../schemas/messages.js';
-import { agentMessage, agentOf, conversationFor, messageFor, requireActive } from './access.js';
+import { type AgentCaller, agentMessage, conversationFor, messageFor, requireActive } from './access.js';
 import { checkJson } from './body.js';
 import { forbidden, invalid, json, MockError } from './http.js';
 import { newId } from './ids.js';
@@ -204,7 +204,7 @@ export const sendMessage = endpoint('messages.send', {
   handle: (ctx) => {
     const streaming = ctx.url.searchParams.get('stream') === 'true';
     if (!streaming && ctx.body.stream) throw invalid('stream: is only accepted with ?stream=true');
-    const agent = agentOf(ctx);
+    const { agent } = ctx.caller;
     const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');
     requireActive(agent);
     checkReplyTo(conversation, ctx.body.replyToMessageId);
@@ -239,7 +239,7 @@ export const sendMessage = endpoint('messages.send', {
 export const listMessages = endpoint('conversations.listMessages', {
   handle: (ctx) => {
     const query = checkJson(ListMessagesQuery, numericQuery(ctx.url.searchParams), 'query');
-    const agent = agentOf(ctx);
+    const { agent } = ctx.caller;
     const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');
     const page = newestFirst(conversation, query.limit ?? 50, query.before_sequence);
     return json(200, { messages: page.map(messageView) });
@@ -257,8 +257,7 @@ function numericQuery(params: URLSearchParams): Record<string, unknown> {
 export const unsendMessage = endpoint('messages.unsend', {
   handle: (ctx) => {
     const { world } = ctx;
-    const caller = ctx.caller;
-    if (!caller) throw new Error('unsend needs a caller');
+    const { caller } = ctx;
     const message = messageFor(world.state, caller, ctx.params.message_id ?? '');
     if (caller.kind === 'agent') requireActive(caller.agent);
     if (message.sender_id !== caller.id) throw forbidden('only the sender of a message may unsend it');
@@ -286,9 +285,9 @@ export const unsendMessage = endpoint('messages.unsend', {
 });
 
 /** The agent's own message, for a change: 404 outside membership, 403 when inactive or another sender's. */
-function ownMessage(ctx: RouteContext): MessageRecord {
+function ownMessage(ctx: RouteContext<unknown, AgentCaller>): MessageRecord {
   const message = agentMessage(ctx);
-  if (message.sender_id !== ctx.caller?.id) throw forbidden('only the sender of a message may change it');
+  if (message.sender_id !== ctx.caller.id) throw forbidden('only the sender of a message may change it');
   return message;
 }
 

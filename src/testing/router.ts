@@ -1,21 +1,21 @@
 // Routes: method, path pattern, which credential, which body schema, its retry class, and the rule
 // that answers. The entry (service.ts) applies the checks in PROTOCOL.md's order.
 import type * as z from 'zod/mini';
-import { type EndpointKey, endpoints, type RetryClass } from '../endpoints.js';
+import { type CallerKind, type EndpointKey, endpoints, type RetryClass } from '../endpoints.js';
 import type { FaultSpec } from '../schemas/mock-control.js';
-import type { AuthKind, Caller } from './access.js';
+import type { Caller, CallerOf } from './access.js';
 import type { LineReader } from './body.js';
 import { type Answer, MockError, type MockRequest } from './http.js';
 import type { MockWorld } from './state.js';
 
-/** What a rule receives about its request. */
-export interface RouteContext<Body = unknown> {
+/** What a rule receives about its request; `C` is the caller its endpoint takes. */
+export interface RouteContext<Body = unknown, C extends Caller | undefined = Caller | undefined> {
   world: MockWorld;
   /** The request as the entry read it: its headers, its body (a rule that reads it itself), its signal. */
   request: MockRequest;
   url: URL;
   params: Record<string, string>;
-  caller: Caller | undefined;
+  caller: C;
   body: Body;
   /** The fault matched by this request, if any (cut_stream is the rule's to apply). */
   fault: FaultSpec | undefined;
@@ -26,12 +26,12 @@ export interface RouteContext<Body = unknown> {
 }
 
 /** One endpoint. */
-export interface Route<Body = unknown> {
+export interface Route<Body = unknown, C extends Caller | undefined = Caller | undefined> {
   method: string;
   path: string;
   /** The path split at `/` once; a `:name` segment is a parameter. */
   segments: readonly string[];
-  auth: AuthKind;
+  auth: CallerKind;
   /** The strict request schema of the JSON body; absent when the endpoint takes none. */
   body?: z.ZodMiniType<Body> | undefined;
   /** The endpoint's key in the table (endpoints.ts); absent for the control surface. */
@@ -40,7 +40,7 @@ export interface Route<Body = unknown> {
   retry?: RetryClass;
   /** True for the one endpoint that takes an NDJSON streamed body. */
   acceptsNdjson?: boolean;
-  handle(ctx: RouteContext<Body>): Answer | Promise<Answer>;
+  handle(ctx: RouteContext<Body, C>): Answer | Promise<Answer>;
 }
 
 /** A route of the control surface under `/_mock` (no credential), its body typed by its schema. */
@@ -60,7 +60,9 @@ export function control<S extends z.ZodMiniType = z.ZodMiniType<undefined>>(
  */
 export function endpoint<K extends EndpointKey, S extends z.ZodMiniType = EndpointBody<K>>(
   key: K,
-  rule: Pick<Route<z.output<S>>, 'acceptsNdjson' | 'handle'> & { body?: S },
+  rule: Pick<Route<z.output<S>, CallerOf<(typeof endpoints)[K]['caller']>>, 'acceptsNdjson' | 'handle'> & {
+    body?: S;
+  },
 ): Route {
   const { method, path, caller, retry, ...schemas } = endpoints[key];
   const body = rule.body ?? ('request' in schemas ? schemas.request : undefined);
