@@ -1,9 +1,9 @@
-// The model streams toTextStream reads, one format each: how its events are told apart, and how
-// they come down to pieces (text, tool calls, steps, a stop that cut the text short, and whether
-// the answer was finished). A failure the stream reports as data is thrown as a ModelStreamError.
+// The model streams toTextStream reads, one format each: how its events are told apart, and what
+// each event tells the reading (text, tool calls, a new answer, its end and stop reason). A failure
+// the stream reports as data is thrown as a ModelStreamError.
 
-import { endedEarly, failureDetail, type ModelSourceKind, ModelStreamError } from './model-stream-error.js';
-import { FINISHED, type ModelStopReason, type Piece, record, STARTED, STEP, str } from './stream-pieces.js';
+import { endedEarly, type ModelSourceKind } from './model-stream-error.js';
+import { type Reading, record, str } from './stream-pieces.js';
 
 /** One kind of model stream. @internal */
 export interface StreamFormat {
@@ -14,8 +14,8 @@ export interface StreamFormat {
   readonly finish: string;
   /** True for an event of this kind. */
   matches(event: Record<string, unknown>): boolean;
-  /** A reader of one stream, with its own state: pushes the pieces of each event onto `out`. */
-  reader(): (event: Record<string, unknown>, out: Piece[]) => void;
+  /** Tells `reading` what one event says. */
+  read(event: Record<string, unknown>, reading: Reading): void;
 }
 
 /**
@@ -32,40 +32,21 @@ const OPENAI_CHAT: StreamFormat = {
   finish: 'a finish_reason',
   matches: (event) =>
     event.object === 'chat.completion.chunk' || (Array.isArray(event.choices) && !('type' in event)),
-  reader() {
-    const CUT_SHORT: Record<string, ModelStopReason> = { length: 'length', content_filter: 'content_filter' };
-    const announced = new Set<number>();
-    let completion: unknown;
-    return (chunk, out) => {
-      if (chunk.id !== completion) {
-        completion = chunk.id;
-        announced.clear();
-        out.push(STARTED);
-      }
-      // A compatible server may put its error in a chunk; the openai package throws it itself.
-      if (chunk.error !== undefined && chunk.error !== null) {
-        throw new ModelStreamError('openai-chat', failureDetail(chunk.error), chunk.error);
-      }
-      const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
-      // Only the first choice is the reply: `n > 1` asks for alternatives, not parts of one answer.
-      const choice = record(choices[0]);
-      if (typeof choice?.finish_reason === 'string') out.push(FINISHED);
-      const cut = CUT_SHORT[String(choice?.finish_reason)];
-      if (cut) out.push({ cutShort: cut });
-      const delta = record(choice?.delta);
-      if (!delta) return;
-      for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
-        const fields = record(call) ?? {};
-        const index = typeof fields.index === 'number' ? fields.index : announced.size;
-        const name = str(record(fields.function)?.name);
-        if (name === undefined || announced.has(index)) continue;
-        announced.add(index);
-        const id = str(fields.id);
-        out.push(STEP, { name, ...(id === undefined ? {} : { id }), source: 'openai-chat' });
-      }
-      const content = str(delta.content) ?? str(delta.refusal);
-      if (content) out.push(content);
-    };
+  read(chunk, reading) {
+    reading.begin(chunk.id);
+    // A compatible server may put its error in a chunk; the openai package throws it itself.
+    if (chunk.error !== undefined && chunk.error !== null) reading.fail(chunk.error);
+    // Only the first choice is the reply: `n > 1` asks for alternatives, not parts of one answer.
+    const choice = record(Array.isArray(chunk.choices) ? chunk.choices[0] : undefined);
+    const delta = record(choice?.delta) ?? {};
+    for (const [position, call] of (Array.isArray(delta.tool_calls) ? delta.tool_calls : []).entries()) {
+      const fields = record(call) ?? {};
+      const name = str(record(fields.function)?.name);
+      const index = typeof fields.index === 'number' ? fields.index : position;
+      if (name !== undefined) reading.tool(name, str(fields.id), `${chunk.id}:${index}`);
+    }
+    reading.text(str(delta.content) ?? delta.refusal);
+    if (typeof choice?.finish_reason === 'string') reading.finish(choice.finish_reason);
   },
 };
 
@@ -80,36 +61,28 @@ const OPENAI_RESPONSES: StreamFormat = {
   provider: 'openai',
   finish: 'response.completed',
   matches: (event) => typeof event.type === 'string' && event.type.startsWith('response.'),
-  reader: () => (fields, out) => {
+  read(fields, reading) {
+    const response = record(fields.response);
     switch (fields.type) {
-      case 'response.output_text.delta': {
-        const delta = str(fields.delta);
-        if (delta) out.push(delta);
-        return;
-      }
+      case 'response.output_text.delta':
+        return reading.text(fields.delta);
       case 'response.output_item.added': {
         const item = record(fields.item) ?? {};
         const type = str(item.type) ?? '';
-        if (!type.endsWith('_call')) return;
-        const id = str(item.call_id) ?? str(item.id);
-        out.push(STEP, { name: str(item.name) ?? type, ...(id ? { id } : {}), source: 'openai-responses' });
+        if (type.endsWith('_call')) reading.tool(str(item.name) ?? type, str(item.call_id) ?? str(item.id));
         return;
       }
       case 'response.completed':
-        out.push(FINISHED);
-        return;
+        return reading.finish();
+      // The text so far stands; the reason says what ended it (the output limit, or a filter).
       case 'response.incomplete': {
-        // The text so far stands; the reason says what ended it (the output limit, or a filter).
-        const reason = record(record(fields.response)?.incomplete_details)?.reason;
-        out.push(FINISHED, { cutShort: reason === 'content_filter' ? 'content_filter' : 'length' });
-        return;
+        const reason = record(response?.incomplete_details)?.reason;
+        return reading.finish(reason === 'content_filter' ? reason : 'length');
       }
-      case 'response.failed': {
-        const error = record(fields.response)?.error;
-        throw new ModelStreamError('openai-responses', failureDetail(error ?? 'response.failed'), error);
-      }
+      case 'response.failed':
+        return reading.fail(response?.error ?? 'response.failed');
       case 'error':
-        throw new ModelStreamError('openai-responses', failureDetail(fields), fields);
+        return reading.fail(fields);
       default:
     }
   },
@@ -129,49 +102,30 @@ const ANTHROPIC: StreamFormat = {
   finish: 'message_stop',
   // message_start, _delta, _stop; content_block_start, _delta, _stop.
   matches: (event) => typeof event.type === 'string' && /^(message|content_block)_/.test(event.type),
-  reader() {
-    // The stop reasons that end the text before the model was done.
-    const CUT_SHORT: Record<string, ModelStopReason> = {
-      max_tokens: 'length',
-      model_context_window_exceeded: 'length',
-      refusal: 'content_filter',
-    };
-    return (fields, out) => {
-      switch (fields.type) {
-        case 'message_start':
-          out.push(STARTED);
-          return;
-        case 'message_stop':
-          out.push(FINISHED);
-          return;
-        case 'content_block_start': {
-          const block = record(fields.content_block) ?? {};
-          const type = str(block.type) ?? '';
-          if (type.endsWith('tool_use')) {
-            const id = str(block.id);
-            out.push(STEP, { name: str(block.name) ?? type, ...(id ? { id } : {}), source: 'anthropic' });
-          } else if (type === 'text' && str(block.text)) {
-            out.push(block.text as string);
-          }
-          return;
-        }
-        case 'content_block_delta': {
-          const delta = record(fields.delta) ?? {};
-          if (delta.type === 'text_delta' && str(delta.text)) out.push(delta.text as string);
-          return;
-        }
-        case 'message_delta': {
-          const cut = CUT_SHORT[String(record(fields.delta)?.stop_reason)];
-          if (cut) out.push({ cutShort: cut });
-          return;
-        }
-        case 'error': {
-          const error = fields.error ?? fields;
-          throw new ModelStreamError('anthropic', failureDetail(error), error);
-        }
-        default:
+  read(fields, reading) {
+    switch (fields.type) {
+      case 'message_start':
+        return reading.begin(fields.message);
+      case 'message_stop':
+        return reading.finish();
+      case 'content_block_start': {
+        const block = record(fields.content_block) ?? {};
+        const type = str(block.type) ?? '';
+        if (type.endsWith('tool_use')) reading.tool(str(block.name) ?? type, str(block.id));
+        else if (type === 'text') reading.text(block.text);
+        return;
       }
-    };
+      case 'content_block_delta': {
+        const delta = record(fields.delta) ?? {};
+        if (delta.type === 'text_delta') reading.text(delta.text);
+        return;
+      }
+      case 'message_delta':
+        return reading.stop(record(fields.delta)?.stop_reason);
+      case 'error':
+        return reading.fail(fields.error ?? fields);
+      default:
+    }
   },
 };
 
@@ -182,62 +136,40 @@ const AI_SDK_PARTS = new Set(
   source file abort raw`.split(/\s+/),
 );
 
+// The finish reasons of a run whose stream ended without the model's own finish (a connection
+// closed early is `interrupted`; no reason at all is `unknown`): the answer was cut, not done.
+const AI_SDK_CUT_OFF = new Set(['interrupted', 'unknown', 'error']);
+
 /**
  * The Vercel AI SDK's `streamText` full stream (`TextStreamPart`s): `text-delta` parts carry the
  * text; `error` and `abort` parts are how it reports a failure (its `textStream` just ends). A tool
  * call is announced once (by `tool-input-start`, or by `tool-call` when the provider sends the call
- * whole); the text of a step that follows a step with text is set apart by a blank line. The run's
- * `finish` part closes the stream.
+ * whole); the text of a step that follows a tool call is set apart by a blank line. The run's
+ * `finish` part (its finish reason is the whole run's, not one step's) closes the stream.
  */
 const AI_SDK: StreamFormat = {
   kind: 'ai-sdk',
   finish: "its 'finish' part",
   matches: (event) => typeof event.type === 'string' && AI_SDK_PARTS.has(event.type),
-  reader() {
-    // The finish reasons (of the whole run, not one step) that end the text before the model was done.
-    const CUT_SHORT: Record<string, ModelStopReason> = {
-      length: 'length',
-      'content-filter': 'content_filter',
-    };
-    // The finish reasons of a run whose stream ended without the model's own finish (a connection
-    // closed early is `interrupted`; no reason at all is `unknown`): the answer was cut, not done.
-    const CUT_OFF = new Set(['interrupted', 'unknown', 'error']);
-    const announced = new Set<string>();
-    return (fields, out) => {
-      switch (fields.type) {
-        case 'text-delta': {
-          // `text` in AI SDK 5 and later; `textDelta` and `delta` in earlier releases.
-          const text = str(fields.text) ?? str(fields.textDelta) ?? str(fields.delta);
-          if (text) out.push(text);
-          return;
+  read(fields, reading) {
+    switch (fields.type) {
+      // `text` in AI SDK 5 and later; `textDelta` and `delta` in earlier releases.
+      case 'text-delta':
+        return reading.text(str(fields.text) ?? str(fields.textDelta) ?? fields.delta);
+      case 'tool-input-start':
+      case 'tool-call':
+        return reading.tool(str(fields.toolName) ?? 'tool', str(fields.toolCallId) ?? str(fields.id));
+      case 'finish':
+        if (AI_SDK_CUT_OFF.has(String(fields.finishReason))) {
+          throw endedEarly('ai-sdk', `the model's finish (finishReason '${fields.finishReason}')`);
         }
-        case 'start-step':
-          out.push(STEP);
-          return;
-        case 'tool-input-start':
-        case 'tool-call': {
-          const id = str(fields.toolCallId) ?? str(fields.id);
-          if (id !== undefined && announced.has(id)) return;
-          if (id !== undefined) announced.add(id);
-          out.push({ name: str(fields.toolName) ?? 'tool', ...(id ? { id } : {}), source: 'ai-sdk' });
-          return;
-        }
-        case 'finish': {
-          if (CUT_OFF.has(String(fields.finishReason))) {
-            throw endedEarly('ai-sdk', `the model's finish (finishReason '${fields.finishReason}')`);
-          }
-          out.push(FINISHED);
-          const cut = CUT_SHORT[String(fields.finishReason)];
-          if (cut) out.push({ cutShort: cut });
-          return;
-        }
-        case 'error':
-          throw new ModelStreamError('ai-sdk', failureDetail(fields.error), fields.error);
-        case 'abort':
-          throw new ModelStreamError('ai-sdk', `aborted${str(fields.reason) ? `: ${fields.reason}` : ''}`);
-        default:
-      }
-    };
+        return reading.finish(fields.finishReason);
+      case 'error':
+        return reading.fail(fields.error);
+      case 'abort':
+        return reading.fail(undefined, `aborted${str(fields.reason) ? `: ${fields.reason}` : ''}`);
+      default:
+    }
   },
 };
 

@@ -1,5 +1,6 @@
-// What a model stream's events come down to: text for the reply, and tool calls that are progress.
-import type { ModelSourceKind } from './model-stream-error.js';
+// What a model stream's events come down to: text for the reply, tool calls that are progress, and
+// how the answer ended. A format (stream-formats.ts) tells its reading what each event says.
+import { failureDetail, type ModelSourceKind, ModelStreamError } from './model-stream-error.js';
 
 /** A tool call the model started: shown as progress, never as reply text. */
 export interface ToolCallInfo {
@@ -18,33 +19,73 @@ export interface ToolCallInfo {
  */
 export type ModelStopReason = 'length' | 'content_filter';
 
-/** A stop that leaves the text cut short. @internal */
-export interface CutShort {
-  cutShort: ModelStopReason;
+// The stop reasons that end the text before the model was done, in every format's words.
+const CUT_SHORT: Record<string, ModelStopReason> = {
+  length: 'length',
+  max_tokens: 'length',
+  max_output_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  content_filter: 'content_filter',
+  'content-filter': 'content_filter',
+  refusal: 'content_filter',
+};
+
+/** One read of a model stream: what its events said so far. @internal */
+export class Reading {
+  /** Text and tool calls not yet handed on, in order. */
+  readonly out: (string | ToolCallInfo)[] = [];
+  /** The event that closes an answer came, and no new answer began since. */
+  finished = false;
+  /** A stop that cut the text short, if no text followed it. */
+  cutShort: ModelStopReason | undefined;
+  wroteText = false;
+  #step = false; // a tool call came since the last text
+  #answer: unknown;
+  readonly #announced = new Set<unknown>();
+
+  constructor(readonly kind: ModelSourceKind) {}
+
+  text(text: unknown): void {
+    if (typeof text !== 'string' || text === '') return;
+    // The text of two steps is set apart by a blank line, as a person writes two paragraphs.
+    if (this.#step && this.wroteText) this.out.push('\n\n');
+    this.out.push(text);
+    this.wroteText = true;
+    this.#step = false;
+    this.cutShort = undefined;
+  }
+
+  /** A tool call, announced once per `key` (its id by default); its arguments are never text. */
+  tool(name: string, id: string | undefined, key: unknown = id): void {
+    this.#step = true;
+    if (key !== undefined && this.#announced.has(key)) return;
+    this.#announced.add(key);
+    this.out.push({ name, ...(id ? { id } : {}), source: this.kind });
+  }
+
+  /** A new answer (its id) began, when `id` is not the one being read: until it finishes, an end is a cut. */
+  begin(id: unknown): void {
+    if (id === this.#answer) return;
+    this.#answer = id;
+    this.finished = false;
+  }
+
+  /** The answer closed, with the model's stop reason. */
+  finish(reason?: unknown): void {
+    this.finished = true;
+    this.stop(reason);
+  }
+
+  /** The model's stop reason, which may leave the text cut short. */
+  stop(reason: unknown): void {
+    this.cutShort = CUT_SHORT[String(reason)] ?? this.cutShort;
+  }
+
+  /** The failure the stream reported as data. */
+  fail(error: unknown, detail = failureDetail(error)): never {
+    throw new ModelStreamError(this.kind, detail, error);
+  }
 }
-
-/**
- * A new step of the model's answer began (after a tool call): its text, if any text came before it,
- * starts after a blank line. @internal
- */
-export const STEP = { step: true } as const;
-
-/** Whether the model's answer is finished: a stream may hold several answers (a tool runner's). @internal */
-export interface Finished {
-  finished: boolean;
-}
-
-/** The event that closes an answer came. @internal */
-export const FINISHED: Finished = { finished: true };
-
-/** A new answer began: until it is finished, a stream that ends was cut. @internal */
-export const STARTED: Finished = { finished: false };
-
-/**
- * One thing an event says: a piece of text, a tool call, a new step, that the text was cut short,
- * or whether the answer is finished. @internal
- */
-export type Piece = string | ToolCallInfo | CutShort | typeof STEP | Finished;
 
 /** A record view of an unknown value, or undefined. @internal */
 export function record(value: unknown): Record<string, unknown> | undefined {

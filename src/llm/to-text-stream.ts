@@ -7,7 +7,7 @@ import { ValidationError } from '../core/errors.js';
 import { annotateActive } from '../telemetry.js';
 import { endedEarly, failureDetail, type ModelSourceKind, ModelStreamError } from './model-stream-error.js';
 import { STREAM_FORMATS, type StreamFormat } from './stream-formats.js';
-import { type ModelStopReason, type Piece, record, type ToolCallInfo } from './stream-pieces.js';
+import { Reading, record, type ToolCallInfo } from './stream-pieces.js';
 
 /** What toTextStream accepts, in the words of its errors. @internal */
 export const EXPECTED_SOURCES =
@@ -94,30 +94,8 @@ async function* pieces(
 ): AsyncGenerator<string> {
   let text = false; // the source yields strings
   let format: StreamFormat | undefined;
-  let read: ReturnType<StreamFormat['reader']> | undefined;
-  const out: Piece[] = [];
-  // How the answer ended so far: a stop that cut it short counts only if no text followed.
-  let wroteText = false;
-  let step = false; // a new step began since the last text
-  let cutShort: ModelStopReason | undefined;
-  let finished = false; // the event that closes an answer came, and no new answer began since
+  let reading = new Reading('text');
   let index = 0;
-  const drain = async function* (): AsyncGenerator<string> {
-    while (out.length > 0) {
-      const piece = out.shift() as Piece;
-      if (typeof piece === 'string') {
-        // The text of two steps is set apart by a blank line, as a person writes two paragraphs.
-        if (step && wroteText) yield '\n\n';
-        wroteText = true;
-        step = false;
-        cutShort = undefined;
-        yield piece;
-      } else if ('step' in piece) step = true;
-      else if ('cutShort' in piece) cutShort = piece.cutShort;
-      else if ('finished' in piece) finished = piece.finished;
-      else await onToolCall?.(piece);
-    }
-  };
   // An event-emitting stream (Anthropic's MessageStream, openai's runners) hands its iterator only
   // the events after the iterator is made, never settles one made after it failed, and ends it
   // quietly when it fails while no read is waiting; its `done()` settles with the failure.
@@ -154,16 +132,19 @@ async function* pieces(
       }
       if (format === undefined) {
         format = formatOf(fields, index);
-        read = format?.reader();
+        if (format) reading = new Reading(format.kind);
       }
       index += 1;
-      read?.(fields, out);
-      yield* drain();
+      format?.read(fields, reading);
+      for (const piece of reading.out.splice(0)) {
+        if (typeof piece === 'string') yield piece;
+        else await onToolCall?.(piece);
+      }
     }
     // The end is checked, not trusted: an emitter's iterator may have dropped its failure, and any
     // stream ends quietly on a connection closed early, without the event that closes an answer.
     await emitter?.done();
-    if (format && !finished) throw endedEarly(format.kind, format.finish);
+    if (format && !reading.finished) throw endedEarly(format.kind, format.finish);
   } catch (error) {
     // The openai package refuses a second read of its Stream with a plain error: name it as bad input.
     if (error instanceof Error && error.message.startsWith('Cannot iterate over a consumed stream')) {
@@ -171,10 +152,11 @@ async function* pieces(
     }
     throw error;
   }
+  const { cutShort, wroteText } = reading;
   if (cutShort === undefined) return;
   if (!wroteText) {
     const why = cutShort === 'length' ? 'its output limit' : 'a content filter';
-    throw new ModelStreamError(format?.kind ?? 'text', `the model stopped at ${why} before writing any text`);
+    throw new ModelStreamError(reading.kind, `the model stopped at ${why} before writing any text`);
   }
   if (truncatedNote !== '') yield truncatedNote;
 }
