@@ -36,10 +36,6 @@ export const renewalEveryMs = (ttlMs: number) => Math.max(1, Math.floor(Math.min
  */
 export type StoreAnswer<T> = T | Promise<T>;
 
-/** Whether a store's answer is still pending (a promise, or any thenable), so it must be awaited. @internal */
-export const pending = <T>(answer: StoreAnswer<T>): answer is Promise<T> =>
-  typeof (answer as { then?: unknown } | undefined)?.then === 'function';
-
 /** Stops a {@link BotStore.subscribe} subscription. */
 export type Unsubscribe = () => Promise<void>;
 

@@ -6,7 +6,7 @@
 
 import { sleep } from '../core/retry.js';
 import type { WebhookEvent } from '../schemas/webhooks.js';
-import { pending, type StoreAnswer } from '../store/bot-store.js';
+import type { StoreAnswer } from '../store/bot-store.js';
 import {
   annotate,
   childSpan,
@@ -20,7 +20,7 @@ import {
 } from '../telemetry.js';
 import type { Bot } from './bot-types.js';
 import { admitOnceSettled, type EarlyRuns, within } from './dedupe.js';
-import type { Admission, Delivery } from './lanes.js';
+import { type Admission, type Delivery, pending } from './lanes.js';
 import { createDeadlines, type Deadlines } from './timers.js';
 import {
   bodyBytes,

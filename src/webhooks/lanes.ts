@@ -41,13 +41,7 @@
 import { sleep } from '../core/retry.js';
 import type { Message } from '../schemas/messages.js';
 import { type MessageReceivedEvent, parseWebhookEvent, type WebhookEvent } from '../schemas/webhooks.js';
-import {
-  type BotStore,
-  pending,
-  renewalEveryMs,
-  type StoreAnswer,
-  type StoreLock,
-} from '../store/bot-store.js';
+import { type BotStore, renewalEveryMs, type StoreAnswer, type StoreLock } from '../store/bot-store.js';
 import type { AdmitResult, SettleRequest } from '../store/compound.js';
 import { claimOnce } from '../store/compound.js';
 import { StoreUnavailableError } from '../store/store-error.js';
@@ -55,6 +49,10 @@ import { recordMetric } from '../telemetry.js';
 import type { DeliveryTrace } from './delivery.js';
 import { MessageGivenUpError } from './given-up-error.js';
 import { createDeadlines, type Deadline, type Deadlines } from './timers.js';
+
+/** Whether a store's answer is still pending (a promise, or any thenable), so it must be awaited. The lanes await only such an answer. */
+export const pending = <T>(answer: StoreAnswer<T>): answer is Promise<T> =>
+  typeof (answer as { then?: unknown } | undefined)?.then === 'function';
 
 /** The whole retry schedule of the service (17 h 35 min 5 s) and some slack for clock skew. */
 export const DEDUPE_RETENTION_MS = 18 * 60 * 60 * 1000;
