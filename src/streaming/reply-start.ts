@@ -162,11 +162,11 @@ export interface StartedReply {
   cancel(): void;
 }
 
-// The streamed starts' answers that were not an event stream: refusals, as a 415 or a 400 is.
-const notEventStreams = new WeakSet<object>();
+// A streamed start answered with something other than an event stream: a refusal, as a 415 or a 400
+// is. It is an InvalidResponseError to the caller (same kind and name); its class tells it apart here.
+class NotAnEventStream extends InvalidResponseError {}
 const isRefusal = (error: unknown) =>
-  (ApiError.is(error) && (error.status === 415 || error.status === 400)) ||
-  (error instanceof InvalidResponseError && notEventStreams.has(error));
+  (ApiError.is(error) && (error.status === 415 || error.status === 400)) || error instanceof NotAnEventStream;
 
 /** One start: the JSON send shape, or the NDJSON body of a streamed start. */
 async function startOnce(ctx: StartContext, key: string, ndjson?: NdjsonBody): Promise<StartedReply> {
@@ -186,11 +186,7 @@ async function startOnce(ctx: StartContext, key: string, ndjson?: NdjsonBody): P
   const replayed = response.headers.get('idempotent-replayed') === 'true';
   if (ndjson && !isEventStream(response)) {
     await response.body?.cancel().catch(() => {});
-    const refused = new InvalidResponseError(
-      `${ctx.operation}: the streamed start was not answered with an event stream.`,
-    );
-    notEventStreams.add(refused);
-    throw refused;
+    throw new NotAnEventStream(`${ctx.operation}: the streamed start was not answered with an event stream.`);
   }
   const stream = messageStreamOf(response, ctx.operation, {
     idleTimeoutMs: ctx.checked.idleTimeoutMs,
