@@ -1,12 +1,12 @@
 import * as z from 'zod/mini';
 import type { Wire } from './common.js';
 import { GroupInvite } from './invites.js';
-import { parseByType } from './issues.js';
 import { Message } from './messages.js';
 
 // ---- Events delivered to the agent's webhook (PROTOCOL.md section 6) ----
 
-const WebhookEventBase = z.looseObject({
+/** What every webhook event has, whatever its type: an unknown type is checked against this only. @internal */
+export const WebhookEventBase = z.looseObject({
   schema: z.string(),
   eventId: z.string(),
   type: z.string(),
@@ -62,13 +62,10 @@ export type WebhookEvent =
   | InviteExpiredEvent;
 export type WebhookEventType = WebhookEvent['type'];
 
-const webhookEventSchemas = {
+/** The schema of each known event type, by type (the verification's last check, webhooks/verify.ts). @internal */
+export const webhookEventSchemas = {
   'webhook.test': WebhookTestEvent,
   'message.received': MessageReceivedEvent,
   'invite.completed': InviteCompletedEvent,
   'invite.expired': InviteExpiredEvent,
 };
-
-/** Checks a decoded webhook body; unknown event types keep the base shape only. */
-export const parseWebhookEvent = (data: unknown) =>
-  parseByType<WebhookEvent>(webhookEventSchemas, WebhookEventBase, data);

@@ -40,7 +40,7 @@
 
 import { sleep } from '../core/retry.js';
 import type { Message } from '../schemas/messages.js';
-import { type MessageReceivedEvent, parseWebhookEvent, type WebhookEvent } from '../schemas/webhooks.js';
+import type { MessageReceivedEvent, WebhookEvent } from '../schemas/webhooks.js';
 import { type BotStore, renewalEveryMs, type StoreAnswer, type StoreLock } from '../store/bot-store.js';
 import type { AdmitResult, SettleRequest } from '../store/compound.js';
 import { claimOnce } from '../store/compound.js';
@@ -49,6 +49,7 @@ import { recordMetric } from '../telemetry.js';
 import type { DeliveryTrace } from './delivery.js';
 import { MessageGivenUpError } from './given-up-error.js';
 import { createDeadlines, type Deadline, type Deadlines } from './timers.js';
+import { parseWebhookEvent } from './verify.js';
 
 /** Whether a store's answer is still pending (a promise, or any thenable), so it must be awaited. The lanes await only such an answer. */
 export const pending = <T>(answer: StoreAnswer<T>): answer is Promise<T> =>

@@ -17,8 +17,8 @@
 import type * as NodeCrypto from 'node:crypto';
 import { AgentMessagingError, ValidationError } from '../core/errors.js';
 import { readAtMost } from '../core/read-at-most.js';
-import type { FieldIssue } from '../schemas/issues.js';
-import { parseWebhookEvent, type WebhookEvent } from '../schemas/webhooks.js';
+import { type FieldIssue, parseByType } from '../schemas/issues.js';
+import { type WebhookEvent, WebhookEventBase, webhookEventSchemas } from '../schemas/webhooks.js';
 
 // The body, read with a cap.
 
@@ -433,6 +433,14 @@ export function verifyPrepared(
   }
   return Promise.all(expected).then((signatures) => verifiedBody(bytes, id, candidates, signatures));
 }
+
+/**
+ * Checks a decoded webhook body against its type's schema; an unknown type keeps the base shape only
+ * and passes as it came. The last check of a verification, and of a member another process queued
+ * (lanes.ts). @internal
+ */
+export const parseWebhookEvent = (data: unknown) =>
+  parseByType<WebhookEvent>(webhookEventSchemas, WebhookEventBase, data);
 
 const ANY_BLANK = /\s/;
 const SIGNED_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;

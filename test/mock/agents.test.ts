@@ -2,7 +2,7 @@ import { schemas } from 'agent-messaging';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 // Private: the SDK's check of a webhook event (the union of the event schemas).
-import { parseWebhookEvent } from '../../src/schemas/webhooks.js';
+import { parseWebhookEvent } from '../../src/webhooks/verify.js';
 import { DOORS, useDoor } from './doors.js';
 import { errorOf, newKey, textSend } from './helpers.js';
 
