@@ -10,8 +10,13 @@ import type { BotStore } from '../store/bot-store.js';
 import { createMemoryStore } from '../store/memory-store.js';
 import { debugLog, logAt } from './bot-log.js';
 import type { Bot, BotErrorInfo, BotOptions, BotRuntime } from './bot-types.js';
-import { createEarlyRuns } from './dedupe.js';
-import { createTracker, type DeliveryDeps, deliveryHandler, fetchHandler } from './delivery.js';
+import {
+  createEarlyRuns,
+  createTracker,
+  type DeliveryDeps,
+  deliveryHandler,
+  fetchHandler,
+} from './delivery.js';
 import { createLanes, DEFAULT_GAP_WAIT_MS } from './lanes.js';
 import { createRun } from './message-context.js';
 import { createQuestions } from './questions.js';
@@ -157,7 +162,7 @@ export function createBot(options: BotOptions): Bot {
   const lanes = createLanes({
     store,
     policy: options.concurrency ?? 'queue',
-    // An in-flight claim lives one lock TTL past its last renewal (dedupe.ts says who renews it).
+    // An in-flight claim lives one lock TTL past its last renewal (lanes.ts says who renews it).
     lockTtlMs,
     maxHandlerMs: options.maxHandlerMs ?? DEFAULT_MAX_HANDLER_MS,
     debounceMs: options.debounceMs ?? DEFAULT_DEBOUNCE_MS,

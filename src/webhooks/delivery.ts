@@ -19,9 +19,8 @@ import {
   telemetryLoading,
 } from '../telemetry.js';
 import type { Bot } from './bot-types.js';
-import { admitOnceSettled, type EarlyRuns, within } from './dedupe.js';
-import { type Admission, type Delivery, pending } from './lanes.js';
-import { createDeadlines, type Deadlines } from './timers.js';
+import { type Admission, type BatchOutcome, type Delivery, pending } from './lanes.js';
+import { createDeadlines, type Deadlines, within } from './timers.js';
 import {
   bodyBytes,
   MAX_DELIVERY_BYTES,
@@ -169,7 +168,7 @@ export const TOO_LARGE = failure(413, 'payload_too_large', `the body is over ${M
 const UNREADABLE = failure(400, 'invalid_body', 'the request body could not be read');
 const DEDUPE_DOWN = failure(503, 'dedupe_unavailable', 'the dedupe store failed; retry later');
 // Not a 2xx, to a retry of a run still going and to a run past ackTimeoutMs alike: if the run then
-// fails, its claim is released and the service's retry must come back to run it (dedupe.ts).
+// fails, its claim is released and the service's retry must come back to run it (admitOnceSettled above).
 const IN_PROGRESS = failure(409, 'delivery_in_progress', 'this webhook-id is being handled; retry later', {
   'retry-after': '5',
 });
@@ -188,6 +187,55 @@ const UNAUTHENTICATED: ReadonlySet<WebhookVerificationErrorCode> = new Set([
   'timestamp_too_old',
   'timestamp_too_new',
 ]);
+
+// A duplicate of a delivery still in flight: most likely the service's retry of a delivery answered
+// 409 (its run outlived `ackTimeoutMs`), which meets that run's claim still in flight (claims are the
+// lanes' first step, lanes.ts). Rather than a 409 at once (and the next try five minutes later), it
+// waits for that run, up to `ackTimeoutMs`: on the run itself when this process answered it early,
+// else by admitting it again every poll (the claim answers `done` once the run was recorded, and is
+// free once it failed or its process died and it expired). Then it answers 200 duplicate for a run
+// that succeeded, runs the message again for one that failed, or 409 once more. Its waits keep a Node
+// process alive, as the delivery they answer does.
+
+/**
+ * The runs this process answered before they ended, by webhook id, so their retries can wait on them;
+ * a run leaves once it ended. @internal
+ */
+export const createEarlyRuns = () => new Map<string, Promise<BatchOutcome>>();
+
+/** The runs a bot answered early. @internal */
+export type EarlyRuns = ReturnType<typeof createEarlyRuns>;
+
+/**
+ * Admits a delivery whose claim was in flight again once that run ended, waiting until `deadline`
+ * (ms since the epoch): the admission that ended the wait (`claimed`: the run failed and freed it;
+ * `done`), or `in_flight` when the run still goes at the deadline. Its waits keep a Node process
+ * alive, as the delivery they answer does. Rejects when `admit` does.
+ * @internal
+ */
+export async function admitOnceSettled(
+  webhookId: string,
+  admit: () => StoreAnswer<Admission>,
+  runs: EarlyRuns,
+  deadline: number,
+): Promise<Admission> {
+  // How often it looks at a claim held by another process: a sixteenth of its wait, 5 to 250 ms.
+  const pollMs = Math.min(250, Math.max(5, Math.floor((deadline - Date.now()) / 16)));
+  for (;;) {
+    const left = deadline - Date.now();
+    if (left <= 0) return { claim: 'in_flight' };
+    const run = runs.get(webhookId);
+    if (run) {
+      const outcome = await within(run, createDeadlines(left, true));
+      if (outcome === 'timeout') return { claim: 'in_flight' };
+      // Told only once its done mark is in the store: nothing to read back.
+      if (outcome === 'ok') return { claim: 'done' };
+      // Failed (its claim released), or of unknown outcome: the claim says what comes next.
+    } else await sleep(Math.min(pollMs, left), undefined);
+    const admission = await admit();
+    if (admission.claim !== 'in_flight') return admission;
+  }
+}
 
 /**
  * `step` after it failed with `failure` (a store restarting, paused or unreachable), tried again while
@@ -328,7 +376,7 @@ async function answerDelivery(
       admission = await rideOut(admit, deadline, error);
     }
     if (admission.claim === 'in_flight' && deps.ack !== 'immediately') {
-      // Most likely the retry of a run answered 409: wait for that run's end (dedupe.ts), all
+      // Most likely the retry of a run answered 409: wait for that run's end (admitOnceSettled), all
       // within one ackTimeoutMs, a run started again included.
       waited = true;
       admission = await admitOnceSettled(webhookId, admit, deps.early, deadline);

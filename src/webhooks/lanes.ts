@@ -784,7 +784,7 @@ export function createLanes(o: LaneOptions) {
           const state = await claimState(store, item.webhookId);
           if (state !== 'in_flight' || requeued) return state === 'done' ? 'ok' : 'failed';
           // Still our claim, yet our member is gone: a holder's run of the same message failed and
-          // freed the claim, we took it (a retry waiting on that run, dedupe.ts), and its settle
+          // freed the claim, we took it (a retry waiting on that run, delivery.ts), and its settle
           // then removed the member we had queued again. Nobody runs it now: queue it once more.
           debug?.('queued again: its member was settled by a failed run', { webhookId: item.webhookId });
           requeued = true;

@@ -7,7 +7,8 @@
 // and one timer, armed for the oldest, is left running when that one is removed: it re-arms itself
 // for the next oldest when it fires. A delivery waiting on a held conversation polls through a list
 // of its own; the other waits of a pending delivery (the debounce window, a gap's pause) use the SDK's
-// one `sleep` (core/retry.ts). Both keep the process alive while the delivery is pending.
+// one `sleep` (core/retry.ts). Both keep the process alive while the delivery is pending. `within`
+// bounds a wait on a promise by one such deadline (a delivery's ack, a retry's wait for its run).
 
 /** A deadline in its list: what to call, with what, and when. @internal */
 export interface Deadline {
@@ -108,4 +109,17 @@ export function createDeadlines(ms: number, keepAlive: boolean): Deadlines {
       if (keepAlive && head === undefined) timer?.unref?.();
     },
   };
+}
+
+/**
+ * Resolves with the work's outcome, or with `'timeout'` when it outlasts the deadlines' duration: a
+ * delivery's wait for its handlers, and a retry's wait for the run it repeats. @internal
+ */
+export function within<T>(work: Promise<T>, deadlines: Deadlines): Promise<T | 'timeout'> {
+  return new Promise((resolve, reject) => {
+    const deadline = deadlines.add(resolve, 'timeout');
+    const end = () => deadlines.remove(deadline);
+    work.then(end, end);
+    work.then(resolve, reject);
+  });
 }
