@@ -9,7 +9,7 @@ import type { AdmitRequest, AdmitResult, SettleRequest, SettleResult } from './c
 /** Options of {@link createMemoryStore}. */
 export interface MemoryStoreOptions {
   /**
-   * Most keys kept; when full, what expired goes, then the entries closest to expiry, down to nine
+   * Most keys kept; when full, what expired goes, then the entries written longest ago, down to nine
    * tenths of it. 100,000 by default.
    */
   maxEntries?: number;
@@ -55,36 +55,30 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
     return entry;
   };
 
-  // Full: forget what expired, then, if that freed less than a tenth, the entries closest to expiry
-  // down to nine tenths of the bound (a lock or in-flight claim lives shorter than a handled id, so
-  // handled ids are kept the longest). Once per tenth of the bound at most: a scan per write would
-  // cost a whole pass over the map on every delivery of a busy bot once the store is full.
+  // Full: forget what expired, then the entries written longest ago (a Map keeps the order of its
+  // writes, and `write` puts a key back at the end), down to nine tenths of the bound, so a full
+  // store scans itself once per tenth of the bound, not on every write. Never the soonest to expire
+  // first: that is a claim in flight or a session, which its holder rewrote a moment ago, and
+  // dropping a live claim would let a retry run its message again beside the run; the oldest handled
+  // ids are the ones the service's retries are least likely to come back for.
   const evictIfFull = () => {
     if (entries.size < maxEntries) return;
     const at = now();
     for (const [key, entry] of entries) if (entry.expiresAt <= at) entries.delete(key);
     const keep = Math.floor(maxEntries * 0.9);
-    if (entries.size <= keep) return;
-    const soonestFirst = [...entries].sort((a, b) => a[1].expiresAt - b[1].expiresAt);
-    for (const [key] of soonestFirst.slice(0, entries.size - keep)) entries.delete(key);
+    for (const key of entries.keys()) {
+      if (entries.size <= keep) break;
+      entries.delete(key);
+    }
   };
 
   const write = (key: string, value: string, ttlMs: number | undefined) => {
     const expiresAt = ttlMs === undefined ? Number.POSITIVE_INFINITY : now() + ttlMs;
-    const entry = entries.get(key);
-    if (entry) {
-      // Rewritten in place: a done mark over its claim makes no garbage.
-      entry.value = value;
-      entry.expiresAt = expiresAt;
-      return;
-    }
+    entries.delete(key);
     evictIfFull();
     entries.set(key, { value, expiresAt });
   };
 
-  // Locks come and go with every delivery: in a map of their own, since a delete from the large map
-  // of values leaves a hole that V8 later pays for by rehashing every value. A lock's value is its
-  // holder's token; tokens only need to be unique within this store.
   const locks = new Map<string, Entry>();
   let tokens = 0;
   const tokenOf = (key: string): string | undefined => {
