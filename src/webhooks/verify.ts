@@ -15,6 +15,7 @@
 //   TypeError, so every access to the input is guarded.
 
 import type * as NodeCrypto from 'node:crypto';
+import type * as z from 'zod/mini';
 import { AgentMessagingError, ValidationError } from '../core/errors.js';
 import { readAtMost } from '../core/read-at-most.js';
 import { type FieldIssue, parseByType } from '../schemas/issues.js';
@@ -439,7 +440,7 @@ export function verifyPrepared(
  * and passes as it came. The last check of a verification, and of a member another process queued
  * (lanes.ts). @internal
  */
-export const parseWebhookEvent = (data: unknown) =>
+export const parseWebhookEvent = (data: unknown): z.core.util.SafeParseResult<WebhookEvent> =>
   parseByType<WebhookEvent>(webhookEventSchemas, WebhookEventBase, data);
 
 const ANY_BLANK = /\s/;
