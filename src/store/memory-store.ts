@@ -46,10 +46,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
   const queues = new Map<string, Queue>();
   const channels = new Map<string, Set<(message: string) => void>>();
 
-  const live = (key: string): Entry | undefined => {
-    const entry = entries.get(key);
+  // A key's entry while it lives, in the keys (or in the locks, a key space of their own as in Redis).
+  const live = (key: string, table = entries): Entry | undefined => {
+    const entry = table.get(key);
     if (entry && entry.expiresAt <= now()) {
-      entries.delete(key);
+      table.delete(key);
       return undefined;
     }
     return entry;
@@ -81,17 +82,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): BotStore {
 
   const locks = new Map<string, Entry>();
   let tokens = 0;
-  const tokenOf = (key: string): string | undefined => {
-    const held = locks.get(key);
-    if (held && held.expiresAt <= now()) {
-      locks.delete(key);
-      return undefined;
-    }
-    return held?.value;
-  };
-  const holds = (lock: StoreLock) => tokenOf(lock.key) === lock.token;
+  const holds = (lock: StoreLock) => live(lock.key, locks)?.value === lock.token;
   const acquireLock = (key: string, ttlMs: number): StoreLock | undefined => {
-    if (tokenOf(key) !== undefined) return undefined;
+    if (live(key, locks)) return undefined;
     // Locks that are never taken again still go: a new one in a full table first forgets the expired.
     if (locks.size >= maxEntries) {
       const at = now();
