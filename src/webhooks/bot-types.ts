@@ -93,8 +93,6 @@ export interface BotOptions extends AgentClientOptions {
   toleranceSec?: number;
   /** Keeps the process alive for a handler that outlives its response, where no per-request ctx gives one. */
   waitUntil?: WaitUntil;
-  /** How often `typing()` renews the indicator, in milliseconds; 8000 by default. */
-  typingRenewMs?: number;
   /** The clock used to check `webhook-timestamp`; `new Date()` by default. */
   now?: () => Date;
   /**
@@ -114,7 +112,6 @@ export interface BotRuntime {
   store: BotStore;
   /** The bot's `lockTtlMs`: a streamed reply's writer lease, a question timeout's lease. */
   lockTtlMs: number;
-  typingRenewMs: number | undefined;
   /** The clock of the bot's own deadlines (question timeouts), in epoch milliseconds. */
   nowMs(): number;
   /** Logs a failure that must not fail what it happened in (a typing call). */

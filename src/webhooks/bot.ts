@@ -22,7 +22,7 @@ import { createRun } from './message-context.js';
 import { createQuestions } from './questions.js';
 import { createRouter, type RouterOptions } from './router.js';
 import { createDeadlines } from './timers.js';
-import { prepareVerification, secretIssues } from './verify.js';
+import { DEFAULT_TOLERANCE_SEC, type PreparedVerification, secretSigners } from './verify.js';
 
 /** How long a delivery waits for its handlers before answering 409 (retry later), under the service's 10 s timeout. */
 export const DEFAULT_ACK_TIMEOUT_MS = 8000;
@@ -67,7 +67,7 @@ function botOptionsSchema() {
     z.optional(z.custom<number>((v) => typeof v === 'number' && Number.isFinite(v) && ok(v), { error }));
   const positiveMs = number((v) => v > 0, 'must be a positive number of milliseconds');
   const ms = number((v) => v >= 0, 'must be a number of milliseconds >= 0');
-  // Checked by the client the bot makes (clientOf below) and by secretIssues.
+  // Checked by the client the bot makes (clientOf below) and by secretSigners.
   const checkedElsewhere = z.optional(z.unknown());
 
   return z.strictObject({
@@ -95,7 +95,6 @@ function botOptionsSchema() {
     gapWaitMs: ms,
     toleranceSec: number((v) => v >= 0, 'must be a number of seconds >= 0'),
     waitUntil: z.optional(fn()),
-    typingRenewMs: positiveMs,
     now: z.optional(fn()),
     clock: z.optional(fn()),
   });
@@ -119,7 +118,9 @@ export function createBot(options: BotOptions): Bot {
   }
   botOptions ??= botOptionsSchema();
   const checked = safeParse(botOptions, options);
-  const issues = secretIssues(options.webhookSecret, 'webhookSecret');
+  const issues: FieldIssue[] = [];
+  // Each secret's key is prepared here once, not per delivery.
+  const signers = secretSigners(options.webhookSecret, 'webhookSecret', issues);
   if (!checked.success) issues.push(...fieldIssues(checked.error));
   const client = clientOf(options, issues);
   if (!client || issues.length > 0) throw new ValidationError(issues, 'createBot');
@@ -137,7 +138,6 @@ export function createBot(options: BotOptions): Bot {
     client,
     store,
     lockTtlMs,
-    typingRenewMs: options.typingRenewMs,
     nowMs: clock ? () => clock().getTime() : Date.now,
     warn: (message, fields) => logAt(logger, 'warn', message, fields),
     report(error, event, webhookId) {
@@ -175,12 +175,12 @@ export function createBot(options: BotOptions): Bot {
     debug: debugLog(logger),
   });
 
-  // Checked above; each secret's key is prepared here once, not per delivery.
-  const verification = prepareVerification({
-    secret: ([] as string[]).concat(options.webhookSecret),
-    ...(options.toleranceSec === undefined ? {} : { toleranceSec: options.toleranceSec }),
-    ...(options.now === undefined ? {} : { now: options.now }),
-  });
+  // Its options were checked above, with the bot's.
+  const verification: PreparedVerification = {
+    signers,
+    toleranceSec: options.toleranceSec ?? DEFAULT_TOLERANCE_SEC,
+    now: options.now,
+  };
   const ackTimeoutMs = options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS;
   // Set by bot.close(): the deliveries, the lanes and the question timer wind down.
   let closed: Promise<void> | undefined;

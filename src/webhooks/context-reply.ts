@@ -139,7 +139,6 @@ export function createReplies(bot: BotRuntime, to: ReplyTarget) {
   const showTyping = () =>
     keepTyping(
       (state) => client.conversations.typing(conversationId, { state }),
-      bot.typingRenewMs ?? TYPING_RENEW_MS,
       (error) => bot.warn('a typing call failed', { ...to.log, error }),
     );
 
@@ -284,12 +283,11 @@ const quickRepliesBlock = (quickReplies: readonly QuickReply[]): SendBlock => ({
 });
 
 /**
- * Starts the indicator and renews it every `renewMs` until stopped, each renewal scheduled only after
+ * Starts the indicator and renews it every TYPING_RENEW_MS until stopped, each renewal scheduled only after
  * the last one answered, so slow answers never pile up.
  */
 async function keepTyping(
   send: (state: 'start' | 'stop') => Promise<unknown>,
-  renewMs: number,
   onError: (error: unknown) => void,
 ): Promise<StopTyping> {
   let stopped = false;
@@ -301,7 +299,7 @@ async function keepTyping(
       void pending.then(() => {
         if (!stopped) renew();
       });
-    }, renewMs);
+    }, TYPING_RENEW_MS);
     // A forgotten indicator must not keep a Node process alive.
     (timer as { unref?: () => void }).unref?.();
   };

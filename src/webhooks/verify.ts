@@ -290,15 +290,20 @@ export interface VerifyWebhookOptions {
 /** Tolerance of Standard Webhooks receivers, in seconds. */
 export const DEFAULT_TOLERANCE_SEC = 300;
 
-/** Each problem of a secret option, by field (`secret`, or `secret[1]` in a list); none when all are good. @internal */
-export function secretIssues(secret: unknown, field: string): FieldIssue[] {
+/**
+ * The signers of a secret option (one secret, or several while rotating), each prepared once; each
+ * problem of it is added to `issues` by field (`secret`, or `secret[1]` in a list). @internal
+ */
+export function secretSigners(secret: unknown, field: string, issues: FieldIssue[]): Signer[] {
   const secrets: unknown[] = Array.isArray(secret) ? secret : [secret];
-  if (secrets.length === 0) return [{ field, message: 'must hold at least one webhook secret' }];
-  return secrets.flatMap((item, index) => {
+  if (secrets.length === 0) issues.push({ field, message: 'must hold at least one webhook secret' });
+  const signers: Signer[] = [];
+  secrets.forEach((item, index) => {
     const signer = signerOf(item);
-    if (typeof signer !== 'string') return [];
-    return [{ field: secrets.length > 1 ? `${field}[${index}]` : field, message: signer }];
+    if (typeof signer !== 'string') signers.push(signer);
+    else issues.push({ field: secrets.length > 1 ? `${field}[${index}]` : field, message: signer });
   });
+  return signers;
 }
 
 /** The clock's reading in Unix seconds; a clock that is not a function answering a valid Date is refused. */
@@ -364,10 +369,10 @@ export function prepareVerification(options: VerifyWebhookOptions): PreparedVeri
   if (typeof toleranceSec !== 'number' || !(toleranceSec >= 0)) {
     throw new WebhookVerificationError('invalid_options', 'toleranceSec: expected a number of seconds >= 0');
   }
-  const [issue] = secretIssues(options?.secret, 'secret');
+  const issues: FieldIssue[] = [];
+  const signers = secretSigners(options?.secret, 'secret', issues);
+  const [issue] = issues;
   if (issue) throw new WebhookVerificationError('invalid_secret', `${issue.field}: ${issue.message}`);
-  const { secret } = options;
-  const signers = (Array.isArray(secret) ? secret : [secret]).map(signerOf) as Signer[];
   return { signers, toleranceSec, now };
 }
 

@@ -3,8 +3,8 @@
 // that fails halfway leaves its reply marked and the retry answers in a new message, with the
 // attempt counter in the bot's store; typing shows until the first chunk and stops with the reply.
 import { type BotStore, ConflictError, createBot, createMemoryStore, ValidationError } from 'agent-messaging';
-import { describe, expect, it } from 'vitest';
-import { createLoop, gate, type Loop } from '../webhooks/harness.js';
+import { describe, expect, it, vi } from 'vitest';
+import { createLoop, gate, type Loop, withFakeTimers } from '../webhooks/harness.js';
 
 async function* model(words: readonly string[], failAt?: number) {
   for (const [index, word] of words.entries()) {
@@ -85,34 +85,42 @@ describe('ctx.reply with a model that fails', () => {
 
 describe('ctx.reply and typing', () => {
   it('shows typing until the first chunk and stops renewing it when the reply ends', async () => {
-    const loop = await createLoop({ typingRenewMs: 10 });
-    const firstToken = gate();
-    loop.bot.on('message.received', async (ctx) => {
-      async function* slowModel() {
-        await firstToken.opened;
-        yield 'Here ';
-        yield 'you are.';
-      }
-      await ctx.reply(slowModel());
+    // Fake timers run the renewals (every 8 s) at once. The delivery is answered at once, so the
+    // mock's 10 s delivery timeout does not end it while the model thinks.
+    await withFakeTimers(async () => {
+      const loop = await createLoop({ ack: 'immediately' });
+      const failures: unknown[] = [];
+      loop.bot.onError((error) => failures.push(error));
+      const firstToken = gate();
+      loop.bot.on('message.received', async (ctx) => {
+        async function* slowModel() {
+          await firstToken.opened;
+          yield 'Here ';
+          yield 'you are.';
+        }
+        await ctx.reply(slowModel());
+      });
+      const typing = () => loop.requests({ path: /\/typing$/ }).map((entry) => JSON.parse(entry.body!).state);
+      await loop.post('hi');
+      await vi.waitFor(() => expect(typing()).toEqual(['start']));
+      // Renewed while the model thinks.
+      await vi.advanceTimersByTimeAsync(2 * 8000);
+      expect(typing()).toEqual(['start', 'start', 'start']);
+      firstToken.open();
+      await loop.bot.idle();
+      expect(failures).toEqual([]);
+      const states = typing();
+      expect(states.at(-1)).toBe('stop');
+      // No renewal once the message started streaming: every start came before it.
+      const log = loop.requests();
+      const lastStart = log.findLastIndex(
+        (entry) => entry.path.endsWith('/typing') && JSON.parse(entry.body!).state === 'start',
+      );
+      expect(lastStart).toBeLessThan(log.findIndex(isStart));
+      // No renewal after the reply ended: three renewal periods later, nothing more was sent.
+      await vi.advanceTimersByTimeAsync(3 * 8000);
+      expect(typing()).toEqual(states);
     });
-    const typing = () => loop.requests({ path: /\/typing$/ }).map((entry) => JSON.parse(entry.body!).state);
-    const posted = loop.post('hi');
-    // Renewed while the model thinks.
-    await expect.poll(() => typing().filter((state) => state === 'start').length).toBeGreaterThan(2);
-    firstToken.open();
-    await posted;
-    await loop.bot.idle();
-    const states = typing();
-    expect(states.at(-1)).toBe('stop');
-    // No renewal once the message started streaming: every start came before it.
-    const log = loop.requests();
-    const lastStart = log.findLastIndex(
-      (entry) => entry.path.endsWith('/typing') && JSON.parse(entry.body!).state === 'start',
-    );
-    expect(lastStart).toBeLessThan(log.findIndex(isStart));
-    // No renewal after the reply ended: three renewal periods later, nothing more was sent.
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    expect(typing()).toEqual(states);
   });
 });
 

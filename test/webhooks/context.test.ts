@@ -1,6 +1,6 @@
 import { type BotReplyResult, idempotencyKeyFor, type MessageContext } from 'agent-messaging';
 import { describe, expect, it, vi } from 'vitest';
-import { createLoop, type Loop, signedRequest } from './harness.js';
+import { createLoop, gate, type Loop, signedRequest, withFakeTimers } from './harness.js';
 
 /** Status of the last delivery: a handler that threw (a failed expect among them) makes it 500. */
 const lastStatus = (loop: Loop) => loop.mock.deliveries.at(-1)?.status;
@@ -145,36 +145,48 @@ describe('ctx.typing()', () => {
       .map((entry) => (JSON.parse(entry.body ?? '{}') as { state: string }).state);
 
   it('renews the typing state while the handler works, then sends stop when it ends', async () => {
-    const loop = await createLoop({ typingRenewMs: 5 });
-    loop.bot.on('message.received', async (ctx) => {
-      await ctx.typing();
-      // Long work: wait until the indicator was renewed twice.
-      await vi.waitFor(() => expect(typingStates(loop).length).toBeGreaterThanOrEqual(3), {
-        timeout: 10_000,
+    // Fake timers run the renewals (every 8 s) at once. The delivery is answered at once, so the
+    // mock's 10 s delivery timeout does not end it while the handler works.
+    await withFakeTimers(async () => {
+      const loop = await createLoop({ ack: 'immediately' });
+      const failures: unknown[] = [];
+      loop.bot.onError((error) => failures.push(error));
+      const work = gate();
+      loop.bot.on('message.received', async (ctx) => {
+        await ctx.typing();
+        await work.opened;
       });
+      await loop.post('think hard');
+      await vi.waitFor(() => expect(typingStates(loop)).toEqual(['start']));
+      await vi.advanceTimersByTimeAsync(8000);
+      expect(typingStates(loop)).toEqual(['start', 'start']);
+      await vi.advanceTimersByTimeAsync(8000);
+      expect(typingStates(loop)).toEqual(['start', 'start', 'start']);
+      work.open();
+      await loop.bot.idle();
+      expect(failures).toEqual([]);
+      expect(typingStates(loop)).toEqual(['start', 'start', 'start', 'stop']);
     });
-    await loop.post('think hard');
-    expect(lastStatus(loop)).toBe(200);
-    const states = typingStates(loop);
-    expect(states.slice(0, 3)).toEqual(['start', 'start', 'start']);
-    expect(states.at(-1)).toBe('stop');
-    expect(states.filter((state) => state === 'stop')).toHaveLength(1);
   });
 
   it('stops once when its stop function is called, and sends no renewal after it', async () => {
-    const loop = await createLoop({ typingRenewMs: 5 });
-    let afterStop = 0;
-    loop.bot.on('message.received', async (ctx) => {
-      const stop = await ctx.typing();
-      await stop();
-      await stop();
-      afterStop = typingStates(loop).length;
-      await ctx.reply('done');
+    await withFakeTimers(async () => {
+      const loop = await createLoop();
+      let afterStop = 0;
+      loop.bot.on('message.received', async (ctx) => {
+        const stop = await ctx.typing();
+        await stop();
+        await stop();
+        afterStop = typingStates(loop).length;
+        await ctx.reply('done');
+      });
+      await loop.post('quick');
+      expect(lastStatus(loop)).toBe(200);
+      // Three renewal periods later, nothing more was sent.
+      await vi.advanceTimersByTimeAsync(3 * 8000);
+      expect(typingStates(loop)).toEqual(['start', 'stop']);
+      expect(afterStop).toBe(2);
     });
-    await loop.post('quick');
-    expect(lastStatus(loop)).toBe(200);
-    expect(typingStates(loop)).toEqual(['start', 'stop']);
-    expect(afterStop).toBe(2);
   });
 
   it.each([

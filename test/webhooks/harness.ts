@@ -9,7 +9,7 @@ import {
   StoreUnavailableError,
 } from 'agent-messaging';
 import { createMockService, signWebhook } from 'agent-messaging/testing';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 
 /** A delivery as the mock sent it: the exact bytes and headers. */
 export interface RecordedDelivery {
@@ -207,4 +207,17 @@ export function flakyStore() {
     },
   });
   return { store, inner, failing };
+}
+
+/**
+ * Runs `test` with fake timeouts and a fake `performance` clock (the bot's timers read it), so that
+ * renewals seconds apart run at once; real timers come back after it, whatever it did.
+ */
+export async function withFakeTimers(test: () => Promise<void>): Promise<void> {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  try {
+    await test();
+  } finally {
+    vi.useRealTimers();
+  }
 }
