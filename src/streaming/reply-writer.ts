@@ -317,7 +317,7 @@ export class ReplyWriter {
   /**
    * Runs one step (an append or the completion). The transport retried what it safely could; a
    * failure left here may have been applied, so the writer stops the stream (lines in flight get
-   * `settleMs` to land), switches to the append endpoint, reads the message back, sends exactly the
+   * `settleMs` to land, see `settledReadBack`), switches to the append endpoint, reads the message back, sends exactly the
    * text the service is missing and repeats the step, while the failures are ones a read-back can
    * cure. A completion found already applied is answered as is.
    */
@@ -333,7 +333,7 @@ export class ReplyWriter {
       if (delayMs === undefined) throw error;
       this.#recovered = true;
       recordRecovery({ attempt, 'error.type': error instanceof Error ? error.name : 'Error' });
-      const inDoubt = await this.#useAppend();
+      const inDoubt = this.#useAppend();
       if (delayMs > 0) await sleep(delayMs, this.#init.checked.request.signal);
       try {
         const state = await this.#readBack(inDoubt);
@@ -367,10 +367,8 @@ export class ReplyWriter {
   }
 
   /** Stops the stream (answering how many of its lines are in doubt) and uses append from now on. */
-  async #useAppend(): Promise<number> {
-    const stream = this.#stream;
-    if (stream === undefined) return 0;
-    const inDoubt = await stream.stop(this.#settleMs);
+  #useAppend(): number {
+    const inDoubt = this.#stream?.stop() ?? 0;
     this.#stream = undefined;
     return inDoubt;
   }
@@ -503,12 +501,9 @@ export async function readBack(
 // How often the message is read again while lines sent before a cut may still land.
 const SETTLE_POLL_MS = 50;
 
-/**
- * The longest a settle goes on while lines keep landing, in settle periods: the protocol has no
- * fence for lines already in the service's pipeline, so the wait stays bounded (issue 11, outcome 4).
- * @internal
- */
-export const MAX_SETTLE_PERIODS = 10;
+// The longest a settle goes on while lines keep landing, in settle periods: the protocol has no
+// fence for lines already in the service's pipeline, so the wait stays bounded (issue 11, outcome 4).
+const MAX_SETTLE_PERIODS = 10;
 
 /**
  * Reads the message back until its revision reaches `revision` (every change sent has landed), or

@@ -3,7 +3,7 @@
 import { ConnectionError, InvalidResponseError, TimeoutError } from '../core/errors.js';
 import type { NdjsonBody } from './ndjson-body.js';
 import type { StartedReply } from './reply-start.js';
-import { type Completion, MAX_SETTLE_PERIODS } from './reply-writer.js';
+import type { Completion } from './reply-writer.js';
 
 /** How long sent text or a sent completion may go unacknowledged by default (issue 11, outcome 5). */
 export const DEFAULT_PROGRESS_TIMEOUT_MS = 5_000;
@@ -24,7 +24,6 @@ export class StreamSink {
   readonly #body: NdjsonBody;
   readonly #window: number;
   readonly #progressMs: number;
-  readonly #reading: Promise<void>;
   #sent = 0;
   /** The text the echoed patches appended to the block, whoever sent them: its length is acknowledged. */
   #appended = '';
@@ -47,7 +46,7 @@ export class StreamSink {
     this.#body = body;
     this.#window = window;
     this.#progressMs = progressMs;
-    this.#reading = this.#read();
+    void this.#read();
   }
 
   async #read(): Promise<void> {
@@ -146,24 +145,12 @@ export class StreamSink {
     return { status: 'sent', revision: this.#patches, appended: this.#appended };
   }
 
-  /** Ends the upload, lets the answer settle, and closes: answers how many lines sent are in doubt. */
-  async stop(settleMs: number): Promise<number> {
-    this.#stopDeadline();
-    // The end of the upload tells the service no more lines come; an answer that then ends has
-    // applied (and echoed) every line it ever will, so the read-back after it is the whole truth.
-    // The answer is given `settleMs` to end, renewed while it still echoes patches (the service is
-    // draining lines in flight), within MAX_SETTLE_PERIODS periods in all.
-    this.#body.end();
-    const cap = performance.now() + settleMs * MAX_SETTLE_PERIODS;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    for (let patches = -1; patches !== this.#patches && !this.#ended && performance.now() < cap; ) {
-      patches = this.#patches;
-      const late = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, Math.min(settleMs, cap - performance.now()));
-      });
-      await Promise.race([this.#reading, late]);
-      clearTimeout(timer);
-    }
+  /**
+   * Closes the stream after a failure: answers how many lines sent are in doubt (sent, not echoed),
+   * none when the answer ended cleanly. Lines in doubt may still land; the writer's read-back waits
+   * for them (`settledReadBack`).
+   */
+  stop(): number {
     const clean = this.#ended && this.#broken === undefined;
     this.close();
     return clean ? 0 : Math.max(0, this.#linesSent - this.#patches);
