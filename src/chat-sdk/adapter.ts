@@ -20,7 +20,6 @@ import {
   type EmojiValue,
   type FetchOptions,
   type FetchResult,
-  type FileUpload,
   type FormattedContent,
   isCardElement,
   NotImplementedError,
@@ -214,9 +213,13 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
   ): Promise<RawMessage<AgentMessagingRawMessage>> {
     const { conversationId } = this.decodeThreadId(threadId);
     const key = nextPostKey();
-    const parts = toPostableParts(message);
-    const content: SendBlock[] = parts.text === '' ? [] : [{ type: 'text', text: parts.text }];
-    for (const [index, file] of parts.files.entries()) {
+    const wrapper =
+      typeof message === 'object' && 'card' in message && isCardElement(message.card) ? message : undefined;
+    const card = isCardElement(message) ? message : wrapper?.card;
+    const text = card ? wrapper?.fallbackText || cardText(card) : postableText(message);
+    const content: SendBlock[] = text === '' ? [] : [{ type: 'text', text }];
+    const files = typeof message === 'object' && 'files' in message ? (message.files ?? []) : [];
+    for (const [index, file] of files.entries()) {
       const mime = file.mimeType ?? 'application/octet-stream';
       const uploaded = await this.client.attachments.upload(
         file.data,
@@ -228,10 +231,16 @@ export class AgentMessagingAdapter implements Adapter<AgentMessagingThread, Agen
         attachmentId: uploaded.attachment_id,
       });
     }
-    if (parts.actions.length > 0) {
-      content.push({ type: 'actions', layout: 'quick_replies', actions: parts.actions });
+    // A card's enabled buttons are quick replies whose clicks come back as postbacks.
+    const actions = (card ? buttonsOf(card.children) : []).map((button) => ({
+      actionId: button.id,
+      label: button.label,
+      behavior: { type: 'postback' as const, value: button.value || NO_VALUE },
+    }));
+    if (actions.length > 0) {
+      content.push({ type: 'actions', layout: 'quick_replies', actions });
     }
-    const fallbackText = parts.text || parts.actions.map((action) => action.label).join(' | ');
+    const fallbackText = text || actions.map((action) => action.label).join(' | ');
     const { message: sent } = await this.client.messages.send(
       conversationId,
       { content, ...(fallbackText ? { fallbackText } : {}) },
@@ -419,14 +428,6 @@ async function* textOf(stream: AsyncIterable<string | StreamChunk>): AsyncIterab
 const NO_VALUE = '\u0000';
 
 type Button = { type: 'button'; id: string; label: string; value?: string; disabled?: boolean };
-type Actions = Extract<SendBlock, { type: 'actions' }>['actions'];
-
-/** The message to send, before its files are uploaded. */
-interface PostableParts {
-  text: string;
-  actions: Actions;
-  files: FileUpload[];
-}
 
 // The enabled buttons of a card, in its actions blocks and their sections.
 function buttonsOf(children: readonly { type: string; children?: unknown }[]): Button[] {
@@ -453,20 +454,4 @@ function postableText(message: AdapterPostableMessage): string {
   if ('markdown' in message) return message.markdown;
   if ('ast' in message) return stringifyMarkdown(message.ast).trimEnd();
   return '';
-}
-
-/** Splits a postable message into its text, its quick replies and its files. */
-function toPostableParts(message: AdapterPostableMessage): PostableParts {
-  const files =
-    typeof message === 'object' && message !== null && 'files' in message ? (message.files ?? []) : [];
-  const wrapper =
-    typeof message === 'object' && 'card' in message && isCardElement(message.card) ? message : undefined;
-  const card = isCardElement(message) ? message : wrapper?.card;
-  if (!card) return { text: postableText(message), actions: [], files };
-  const actions = buttonsOf(card.children).map((button) => ({
-    actionId: button.id,
-    label: button.label,
-    behavior: { type: 'postback' as const, value: button.value || NO_VALUE },
-  }));
-  return { text: wrapper?.fallbackText || cardText(card), actions, files };
 }
