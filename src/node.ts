@@ -83,14 +83,24 @@ function bodyOrRefusal(body: ReadBody | undefined, res: ServerResponse, limit: n
   return body.bytes;
 }
 
-/** An unexpected error: to `next` under Express, else a bare 500. */
-function failed(error: unknown, res: ServerResponse, next: ((error?: unknown) => void) | undefined): void {
-  if (next) {
-    next(error);
-    return;
-  }
-  if (!res.headersSent) res.statusCode = 500;
-  res.end();
+/**
+ * A node:http handler that reads the raw body (a 400 or a 413 written instead when it cannot) and
+ * hands it to `serve`. An unexpected error goes to `next` under Express, else is a bare 500.
+ */
+function nodeHandler(
+  { maxBodyBytes = MAX_DELIVERY_BYTES }: NodeHandlerOptions,
+  serve: (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void>,
+): NodeHandler {
+  return async (req, res, next) => {
+    try {
+      const body = bodyOrRefusal(await rawBody(req, maxBodyBytes), res, maxBodyBytes);
+      if (body !== undefined) await serve(req, res, body);
+    } catch (error) {
+      if (next) return next(error);
+      if (!res.headersSent) res.statusCode = 500;
+      res.end();
+    }
+  };
 }
 
 /**
@@ -102,20 +112,13 @@ function failed(error: unknown, res: ServerResponse, next: ((error?: unknown) =>
  * app.post('/webhook', toNodeHandler(bot));            // Express: no express.json() before it
  */
 export function toNodeHandler(bot: DeliveryHandler, options: NodeHandlerOptions = {}): NodeHandler {
-  const { maxBodyBytes = MAX_DELIVERY_BYTES } = options;
-  return async (req, res, next) => {
-    try {
-      const body = bodyOrRefusal(await rawBody(req, maxBodyBytes), res, maxBodyBytes);
-      if (body === undefined) return;
-      const answer: DeliveryAnswer =
-        req.method === 'POST' ? await bot.handleDelivery(body, req.headers) : NOT_POST;
-      // Head and body in one write.
-      res.writeHead(answer.status, answer.headers);
-      res.end(answer.body);
-    } catch (error) {
-      failed(error, res, next);
-    }
-  };
+  return nodeHandler(options, async (req, res, body) => {
+    const answer: DeliveryAnswer =
+      req.method === 'POST' ? await bot.handleDelivery(body, req.headers) : NOT_POST;
+    // Head and body in one write.
+    res.writeHead(answer.status, answer.headers);
+    res.end(answer.body);
+  });
 }
 
 /**
@@ -127,23 +130,16 @@ export function toNodeHandler(bot: DeliveryHandler, options: NodeHandlerOptions 
  * http.createServer(toNodeFetchHandler({ fetch: (request) => chat.webhooks.agentMessaging(request) }));
  */
 export function toNodeFetchHandler(handler: FetchHandler, options: NodeHandlerOptions = {}): NodeHandler {
-  const { maxBodyBytes = MAX_DELIVERY_BYTES } = options;
-  return async (req, res, next) => {
+  return nodeHandler(options, async (req, res, body) => {
+    let request: Request;
     try {
-      const body = bodyOrRefusal(await rawBody(req, maxBodyBytes), res, maxBodyBytes);
-      if (body === undefined) return;
-      let request: Request;
-      try {
-        request = toRequest(req, originOf(req), body);
-      } catch (error) {
-        if (!(error instanceof UnbridgeableRequest)) throw error;
-        // Never a 500: the sender would retry a request that can never succeed.
-        const code = error.status === 405 ? 'method_not_allowed' : 'bad_request';
-        return writeError(res, error.status, code, error.message);
-      }
-      await writeResponse(res, await handler.fetch(request));
+      request = toRequest(req, originOf(req), body);
     } catch (error) {
-      failed(error, res, next);
+      if (!(error instanceof UnbridgeableRequest)) throw error;
+      // Never a 500: the sender would retry a request that can never succeed.
+      const code = error.status === 405 ? 'method_not_allowed' : 'bad_request';
+      return writeError(res, error.status, code, error.message);
     }
-  };
+    await writeResponse(res, await handler.fetch(request));
+  });
 }
