@@ -3,7 +3,6 @@
 import * as z from 'zod/mini';
 import { AgentClient } from '../client/agent-client.js';
 import { ValidationError } from '../core/errors.js';
-import { sleep } from '../core/retry.js';
 import { fn } from '../core/validate.js';
 import { type FieldIssue, fieldIssues, safeParse } from '../schemas/issues.js';
 import type { BotStore } from '../store/bot-store.js';
@@ -21,7 +20,7 @@ import { createLanes, DEFAULT_GAP_WAIT_MS } from './lanes.js';
 import { createRun } from './message-context.js';
 import { createQuestions } from './questions.js';
 import { createRouter, type RouterOptions } from './router.js';
-import { createDeadlines } from './timers.js';
+import { createDeadlines, within } from './timers.js';
 import { DEFAULT_TOLERANCE_SEC, type PreparedVerification, secretSigners } from './verify.js';
 
 /** How long a delivery waits for its handlers before answering 409 (retry later), under the service's 10 s timeout. */
@@ -203,23 +202,12 @@ export function createBot(options: BotOptions): Bot {
   const closeBot = async (deadline: number) => {
     lanes.close();
     questions.stop();
-    const ended = bot.idle().then(() => true);
-    const timer = new AbortController();
-    // False once `ms` passed, or once the close is over (the timer is aborted then).
-    const past = (ms: number) =>
-      sleep(ms, timer.signal).then(
-        () => false,
-        () => false,
-      );
-    try {
-      if (await Promise.race([ended, past(deadline)])) return;
-      logAt(logger, 'warn', 'bot.close: handlers still running at the deadline were stopped', { deadline });
-      lanes.stopAll();
-      // A handler that ignores its signal is not waited for past a short grace.
-      await Promise.race([ended, past(CLOSE_GRACE_MS)]);
-    } finally {
-      timer.abort();
-    }
+    const ended = bot.idle();
+    if ((await within(ended, createDeadlines(deadline, true))) !== 'timeout') return;
+    logAt(logger, 'warn', 'bot.close: handlers still running at the deadline were stopped', { deadline });
+    lanes.stopAll();
+    // A handler that ignores its signal is not waited for past a short grace.
+    await within(ended, createDeadlines(CLOSE_GRACE_MS, true));
   };
 
   // The one entry: bot.fetch and toNodeHandler read a delivery's body and hand it here.
