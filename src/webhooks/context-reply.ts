@@ -40,9 +40,8 @@ import {
 } from '../telemetry.js';
 import type { BotFileReplyResult, BotReplyOptions, BotReplyResult, BotRuntime } from './bot-types.js';
 import { DEDUPE_RETENTION_MS } from './lanes.js';
+import { createDeadlines, type Deadline, type Deadlines } from './timers.js';
 
-/** How often a running typing indicator is renewed; below the service's 10 s lifetime. */
-const TYPING_RENEW_MS = 8000;
 
 /** One quick reply: a button whose click posts `label` and delivers `{ actionId, value }` back. */
 export interface QuickReply {
@@ -136,9 +135,13 @@ export function createReplies(bot: BotRuntime, to: ReplyTarget) {
   // `ctx.typing()`'s indicators, and the `stop`s of the streamed replies' own.
   const shown = new Set<StopTyping>();
   const stopping = new Set<Promise<void>>();
+  // The run's typing renewals, every 8 s (under the service's 10 s lifetime), under one timer; a
+  // forgotten indicator keeps no process alive.
+  const renewals = createDeadlines(8000, false);
   const showTyping = () =>
     keepTyping(
       (state) => client.conversations.typing(conversationId, { state }),
+      renewals,
       (error) => bot.warn('a typing call failed', { ...to.log, error }),
     );
 
@@ -283,25 +286,24 @@ const quickRepliesBlock = (quickReplies: readonly QuickReply[]): SendBlock => ({
 });
 
 /**
- * Starts the indicator and renews it every TYPING_RENEW_MS until stopped, each renewal scheduled only after
+ * Starts the indicator and renews it on `renewals` until stopped, each renewal scheduled only after
  * the last one answered, so slow answers never pile up.
  */
 async function keepTyping(
   send: (state: 'start' | 'stop') => Promise<unknown>,
+  renewals: Deadlines,
   onError: (error: unknown) => void,
 ): Promise<StopTyping> {
   let stopped = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let renewal: Deadline | undefined;
   let pending = send('start').catch(onError);
   const renew = () => {
-    timer = setTimeout(() => {
+    renewal = renewals.add(() => {
       pending = send('start').catch(onError);
       void pending.then(() => {
         if (!stopped) renew();
       });
-    }, TYPING_RENEW_MS);
-    // A forgotten indicator must not keep a Node process alive.
-    (timer as { unref?: () => void }).unref?.();
+    }, undefined);
   };
   await pending;
   renew();
@@ -309,7 +311,7 @@ async function keepTyping(
   return () => {
     stopping ??= (async () => {
       stopped = true;
-      clearTimeout(timer);
+      if (renewal) renewals.remove(renewal);
       // Let a renewal in flight land first, so the `stop` is the last state the service sees.
       await pending;
       await send('stop').catch(onError);
