@@ -138,19 +138,6 @@ export function endSpan(traced: Traced | undefined, error?: unknown): void {
   traced.span.end();
 }
 
-// The handler span of each running context, so the router can name the route it took.
-const handlerSpans = new WeakMap<object, Traced>();
-
-/** Remembers `traced` as the span of `key` (a handler's context). @internal */
-export function bindSpan(key: object, traced: Traced | undefined): void {
-  if (traced) handlerSpans.set(key, traced);
-}
-
-/** Sets attributes on the span bound to `key`, if any (the route a context took). @internal */
-export function annotateBound(key: object, attributes: SpanAttributes): void {
-  annotate(handlerSpans.get(key), attributes);
-}
-
 // Recoveries recorded on each span (a reply's), for its `reply.recoveries` attribute.
 const recoveries = new WeakMap<OtelApi.Span, number>();
 

@@ -14,7 +14,7 @@ import type { AgentClient } from '../client/agent-client.js';
 import { ValidationError } from '../core/errors.js';
 import { conversationHistory } from '../llm/conversation-history.js';
 import type { MessageReceivedEvent } from '../schemas/webhooks.js';
-import { annotate, bindSpan, childSpan, endSpan, inSpan, recordMetric, type Traced } from '../telemetry.js';
+import { annotate, childSpan, endSpan, inSpan, recordMetric, type Traced } from '../telemetry.js';
 import type { BotRuntime, EventContext, MessageContext } from './bot-types.js';
 import { createReplies, type Replies } from './context-reply.js';
 import { endTurn } from './delivery.js';
@@ -88,7 +88,7 @@ const SESSIONLESS: object = Object.defineProperty({}, 'session', {
 
 /** What a run takes from the bot besides its runtime. @internal */
 export interface RunParts {
-  dispatch(ctx: EventContext): Promise<void>;
+  dispatch(ctx: EventContext, span: Traced | undefined): Promise<void>;
   /** What `ctx.ask` and `ctx.cancelQuestion` call, and what says the run ended a question. */
   questions: Questions;
   /** `createBot({ session })`: without it no session is read or saved, and `ctx.session` throws. */
@@ -106,9 +106,7 @@ export function createRun(bot: BotRuntime, parts: RunParts) {
   const runHandlers = async (items: readonly Delivery[], signal: AbortSignal, span: Traced | undefined) => {
     const { event, webhookId } = items.at(-1) as Delivery;
     if (event.type !== 'message.received') {
-      const ctx = { event, webhookId, client, signal };
-      bindSpan(ctx, span);
-      return parts.dispatch(ctx);
+      return parts.dispatch({ event, webhookId, client, signal }, span);
     }
     const received = event as MessageReceivedEvent;
     const { conversationId, message } = received;
@@ -127,8 +125,7 @@ export function createRun(bot: BotRuntime, parts: RunParts) {
         log: { webhookId },
         ended: () => parts.questions.endOf(ctx),
       }));
-    const batch =
-      items.length === 1 ? [message] : items.map((item) => (item.event as MessageReceivedEvent).message);
+    const batch = items.map((item) => (item.event as MessageReceivedEvent).message);
     // Loaded by the sessions step before the handlers run; inherited from SESSIONLESS without sessions.
     const ctx = Object.create(around ? Object.prototype : SESSIONLESS) as MessageContext;
     Object.assign(ctx, { event, webhookId, client, signal, mentioned, isGroup, isDirect });
@@ -150,9 +147,8 @@ export function createRun(bot: BotRuntime, parts: RunParts) {
     ctx.markRead = () => client.conversations.markRead(conversationId, { message_id: message.id });
     ctx.history = (options) =>
       conversationHistory({ client, conversationId, agentId: received.agentId, batch }, options);
-    bindSpan(ctx, span);
     try {
-      await (around ? around(ctx, () => parts.dispatch(ctx)) : parts.dispatch(ctx));
+      await (around ? around(ctx, () => parts.dispatch(ctx, span)) : parts.dispatch(ctx, span));
     } finally {
       // Stops every typing indicator still running, so a handler that forgot one does not leave it on.
       const finishing = made?.finish();

@@ -4,7 +4,7 @@
 // `onAny` handlers run after, for every event.
 
 import { ValidationError } from '../core/errors.js';
-import { annotateBound } from '../telemetry.js';
+import { annotate, type Traced } from '../telemetry.js';
 import type { EventContext, Handler, MessageContext } from './bot-types.js';
 
 /** A `(ctx, next)` step around the handlers, as in Bolt and grammY. */
@@ -86,7 +86,7 @@ export function createRouter(options: RouterOptions = {}) {
     return undefined;
   };
 
-  const handle = async (ctx: EventContext) => {
+  const handle = async (ctx: EventContext, span: Traced | undefined) => {
     let route: string | undefined = ctx.event.type;
     let handlers: readonly Handler<EventContext>[] = typed.get(route) ?? NONE;
     if (route === 'message.received') {
@@ -107,7 +107,7 @@ export function createRouter(options: RouterOptions = {}) {
         handlers = typed.get('mention')!;
       }
     }
-    if (route) annotateBound(ctx, { route });
+    if (route) annotate(span, { route });
     for (const handler of handlers.concat(any)) {
       const result = handler(ctx);
       if (thenable(result)) await result;
@@ -115,11 +115,11 @@ export function createRouter(options: RouterOptions = {}) {
   };
 
   return {
-    /** Runs the middleware chain, then the routes and handlers, for one event. */
-    dispatch(ctx: EventContext): Promise<void> {
+    /** Runs the middleware chain, then the routes and handlers, for one event; `span` is its run's. */
+    dispatch(ctx: EventContext, span: Traced | undefined): Promise<void> {
       const step = async (index: number): Promise<void> => {
         const current = middleware[index];
-        if (!current) return handle(ctx);
+        if (!current) return handle(ctx, span);
         let called = false;
         await current(ctx, () => {
           if (called) return Promise.reject(new Error('next() was called twice by one middleware'));
@@ -128,7 +128,7 @@ export function createRouter(options: RouterOptions = {}) {
         });
       };
       // Most bots have no middleware: straight to the routes, without an async frame around them.
-      return middleware.length === 0 ? handle(ctx) : step(0);
+      return middleware.length === 0 ? handle(ctx, span) : step(0);
     },
     use(fn: unknown) {
       checkHandler(fn, 'bot.use');
