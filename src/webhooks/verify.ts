@@ -355,25 +355,12 @@ export interface VerifiedDelivery {
   text: string;
 }
 
-/** Verification with its options checked and every secret's signer prepared, once. @internal */
+/** Verification with its options checked and every secret's signer prepared, once (the bot's). @internal */
 export interface PreparedVerification {
   signers: readonly Signer[];
   toleranceSec: number;
   /** The user's clock, checked on every reading (it may break later); `undefined` reads `Date.now()`. */
   now: unknown;
-}
-
-/** Checks the options of a verification and prepares its signers; throws what verifyWebhook throws. @internal */
-export function prepareVerification(options: VerifyWebhookOptions): PreparedVerification {
-  const { toleranceSec = DEFAULT_TOLERANCE_SEC, now } = options ?? {};
-  if (typeof toleranceSec !== 'number' || !(toleranceSec >= 0)) {
-    throw new WebhookVerificationError('invalid_options', 'toleranceSec: expected a number of seconds >= 0');
-  }
-  const issues: FieldIssue[] = [];
-  const signers = secretSigners(options?.secret, 'secret', issues);
-  const [issue] = issues;
-  if (issue) throw new WebhookVerificationError('invalid_secret', `${issue.field}: ${issue.message}`);
-  return { signers, toleranceSec, now };
 }
 
 /**
@@ -390,8 +377,15 @@ export async function verifyWebhook(
   options: VerifyWebhookOptions,
 ): Promise<WebhookEvent> {
   const bytes = bodyBytes(body);
-  const prepared = prepareVerification(options);
-  return (await verifyPrepared(bytes, headers, prepared)).event;
+  const { toleranceSec = DEFAULT_TOLERANCE_SEC, now } = options ?? {};
+  if (typeof toleranceSec !== 'number' || !(toleranceSec >= 0)) {
+    throw new WebhookVerificationError('invalid_options', 'toleranceSec: expected a number of seconds >= 0');
+  }
+  const issues: FieldIssue[] = [];
+  const signers = secretSigners(options?.secret, 'secret', issues);
+  const [issue] = issues;
+  if (issue) throw new WebhookVerificationError('invalid_secret', `${issue.field}: ${issue.message}`);
+  return (await verifyPrepared(bytes, headers, { signers, toleranceSec, now })).event;
 }
 
 /**
