@@ -42,7 +42,6 @@ import type { BotFileReplyResult, BotReplyOptions, BotReplyResult, BotRuntime } 
 import { DEDUPE_RETENTION_MS } from './lanes.js';
 import { createDeadlines, type Deadline, type Deadlines } from './timers.js';
 
-
 /** One quick reply: a button whose click posts `label` and delivers `{ actionId, value }` back. */
 export interface QuickReply {
   actionId: string;
