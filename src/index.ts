@@ -71,7 +71,7 @@ export type {
   StreamOptions,
 } from './streaming/options.js';
 export type { PipeReplyOptions, ReplySource } from './streaming/pipe-reply.js';
-export { ReplyMismatchError } from './streaming/reply-mismatch-error.js';
+export { ReplyMismatchError } from './streaming/reconcile.js';
 export type { ReplyWriter } from './streaming/reply-writer.js';
 export type { StreamedBlock, StreamedMessage } from './streaming/streamed-message.js';
 export type { CoalesceOptions } from './streaming/write-buffer.js';

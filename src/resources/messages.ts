@@ -30,7 +30,11 @@ export class UserMessages extends Resource {
 /** An agent's messages: send, patch a streaming message, complete, unsend, react. */
 export class Messages extends UserMessages {
   /** What a reply writes through: this resource, the history it reads back, and the transport. */
-  #replyApi: ReplyApi | undefined;
+  readonly #reply: ReplyApi = {
+    transport: this._transport,
+    messages: this,
+    conversations: new Conversations(this._transport),
+  };
 
   /**
    * Sends a message. `{ text }` is a shorthand for one text block with the same `fallbackText`.
@@ -89,7 +93,7 @@ export class Messages extends UserMessages {
    * const { message_id, revision, text } = await reply.complete();
    */
   async startReply(conversationId: string, body?: StreamBody, options?: ReplyOptions): Promise<ReplyWriter> {
-    return startReply(this.#reply(), conversationId, body, options);
+    return startReply(this.#reply, conversationId, body, options);
   }
 
   /**
@@ -101,13 +105,7 @@ export class Messages extends UserMessages {
    * await client.messages.reply(cnv, await openai.chat.completions.create({ model, messages, stream: true }));
    */
   async reply(conversationId: string, chunks: ReplySource, options?: PipeReplyOptions): Promise<ReplyResult> {
-    return pipeReply(this.#reply(), conversationId, chunks, options);
-  }
-
-  #reply(): ReplyApi {
-    const transport = this._transport;
-    this.#replyApi ??= { transport, messages: this, conversations: new Conversations(transport) };
-    return this.#replyApi;
+    return pipeReply(this.#reply, conversationId, chunks, options);
   }
 
   /** Adds or removes a reaction: `{ emoji, action: 'add' | 'remove' }`. */

@@ -1,5 +1,5 @@
-// The request body of a Streamable HTTP reply: JSON lines pushed while the request is in flight
-// (whether this runtime can send such a body at all is streamed-bodies.ts).
+// The request body of a Streamable HTTP reply: JSON lines pushed while the request is in flight,
+// and whether this runtime's fetch can send such a body at all (detected once).
 
 const encoder = new TextEncoder();
 
@@ -56,5 +56,39 @@ export class NdjsonBody {
     } catch {
       // Already closed by the other side.
     }
+  }
+}
+
+let detected: boolean | undefined;
+
+/**
+ * True when `fetch` here can upload a `ReadableStream` body while the answer streams back. A runtime
+ * without it ignores `duplex` and turns the stream into a string body with a content-type, which is
+ * what the check looks for (the feature test Chrome's authors recommend).
+ */
+export function supportsStreamedBodies(): boolean {
+  detected ??= detect();
+  return detected;
+}
+
+function detect(): boolean {
+  // Bun and Deno send a ReadableStream body while the answer streams back, but never read `duplex`,
+  // so the feature test below would miss them.
+  const runtime = globalThis as { Bun?: unknown; Deno?: unknown };
+  if (runtime.Bun !== undefined || runtime.Deno !== undefined) return true;
+  try {
+    let duplexRead = false;
+    const init = {
+      method: 'POST',
+      body: new ReadableStream(),
+      get duplex() {
+        duplexRead = true;
+        return 'half';
+      },
+    };
+    const request = new Request('http://feature.test/', init as RequestInit);
+    return duplexRead && !request.headers.has('content-type');
+  } catch {
+    return false;
   }
 }

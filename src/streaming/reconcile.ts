@@ -3,7 +3,6 @@
 import { ConflictError } from '../core/api-error.js';
 import { AgentMessagingError, ConnectionError, InvalidResponseError, TimeoutError } from '../core/errors.js';
 import { isTransient, retryDelayMs } from '../core/retry.js';
-import { ReplyMismatchError } from './reply-mismatch-error.js';
 
 /**
  * The text the service is missing of `expected` (the text the reply expects once every handed batch
@@ -47,4 +46,33 @@ export function recoveryDelayMs(error: unknown, attempt: number): number | undef
   if (attempt === 1 && (streamGone || isNotStreaming(error))) return 0;
   if (!isTransient(error) && !isNotStreaming(error)) return undefined;
   return retryDelayMs(error, attempt);
+}
+
+/**
+ * The message holds text (or a revision) other than what the reply wrote: another writer, or a
+ * line the service applied late. The reply is not reported as a success.
+ *
+ * @example
+ * catch (error) { if (ReplyMismatchError.is(error)) console.error(error.expectedLength, error.actualLength); }
+ */
+export class ReplyMismatchError extends AgentMessagingError {
+  static override readonly kind: string = 'ReplyMismatchError';
+  /** Characters the reply wrote. */
+  readonly expectedLength: number;
+  /** Characters the message holds. */
+  readonly actualLength: number;
+
+  constructor(
+    messageId: string,
+    expectedLength: number,
+    actualLength: number,
+    expectedRevision: number,
+    actualRevision: number | undefined,
+  ) {
+    super(
+      `message ${messageId} holds ${actualLength} characters (revision ${actualRevision ?? 'unknown'}) where the reply wrote ${expectedLength} (revision ${expectedRevision}): another writer, or a change the service applied late.`,
+    );
+    this.expectedLength = expectedLength;
+    this.actualLength = actualLength;
+  }
 }

@@ -11,7 +11,7 @@ import {
 import { isTransient } from '../core/retry.js';
 import type { StreamEvent } from '../schemas/stream.js';
 import { isEventStream, messageStreamOf } from './message-stream.js';
-import { NdjsonBody } from './ndjson-body.js';
+import { NdjsonBody, supportsStreamedBodies } from './ndjson-body.js';
 import { checkStart, type ReplyOptions, type StreamBody } from './options.js';
 import { holdReply, leaseLost } from './reply-lease.js';
 import {
@@ -24,7 +24,6 @@ import {
   readBack,
 } from './reply-writer.js';
 import { StreamSink } from './stream-sink.js';
-import { supportsStreamedBodies } from './streamed-bodies.js';
 
 /**
  * Starts a streamed reply and returns its writer. `transport: 'stream'` sends one Streamable HTTP

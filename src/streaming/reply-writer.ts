@@ -25,9 +25,8 @@ import {
 } from '../schemas/messages.js';
 import { annotateActive, recordRecovery } from '../telemetry.js';
 import type { CheckedReplyOptions, ReplyOutcome, ReplyResult, ReplyTransport } from './options.js';
-import { isNotStreaming, missingText, recoveryDelayMs } from './reconcile.js';
+import { isNotStreaming, missingText, ReplyMismatchError, recoveryDelayMs } from './reconcile.js';
 import { type HeldReply, leaseLost } from './reply-lease.js';
-import { ReplyMismatchError } from './reply-mismatch-error.js';
 import type { StreamSink } from './stream-sink.js';
 import { WriteBuffer } from './write-buffer.js';
 
