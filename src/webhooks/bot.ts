@@ -157,7 +157,7 @@ export function createBot(options: BotOptions): Bot {
   };
   const { report } = runtime;
   const questions = createQuestions(runtime);
-  const run = createRun(runtime, { dispatch: router.dispatch, questions, session: options.session });
+  const run = createRun(runtime, router.dispatch, questions, options.session);
   const lanes = createLanes({
     store,
     policy: options.concurrency ?? 'queue',

@@ -34,7 +34,6 @@ import {
   childSpan,
   endSpan,
   inSpan,
-  metering,
   recordMetric,
   recoveriesOf,
 } from '../telemetry.js';
@@ -346,7 +345,6 @@ type Transport = 'send' | 'stream' | 'file';
  */
 async function inReplySpan<T extends object>(transport: Transport, send: () => Promise<T>): Promise<T> {
   const span = childSpan('agent-messaging.reply', { 'reply.transport': transport });
-  if (!span && !metering()) return send();
   const started = performance.now();
   try {
     const result = await inSpan(span, send);

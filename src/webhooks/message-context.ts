@@ -41,10 +41,7 @@ function createKindCache(client: AgentClient) {
   const ask = async (conversationId: string): Promise<Addressing> => {
     const { conversation } = await client.conversations.retrieve(conversationId);
     // The agent's read shape has a counterpart user in a one-to-one conversation, none in a group.
-    // `kind` is not in SPEC's agent read shape: read it if a service sends it anyway.
-    const shown = (conversation as { kind?: unknown }).kind;
-    const kind = typeof shown === 'string' ? shown : conversation.counterpart_user ? 'agent' : 'group';
-    const addressing = kind === 'group' ? NAMED_IN_GROUP : NAMED_DIRECT;
+    const addressing = conversation.counterpart_user ? NAMED_DIRECT : NAMED_IN_GROUP;
     if (known.size >= MAX_REMEMBERED) known.delete(known.keys().next().value ?? '');
     known.set(conversationId, addressing);
     return addressing;
@@ -86,27 +83,28 @@ const SESSIONLESS: object = Object.defineProperty({}, 'session', {
   configurable: true,
 });
 
-/** What a run takes from the bot besides its runtime. @internal */
-export interface RunParts {
-  dispatch(ctx: EventContext, span: Traced | undefined): Promise<void>;
-  /** What `ctx.ask` and `ctx.cancelQuestion` call, and what says the run ended a question. */
-  questions: Questions;
-  /** `createBot({ session })`: without it no session is read or saved, and `ctx.session` throws. */
-  session: SessionOptions | undefined;
-}
-
-/** Builds the `run` the lanes call for each batch. @internal */
-export function createRun(bot: BotRuntime, parts: RunParts) {
+/**
+ * Builds the `run` the lanes call for each batch: the router's `dispatch`, the `questions` that
+ * `ctx.ask` and `ctx.cancelQuestion` call (and that say whether the run ended a question), and the
+ * bot's `session` option (without it no session is read or saved, and `ctx.session` throws).
+ * @internal
+ */
+export function createRun(
+  bot: BotRuntime,
+  dispatch: (ctx: EventContext, span: Traced | undefined) => Promise<void>,
+  questions: Questions,
+  session: SessionOptions | undefined,
+) {
   const { client } = bot;
   const addressing = createKindCache(client);
   // Sessions wrap the dispatch: loaded before the handlers, saved after them.
-  const around = parts.session ? createSessions(bot.store, parts.session) : undefined;
+  const around = session ? createSessions(bot.store, session) : undefined;
 
   /** Dispatches the newest item's event; a user message's context answers every message of the batch. */
   const runHandlers = async (items: readonly Delivery[], signal: AbortSignal, span: Traced | undefined) => {
     const { event, webhookId } = items.at(-1) as Delivery;
     if (event.type !== 'message.received') {
-      return parts.dispatch({ event, webhookId, client, signal }, span);
+      return dispatch({ event, webhookId, client, signal }, span);
     }
     const received = event as MessageReceivedEvent;
     const { conversationId, message } = received;
@@ -123,7 +121,7 @@ export function createRun(bot: BotRuntime, parts: RunParts) {
         keyName: 'reply',
         signal,
         log: { webhookId },
-        ended: () => parts.questions.endOf(ctx),
+        ended: () => questions.endOf(ctx),
       }));
     const batch = items.map((item) => (item.event as MessageReceivedEvent).message);
     // Loaded by the sessions step before the handlers run; inherited from SESSIONLESS without sessions.
@@ -141,14 +139,14 @@ export function createRun(bot: BotRuntime, parts: RunParts) {
     ctx.reply = (input, options) => replies().reply(input, options);
     ctx.replyWithFile = (data, options) => replies().replyWithFile(data, options);
     ctx.typing = () => replies().typing();
-    ctx.ask = (name, text, options) => parts.questions.ask(ctx, name, text, options);
-    ctx.cancelQuestion = () => parts.questions.cancel(ctx);
+    ctx.ask = (name, text, options) => questions.ask(ctx, name, text, options);
+    ctx.cancelQuestion = () => questions.cancel(ctx);
     ctx.react = (emoji) => client.messages.react(message.id, { emoji, action: 'add' });
     ctx.markRead = () => client.conversations.markRead(conversationId, { message_id: message.id });
     ctx.history = (options) =>
       conversationHistory({ client, conversationId, agentId: received.agentId, batch }, options);
     try {
-      await (around ? around(ctx, () => parts.dispatch(ctx, span)) : parts.dispatch(ctx, span));
+      await (around ? around(ctx, () => dispatch(ctx, span)) : dispatch(ctx, span));
     } finally {
       // Stops every typing indicator still running, so a handler that forgot one does not leave it on.
       const finishing = made?.finish();
