@@ -10,8 +10,14 @@ import type {
   SendMessageResponse,
   UnsendResponse,
 } from '../schemas/messages.js';
-import { type MessageStream, openMessageStream } from '../streaming/message-stream.js';
-import type { ReplyOptions, ReplyResult, StreamBody, StreamOptions } from '../streaming/options.js';
+import { type MessageStream, messageStreamOf } from '../streaming/message-stream.js';
+import {
+  checkStart,
+  type ReplyOptions,
+  type ReplyResult,
+  type StreamBody,
+  type StreamOptions,
+} from '../streaming/options.js';
 import { type PipeReplyOptions, pipeReply, type ReplySource } from '../streaming/pipe-reply.js';
 import { startReply } from '../streaming/reply-start.js';
 import type { ReplyApi, ReplyWriter } from '../streaming/reply-writer.js';
@@ -80,7 +86,21 @@ export class Messages extends UserMessages {
    * for await (const event of stream) if (event.type === 'message.patch') console.log(event.patch.value);
    */
   async stream(conversationId: string, body?: StreamBody, options?: StreamOptions): Promise<MessageStream> {
-    return openMessageStream(this._transport, conversationId, body, options);
+    const operation = 'messages.stream';
+    // The key is fixed before the first attempt: a retry replays the same `message.started`.
+    const { checked, shape, key } = checkStart(conversationId, body, options, operation);
+    const response = await this._transport.raw('messages.send', {
+      params: { conversation_id: conversationId },
+      query: { stream: true },
+      body: shape,
+      accept: 'text/event-stream',
+      operation,
+      options: { ...checked.request, idempotencyKey: key },
+    });
+    return messageStreamOf(response, operation, {
+      idleTimeoutMs: checked.idleTimeoutMs,
+      signal: checked.request.signal,
+    });
   }
 
   /**

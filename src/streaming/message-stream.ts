@@ -1,12 +1,10 @@
-// `messages.stream()`: the streaming send, and its answer read once as a MessageStream: the SSE
-// reader's batches handed out by the event iterator, each applied to the builder of the message as
-// it goes.
+// The answer of a streaming send (`messages.stream()`, a reply's start) read once as a MessageStream:
+// the SSE reader's batches handed out by the event iterator, each applied to the builder of the
+// message as it goes.
 
 import { AgentMessagingError, ConnectionError, InvalidResponseError } from '../core/errors.js';
-import type { Transport } from '../core/transport.js';
 import type { StreamEvent } from '../schemas/stream.js';
 import { EventIterator } from './event-iterator.js';
-import { checkStart, type StreamBody, type StreamOptions } from './options.js';
 import { readStreamEventBatches, type SseReadOptions } from './sse-reader.js';
 import { type StreamedMessage, StreamedMessageBuilder, textOfBlocks } from './streamed-message.js';
 
@@ -95,37 +93,6 @@ export class MessageStream implements AsyncIterable<StreamEvent> {
     this.#state = 'done';
     await this.#body.cancel(reason).catch(() => {});
   }
-}
-
-/**
- * Starts a streamed message with the JSON streaming send (`?stream=true`, with an `Idempotency-Key`)
- * and returns its events as a MessageStream. A retry after a lost connection replays the same
- * `message.started`, so it never creates a second message.
- *
- * @example
- * const stream = await openMessageStream(transport, cnv, { replyToMessageId }, { idleTimeoutMs: 90_000 });
- * for await (const event of stream) console.log(event.type);
- */
-export async function openMessageStream(
-  transport: Transport,
-  conversationId: string,
-  body?: StreamBody,
-  options?: StreamOptions,
-): Promise<MessageStream> {
-  const context = 'messages.stream';
-  const { checked, shape, key: idempotencyKey } = checkStart(conversationId, body, options, context);
-  const response = await transport.raw('messages.send', {
-    params: { conversation_id: conversationId },
-    query: { stream: true },
-    body: shape,
-    accept: 'text/event-stream',
-    operation: context,
-    options: { ...checked.request, idempotencyKey },
-  });
-  return messageStreamOf(response, context, {
-    idleTimeoutMs: checked.idleTimeoutMs,
-    signal: checked.request.signal,
-  });
 }
 
 /** The MessageStream of a 2xx answer, or an InvalidResponseError when it is not an event stream. @internal */
