@@ -7,9 +7,9 @@ import type { ModelMessageFormat, ModelMessageFormats } from '../llm/model-forma
 import type { ToolCallInfo } from '../llm/stream-pieces.js';
 import type { Receipt } from '../schemas/conversations.js';
 import type { Message, ReactionResponse } from '../schemas/messages.js';
-import type { MessageReceivedEvent, WebhookEvent, WebhookEventType } from '../schemas/webhooks.js';
+import type { MessageReceivedEvent, Postback, WebhookEvent, WebhookEventType } from '../schemas/webhooks.js';
 import type { BotStore } from '../store/bot-store.js';
-import type { ReplyOutcome } from '../streaming/options.js';
+import type { ReplyResult } from '../streaming/options.js';
 import type { ReplySource } from '../streaming/pipe-reply.js';
 import type { FileReplyOptions, QuickReply, StopTyping } from './context-reply.js';
 import type { DeliveryAnswer, DeliveryOptions, WaitUntil } from './delivery.js';
@@ -177,12 +177,8 @@ export interface BotReplyOptions {
   writerWaitMs?: number;
 }
 
-/** What `ctx.replyWithFile` produced. */
-export interface BotFileReplyResult {
-  /** The id of the reply message. */
-  message_id: string;
-  /** `sent`. */
-  status: string;
+/** What `ctx.replyWithFile` produced: the reply message's id and status, and its attachment. */
+export interface BotFileReplyResult extends Pick<ReplyResult, 'message_id' | 'status'> {
   /** The uploaded attachment (the same on a redelivery: it is not uploaded again). */
   attachment_id: string;
 }
@@ -278,23 +274,13 @@ export interface MessageContext extends EventContext<MessageReceivedEvent> {
 }
 
 /** A quick-reply click: the action's id and value, and the id of the message holding it. */
-export interface BotAction {
-  actionId: string;
-  value: string;
-  messageId: string;
-}
+export type BotAction = Pick<Postback, 'actionId' | 'value' | 'messageId'>;
 
-/** What a reply produced (the fields of the reply writer's result that every reply has). */
-export interface BotReplyResult {
-  /** The id of the reply message. */
-  message_id: string;
-  /** `sent` once the reply is complete. */
-  status: string;
-  /** The text of the reply. */
-  text: string;
-  /** How the reply ended: `complete`, `interrupted` (cut short, marked) or `replayed` (an earlier run's). */
-  outcome: ReplyOutcome;
-}
+/**
+ * What a reply produced: the fields of the reply writer's result that every reply has. Its `outcome`
+ * is `complete`, `interrupted` (cut short, marked) or `replayed` (an earlier run's).
+ */
+export interface BotReplyResult extends Pick<ReplyResult, 'message_id' | 'status' | 'text' | 'outcome'> {}
 
 /** The context of an event type: a MessageContext for `message.received`, else an EventContext. */
 export type ContextFor<T extends string> = T extends 'message.received' | 'mention'

@@ -92,16 +92,9 @@ export interface ReplyTarget {
 function replyOptionsSchema() {
   return z.object({
     quickReplies: z.optional(
+      // The shared schema checks the limits (10 actions, lengths) when the send is built.
       z
-        .array(
-          // A bad actionId or label names the button, a bad value the value; the shared schema checks
-          // the limits (10 actions, lengths) when the send is built.
-          z.looseObject({ value: z.optional(text()) }).check(
-            z.refine((reply) => nonEmpty(reply.actionId) && nonEmpty(reply.label), {
-              error: 'must have a non-empty actionId and label',
-            }),
-          ),
-        )
+        .array(z.looseObject({ actionId: text(), label: text(), value: z.optional(text()) }))
         .check(z.minLength(1, { error: 'must be a non-empty array' })),
     ),
     quickRepliesAt: z.optional(z.enum(['start', 'completion'])),
@@ -110,8 +103,6 @@ function replyOptionsSchema() {
   });
 }
 let replyOptionChecks: ReturnType<typeof replyOptionsSchema> | undefined;
-
-const nonEmpty = (value: unknown) => typeof value === 'string' && value.trim() !== '';
 
 /** What `ctx.replyWithFile` checks of its options (made per call: a file reply is rare). */
 const fileReplyOptionsSchema = () =>

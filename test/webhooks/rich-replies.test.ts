@@ -81,7 +81,7 @@ describe('ctx.reply with quickReplies', () => {
     await loop.post('menu');
     expect(errors).toEqual([
       { name: 'ValidationError', field: 'quickReplies' },
-      { name: 'ValidationError', field: 'quickReplies[0]' },
+      { name: 'ValidationError', field: 'quickReplies[0].actionId' },
       { name: 'ValidationError', field: 'quickReplies[0].value' },
     ]);
     expect(loop.requests({ method: 'POST', path: /\/messages$/ })).toHaveLength(0);
