@@ -4,22 +4,24 @@ import type { AgentClient } from '../client/agent-client.js';
 import type { AgentClientOptions, Logger } from '../core/options.js';
 import type { HistoryOptions } from '../llm/conversation-history.js';
 import type { ModelMessageFormat, ModelMessageFormats } from '../llm/model-formats.js';
-import type { ToolCallInfo } from '../llm/stream-pieces.js';
 import type { Receipt } from '../schemas/conversations.js';
 import type { Message, ReactionResponse } from '../schemas/messages.js';
 import type { MessageReceivedEvent, Postback, WebhookEvent, WebhookEventType } from '../schemas/webhooks.js';
 import type { BotStore } from '../store/bot-store.js';
 import type { ReplyResult } from '../streaming/options.js';
-import type { ReplySource } from '../streaming/pipe-reply.js';
+import type { PipeReplyOptions, ReplySource } from '../streaming/pipe-reply.js';
 import type { FileReplyOptions, QuickReply, StopTyping } from './context-reply.js';
 import type { DeliveryAnswer, DeliveryOptions, WaitUntil } from './delivery.js';
 import type { AskOptions, QuestionDefinition, QuestionState } from './questions.js';
 import type { Middleware } from './router.js';
 import type { BotSession, SessionOptions } from './session.js';
-import type { WebhookBody, WebhookHeaders } from './verify.js';
+import type { VerifyWebhookOptions, WebhookBody, WebhookHeaders } from './verify.js';
 
-/** Options of `createBot`: the client's options, the webhook secret, and how deliveries are answered. */
-export interface BotOptions extends AgentClientOptions {
+/**
+ * Options of `createBot`: the client's options, the webhook secret, how deliveries are verified
+ * (`toleranceSec` and the clock `now`, as verifyWebhook takes them) and how they are answered.
+ */
+export interface BotOptions extends AgentClientOptions, Pick<VerifyWebhookOptions, 'toleranceSec' | 'now'> {
   /** The agent's webhook secret (`whsec_...`), or several while rotating it. */
   webhookSecret: string | readonly string[];
   /**
@@ -89,12 +91,8 @@ export interface BotOptions extends AgentClientOptions {
    * throws a ValidationError naming `session`.
    */
   session?: SessionOptions;
-  /** How far `webhook-timestamp` may be from the clock, in seconds; 300 by default. */
-  toleranceSec?: number;
   /** Keeps the process alive for a handler that outlives its response, where no per-request ctx gives one. */
   waitUntil?: WaitUntil;
-  /** The clock used to check `webhook-timestamp`; `new Date()` by default. */
-  now?: () => Date;
   /**
    * The clock of the bot's own deadlines (question timeouts); `new Date()` by default. A test gives
    * the mock's clock, so that `mock.clock.advance()` moves the deadlines with it (the service's
@@ -138,12 +136,15 @@ export interface EventContext<E = WebhookEvent> {
   signal: AbortSignal;
 }
 
-/** Options of {@link MessageContext.reply}. */
-export interface BotReplyOptions {
+/**
+ * Options of {@link MessageContext.reply}. A streamed reply takes `messages.reply`'s `metadata`,
+ * `onToolCall` (the typing indicator stays on while a tool call runs), `writerLeaseMs` (default: the
+ * bot's `lockTtlMs`) and `writerWaitMs`.
+ */
+export interface BotReplyOptions
+  extends Pick<PipeReplyOptions, 'metadata' | 'onToolCall' | 'writerLeaseMs' | 'writerWaitMs'> {
   /** The message replied to; the received message by default, `null` for none. */
   replyToMessageId?: string | null;
-  /** Free-form metadata sent with the reply. */
-  metadata?: Record<string, unknown>;
   /**
    * Buttons under the reply (an `actions` block, layout `quick_replies`); a click comes back as a
    * message with `ctx.action` (see `bot.action`). At most 10.
@@ -157,24 +158,6 @@ export interface BotReplyOptions {
    * @example quickRepliesAt: 'completion'
    */
   quickRepliesAt?: 'start' | 'completion';
-  /**
-   * Called when the model starts a tool call (a model stream's reply); the typing indicator stays
-   * on while it runs, and its text never reaches the reply. A place for a short status line.
-   * @example onToolCall: (call) => console.log(`Looking up ${call.name}…`)
-   */
-  onToolCall?: (call: ToolCallInfo) => unknown;
-  /**
-   * A streamed reply's lease on its key, as `messages.reply` takes it (default: the bot's `lockTtlMs`):
-   * renewed every second while the reply writes; a writer that loses it stops with `reply_lease_lost`.
-   * @example writerLeaseMs: 60_000
-   */
-  writerLeaseMs?: number;
-  /**
-   * How long a streamed reply waits for another writer of its key (a second instance running the
-   * same delivery) before a ConflictError `reply_in_progress`, as `messages.reply` takes it (default 10000).
-   * @example writerWaitMs: 0
-   */
-  writerWaitMs?: number;
 }
 
 /** What `ctx.replyWithFile` produced: the reply message's id and status, and its attachment. */
