@@ -4,6 +4,7 @@ import type { AgentClient } from '../client/agent-client.js';
 import type { AgentClientOptions, Logger } from '../core/options.js';
 import type { HistoryOptions } from '../llm/conversation-history.js';
 import type { ModelMessageFormat, ModelMessageFormats } from '../llm/model-formats.js';
+import type { UploadData } from '../resources/attachments.js';
 import type { Receipt } from '../schemas/conversations.js';
 import type { Message, ReactionResponse } from '../schemas/messages.js';
 import type { MessageReceivedEvent, Postback, WebhookEvent, WebhookEventType } from '../schemas/webhooks.js';
@@ -215,10 +216,7 @@ export interface MessageContext extends EventContext<MessageReceivedEvent> {
    * @example
    * await ctx.replyWithFile(pngBytes, { name: 'chart.png', mime_type: 'image/png', caption: 'Here' });
    */
-  replyWithFile(
-    data: Blob | ArrayBuffer | Uint8Array,
-    options: FileReplyOptions,
-  ): Promise<BotFileReplyResult>;
+  replyWithFile(data: UploadData, options: FileReplyOptions): Promise<BotFileReplyResult>;
   /**
    * Asks the question declared as `name` (`bot.question`): sends `text` (with its quick replies) and
    * keeps the question in the bot store, so the conversation's next answer reaches that question's

@@ -260,9 +260,6 @@ export function createReplies(bot: BotRuntime, to: ReplyTarget) {
   };
 }
 
-/** The replies of one run. @internal */
-export type Replies = ReturnType<typeof createReplies>;
-
 /** The actions block of quick replies (layout quick_replies, each a postback). */
 const quickRepliesBlock = (quickReplies: readonly QuickReply[]): SendBlock => ({
   type: 'actions',

@@ -16,7 +16,7 @@ import { conversationHistory } from '../llm/conversation-history.js';
 import type { MessageReceivedEvent } from '../schemas/webhooks.js';
 import { annotate, childSpan, endSpan, inSpan, recordMetric, type Traced } from '../telemetry.js';
 import type { BotRuntime, EventContext, MessageContext } from './bot-types.js';
-import { createReplies, type Replies } from './context-reply.js';
+import { createReplies } from './context-reply.js';
 import { endTurn } from './delivery.js';
 import type { Delivery } from './lanes.js';
 import type { Questions } from './questions.js';
@@ -110,19 +110,16 @@ export function createRun(
     const { conversationId, message } = received;
     const known = addressing(received);
     const { mentioned, isGroup, isDirect } = known instanceof Promise ? await known : known;
-    // Made at the first reply: a handler may never reply.
-    let made: Replies | undefined;
-    const replies = () =>
-      (made ??= createReplies(bot, {
-        conversationId,
-        messageId: message.id,
-        // The n-th reply of a handler gets the same key on every delivery of the event.
-        keyBase: webhookId,
-        keyName: 'reply',
-        signal,
-        log: { webhookId },
-        ended: () => questions.endOf(ctx),
-      }));
+    const replies = createReplies(bot, {
+      conversationId,
+      messageId: message.id,
+      // The n-th reply of a handler gets the same key on every delivery of the event.
+      keyBase: webhookId,
+      keyName: 'reply',
+      signal,
+      log: { webhookId },
+      ended: () => questions.endOf(ctx),
+    });
     const batch = items.map((item) => (item.event as MessageReceivedEvent).message);
     // Loaded by the sessions step before the handlers run; inherited from SESSIONLESS without sessions.
     const ctx = Object.create(around ? Object.prototype : SESSIONLESS) as MessageContext;
@@ -136,9 +133,9 @@ export function createRun(
     if (around) ctx.session = {};
     ctx.text = messageText(received);
     ctx.conversationId = conversationId;
-    ctx.reply = (input, options) => replies().reply(input, options);
-    ctx.replyWithFile = (data, options) => replies().replyWithFile(data, options);
-    ctx.typing = () => replies().typing();
+    ctx.reply = replies.reply;
+    ctx.replyWithFile = replies.replyWithFile;
+    ctx.typing = replies.typing;
     ctx.ask = (name, text, options) => questions.ask(ctx, name, text, options);
     ctx.cancelQuestion = () => questions.cancel(ctx);
     ctx.react = (emoji) => client.messages.react(message.id, { emoji, action: 'add' });
@@ -149,7 +146,7 @@ export function createRun(
       await (around ? around(ctx, () => dispatch(ctx, span)) : dispatch(ctx, span));
     } finally {
       // Stops every typing indicator still running, so a handler that forgot one does not leave it on.
-      const finishing = made?.finish();
+      const finishing = replies.finish();
       if (finishing) await finishing;
     }
   };

@@ -156,8 +156,7 @@ export async function signWebhook(input: {
   }
   const { id, payload, secret, timestamp = new Date() } = input as Record<string, unknown>;
   const issues: FieldIssue[] = [];
-  const signer = signerOf(secret);
-  if (typeof signer === 'string') issues.push({ field: 'secret', message: signer });
+  const [signer] = secretSigners(secret, 'secret', issues);
   if (typeof id !== 'string' || id.trim() === '') {
     issues.push({ field: 'id', message: 'must be a non-blank string' });
   }
@@ -168,7 +167,7 @@ export async function signWebhook(input: {
   if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds < 0) {
     issues.push({ field: 'timestamp', message: 'must be a valid Date or a whole number of Unix seconds' });
   }
-  if (typeof signer === 'string' || issues.length > 0) throw new ValidationError(issues, 'signWebhook');
+  if (!signer || issues.length > 0) throw new ValidationError(issues, 'signWebhook');
   const signature = await signer(input.id, seconds as number, bodyBytes(payload));
   return {
     'webhook-id': input.id,
