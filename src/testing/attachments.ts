@@ -44,8 +44,8 @@ export const createAttachment = endpoint('attachments.create', {
     attachmentUpdated(ctx.world, attachment);
     return json(201, {
       attachment_id: attachment.id,
-      upload_url: `${ctx.url.origin}/_files/upload/${attachment.id}/${attachment.upload_token}`,
-      download_url: `${ctx.url.origin}/_files/download/${attachment.id}/${attachment.download_token}`,
+      upload_url: `${ctx.request.url.origin}/_files/upload/${attachment.id}/${attachment.upload_token}`,
+      download_url: `${ctx.request.url.origin}/_files/download/${attachment.id}/${attachment.download_token}`,
       expires_at: attachment.expires_at.toISOString(),
     });
   },

@@ -202,7 +202,7 @@ function checkReplyTo(conversation: ConversationRecord, replyTo: string | undefi
 export const sendMessage = endpoint('messages.send', {
   acceptsNdjson: true,
   handle: (ctx) => {
-    const streaming = ctx.url.searchParams.get('stream') === 'true';
+    const streaming = ctx.request.url.searchParams.get('stream') === 'true';
     if (!streaming && ctx.body.stream) throw invalid('stream: is only accepted with ?stream=true');
     const { agent } = ctx.caller;
     const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');
@@ -238,7 +238,7 @@ export const sendMessage = endpoint('messages.send', {
 /** `GET /v1/conversations/{id}/messages`: newest first, `limit` 1 to 100 (never clamped). */
 export const listMessages = endpoint('conversations.listMessages', {
   handle: (ctx) => {
-    const query = checkJson(ListMessagesQuery, numericQuery(ctx.url.searchParams), 'query');
+    const query = checkJson(ListMessagesQuery, numericQuery(ctx.request.url.searchParams), 'query');
     const { agent } = ctx.caller;
     const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');
     const page = newestFirst(conversation, query.limit ?? 50, query.before_sequence);

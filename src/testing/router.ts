@@ -13,7 +13,6 @@ export interface RouteContext<Body = unknown, C extends Caller | undefined = Cal
   world: MockWorld;
   /** The request as the entry read it: its headers, its body (a rule that reads it itself), its signal. */
   request: MockRequest;
-  url: URL;
   params: Record<string, string>;
   caller: C;
   body: Body;

@@ -50,26 +50,22 @@ export async function serveRequest(world: MockWorld, request: MockRequest): Prom
 }
 
 const decoder = new TextDecoder();
+type Read = { text: string | undefined; bytes: number; over: boolean };
 const NOT_READ: Read = { text: undefined, bytes: 0, over: false };
 
 /**
  * The body's text, reading at most the limit and one byte (the bytes a door read, or read from its
  * stream), so a sender cannot make the mock buffer an unbounded body before it authenticates and
- * checks the size (413 once the caller is known). No text when it is over the limit.
+ * checks the size (413 once the caller is known).
  */
-function readText(body: RequestBody): Read | Promise<Read> {
+async function readText(body: RequestBody): Promise<Read> {
   if (body === null) return { text: '', bytes: 0, over: false };
-  // Bytes a door read whole are answered at once: the request does not wait a turn for them.
-  if (body instanceof Uint8Array) return decoded(body, body.byteLength > MAX_BODY_BYTES);
-  return readAtMost(body, MAX_BODY_BYTES).then(({ bytes, over }) => decoded(bytes, over));
+  const { bytes, over } =
+    body instanceof Uint8Array
+      ? { bytes: body, over: body.byteLength > MAX_BODY_BYTES }
+      : await readAtMost(body, MAX_BODY_BYTES);
+  return { text: decoder.decode(bytes), bytes: bytes.byteLength, over };
 }
-
-type Read = { text: string | undefined; bytes: number; over: boolean };
-const decoded = (bytes: Uint8Array, over: boolean): Read => ({
-  text: decoder.decode(bytes),
-  bytes: bytes.byteLength,
-  over,
-});
 
 async function dispatch(world: MockWorld, request: MockRequest): Promise<Answer> {
   const path = request.url.pathname;
@@ -79,9 +75,7 @@ async function dispatch(world: MockWorld, request: MockRequest): Promise<Answer>
   // logged on arrival, before any fault, with a bounded start of a large body. Faults are for the
   // service, never for the control surface.
   const ndjson = !control && isNdjson(request.headers);
-  let read = (control || v1) && !ndjson ? readText(request.body) : NOT_READ;
-  if (read instanceof Promise) read = await read;
-  const { text, bytes, over } = read;
+  const { text, bytes, over } = (control || v1) && !ndjson ? await readText(request.body) : NOT_READ;
   const entry = v1
     ? logRequest(world, request, ndjson ? '' : bytes > 0 ? loggedBody(text!, bytes, over) : null)
     : undefined;
@@ -107,10 +101,9 @@ async function dispatch(world: MockWorld, request: MockRequest): Promise<Answer>
     );
   }
   if (over) throw new MockError(413, 'payload_too_large', `body: larger than ${MAX_BODY_BYTES} bytes`);
-  const { url } = request;
   // The JSON body text; undefined where the rule reads the body itself (file uploads).
   let raw = text;
-  const stream = url.search !== '' && url.searchParams.get('stream') === 'true';
+  const stream = request.url.searchParams.get('stream') === 'true';
   if (lines) {
     if (!route.acceptsNdjson || !stream) {
       throw invalid(
@@ -123,7 +116,7 @@ async function dispatch(world: MockWorld, request: MockRequest): Promise<Answer>
     raw ??= '';
   }
   const body = parseBody(route, raw);
-  const ctx: RouteContext = { world, request, url, params, caller, body, fault, lines };
+  const ctx: RouteContext = { world, request, params, caller, body, fault, lines };
   // Keyed routes all take a credential, so a caller is known.
   let keyed: KeyRecord | undefined =
     route.retry === 'keyed'

@@ -2,12 +2,11 @@
 // options, and the live parts (open event streams, webhook deliveries, the live feed) that are not
 // plain data. Rules are functions over these; nothing in the state does I/O.
 import type { SendBlock } from '../schemas/messages.js';
-import type { Delivery, FaultSpec } from '../schemas/mock-control.js';
+import type { Delivery, FaultSpec, RequestLogEntry } from '../schemas/mock-control.js';
 import type { Caller } from './access.js';
 import type { MockClock } from './clock.js';
 import type { KeyRecord } from './idempotency.js';
 import type { MockEventBus } from './live-feed.js';
-import type { LoggedRequest } from './request-log.js';
 import type { StreamHub } from './streaming.js';
 import type { WebhookDispatcher } from './webhook-delivery.js';
 
@@ -139,7 +138,7 @@ export interface MockState {
   /** Keys by scope (caller, method, path), then by the key. */
   idempotency: Map<string, Map<string, KeyRecord>>;
   faults: FaultRecord[];
-  requests: LoggedRequest[];
+  requests: RequestLogEntry[];
   deliveries: Delivery[];
   /** Bumped by reset(), so work begun before it cannot write into the new state. */
   generation: number;

@@ -194,11 +194,6 @@ export class SseWriter {
     );
   }
 
-  /** True once the stream ended, was cut, or its client went away. */
-  get done(): boolean {
-    return this.#done;
-  }
-
   /** How many events were written. */
   get events(): number {
     return this.#events;
