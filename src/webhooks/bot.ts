@@ -21,7 +21,7 @@ import { createRun } from './message-context.js';
 import { createQuestions } from './questions.js';
 import { createRouter, type RouterOptions } from './router.js';
 import { createDeadlines, within } from './timers.js';
-import { DEFAULT_TOLERANCE_SEC, type PreparedVerification, secretSigners } from './verify.js';
+import { DEFAULT_TOLERANCE_SEC, secretSigners } from './verify.js';
 
 /** How long a delivery waits for its handlers before answering 409 (retry later), under the service's 10 s timeout. */
 export const DEFAULT_ACK_TIMEOUT_MS = 8000;
@@ -174,19 +174,14 @@ export function createBot(options: BotOptions): Bot {
     debug: debugLog(logger),
   });
 
-  // Its options were checked above, with the bot's.
-  const verification: PreparedVerification = {
-    signers,
-    toleranceSec: options.toleranceSec ?? DEFAULT_TOLERANCE_SEC,
-    now: options.now,
-  };
   const ackTimeoutMs = options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS;
   // Set by bot.close(): the deliveries, the lanes and the question timer wind down.
   let closed: Promise<void> | undefined;
   // Plain values and the owning files' functions: a delivery runs no code of this file.
   const deps: DeliveryDeps = {
     closing: false,
-    verification,
+    // Its options were checked above, with the bot's.
+    verification: { signers, toleranceSec: options.toleranceSec ?? DEFAULT_TOLERANCE_SEC, now: options.now },
     ack: options.ack ?? 'after-handler',
     ackTimeoutMs,
     acks: createDeadlines(ackTimeoutMs, true),
