@@ -30,23 +30,7 @@ export function defaultLedger(): BotStore {
 const ATTEMPT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** The lease a writer holds while it writes. @internal */
-export interface HeldReply {
-  /** The Idempotency-Key of this attempt's message. */
-  readonly messageKey: string;
-  /** Gives up this attempt (the reply was cut, or its message was a dead writer's); answers the next key. */
-  giveUp(): Promise<string>;
-  /** Calls `listener` once if the lease is lost while held (expired, or taken after a stall). */
-  onLost(listener: () => void): void;
-  /**
-   * Whether the lease is still this writer's, before it writes: at once while it was confirmed within
-   * two thirds of its TTL, else (a stall kept the renewal from running) after renewing it; always
-   * after renewing it with `renew` (before a step another writer may also take). A lease found lost
-   * is reported to the `onLost` listeners.
-   */
-  current(renew?: boolean): Promise<boolean>;
-  /** Stops renewing and releases; safe to call twice. */
-  release(): Promise<void>;
-}
+export type HeldReply = Awaited<ReturnType<typeof holdReply>>;
 
 /** The failure of a writer whose lease another writer may hold now: it writes nothing more. @internal */
 export const leaseLost = (
@@ -71,7 +55,7 @@ const RENEW_RETRY_MS = 1_000;
  * ConflictError when the key stays held.
  * @internal
  */
-export async function holdReply(key: string, checked: CheckedReplyOptions): Promise<HeldReply> {
+export async function holdReply(key: string, checked: CheckedReplyOptions) {
   const { ledger, writerLeaseMs: ttlMs, writerWaitMs: waitMs } = checked;
   const { signal } = checked.request;
   const deadline = performance.now() + waitMs;
@@ -126,22 +110,32 @@ export async function holdReply(key: string, checked: CheckedReplyOptions): Prom
   };
   renew();
   return {
+    /** The Idempotency-Key of this attempt's message. */
     get messageKey() {
       return keyOf(attempt);
     },
+    /** Gives up this attempt (the reply was cut, or its message was a dead writer's); answers the next key. */
     giveUp: async () => {
       attempt = 1 + (await ledger.increment(attemptKey, ATTEMPT_TTL_MS));
       return keyOf(attempt);
     },
-    onLost: (listener) => {
+    /** Calls `listener` once if the lease is lost while held (expired, or taken after a stall). */
+    onLost: (listener: () => void) => {
       lost.push(listener);
     },
+    /**
+     * Whether the lease is still this writer's, before it writes: at once while it was confirmed within
+     * two thirds of its TTL, else (a stall kept the renewal from running) after renewing it; always
+     * after renewing it with `renew` (before a step another writer may also take). A lease found lost
+     * is reported to the `onLost` listeners.
+     */
     current: async (renew = false) => {
       if (!renew && Date.now() - confirmedAt < (ttlMs * 2) / 3) return true;
       const kept = await renewNow();
       if (!kept) lose();
       return kept;
     },
+    /** Stops renewing and releases; safe to call twice. */
     release: async () => {
       if (released) return;
       released = true;

@@ -9,7 +9,6 @@ import {
   ValidationError,
 } from '../core/errors.js';
 import { isTransient } from '../core/retry.js';
-import type { StreamEvent } from '../schemas/stream.js';
 import { isEventStream, messageStreamOf } from './message-stream.js';
 import { NdjsonBody, supportsStreamedBodies } from './ndjson-body.js';
 import { checkStart, type ReplyOptions, type StreamBody } from './options.js';
@@ -147,19 +146,7 @@ async function openMessage(
 type StartContext = Pick<ReplyWriterInit, 'api' | 'conversationId' | 'shape' | 'checked' | 'operation'>;
 
 /** The message a reply writes to, as `message.started` described it. @internal */
-export interface StartedReply {
-  messageId: string;
-  /** The first text block: the one the reply appends to. */
-  blockId: string;
-  /** Its position, which is its `part_index` in history. */
-  blockIndex: number;
-  /** The rest of the answer's events, still open. */
-  events: AsyncIterator<StreamEvent>;
-  /** True when the service replayed an earlier start with the same key. */
-  replayed: boolean;
-  /** Drops the start's connection (both halves). */
-  cancel(): void;
-}
+export type StartedReply = Awaited<ReturnType<typeof startOnce>>;
 
 // A streamed start answered with something other than an event stream: a refusal, as a 415 or a 400
 // is. It is an InvalidResponseError to the caller (same kind and name); its class tells it apart here.
@@ -168,7 +155,7 @@ const isRefusal = (error: unknown) =>
   (ApiError.is(error) && (error.status === 415 || error.status === 400)) || error instanceof NotAnEventStream;
 
 /** One start: the JSON send shape, or the NDJSON body of a streamed start. */
-async function startOnce(ctx: StartContext, key: string, ndjson?: NdjsonBody): Promise<StartedReply> {
+async function startOnce(ctx: StartContext, key: string, ndjson?: NdjsonBody) {
   // The connection's own abort, so a writer can drop it while a read of its answer is pending.
   const connection = new AbortController();
   const user = ctx.checked.request.signal;
@@ -209,10 +196,15 @@ async function startOnce(ctx: StartContext, key: string, ndjson?: NdjsonBody): P
     }
     return {
       messageId: event.message.id,
+      /** The first text block: the one the reply appends to. */
       blockId: block.id,
+      /** Its position, which is its `part_index` in history. */
       blockIndex,
+      /** The rest of the answer's events, still open. */
       events,
+      /** True when the service replayed an earlier start with the same key. */
       replayed,
+      /** Drops the start's connection (both halves). */
       cancel: () => connection.abort(new AgentMessagingError('the reply no longer reads this stream')),
     };
   } catch (error) {

@@ -461,13 +461,8 @@ export async function endCut(
     });
 }
 
-/** What the service holds of a reply. @internal */
-export interface AppliedState {
-  /** The text of the reply's block. */
-  text: string;
-  status: Message['status'];
-  revision: number | undefined;
-}
+/** What the service holds of a reply: the text of its block, its status and its revision. @internal */
+export type AppliedState = Awaited<ReturnType<typeof readBack>>;
 
 // A reply is among the newest messages; a conversation this busy while it streams is not expected.
 const READ_BACK_LIMIT = 1_000;
@@ -482,7 +477,7 @@ export async function readBack(
   conversationId: string,
   target: { messageId: string; blockIndex: number },
   request: RequestOptions,
-): Promise<AppliedState> {
+) {
   const { signal, timeoutMs, headers } = request;
   let seen = 0;
   for await (const message of api.conversations.history(conversationId, {}, { signal, timeoutMs, headers })) {
