@@ -12,18 +12,7 @@ const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 const DEFAULT_MAX_RETRIES = 2;
 
 /** A checked configuration for one Transport. @internal */
-export interface TransportConfig {
-  /** Absolute http(s) URL without a trailing slash. */
-  baseUrl: string;
-  /** The bearer token, or undefined for calls that need none (registration). */
-  token: string | undefined;
-  timeoutMs: number;
-  maxRetries: number;
-  /** Most bytes of one answer body, after decompression. */
-  maxResponseBytes: number;
-  fetch: ConnectionOptions['fetch'];
-  log: ((message: string, fields: LogFields) => void) | undefined;
-}
+export type TransportConfig = ReturnType<typeof resolveConfig>;
 
 /**
  * An environment variable, or `undefined` where `process` does not exist or reading it is not allowed
@@ -93,7 +82,7 @@ export function resolveConfig(
   schema: z.ZodMiniType,
   credential: string,
   context: string,
-): TransportConfig {
+) {
   // The env var stands in for a missing baseUrl; an empty one is as good as none.
   const baseUrl =
     (options as { baseUrl?: unknown } | undefined)?.baseUrl || readEnv('AMS_BASE_URL') || undefined;
@@ -101,14 +90,19 @@ export function resolveConfig(
   const opts = parseInput(schema, withUrl, context) as ConnectionOptions & Record<string, unknown>;
   const { logger } = opts;
   return {
+    /** Absolute http(s) URL without a trailing slash. */
     baseUrl: new URL(opts.baseUrl as string).href.replace(/\/+$/, ''),
+    /** The bearer token, or undefined for calls that need none (registration). */
     token: opts[credential] as string | undefined,
     timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxRetries: opts.maxRetries ?? DEFAULT_MAX_RETRIES,
+    /** Most bytes of one answer body, after decompression. */
     maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     fetch: opts.fetch,
     log:
-      typeof logger === 'function' ? logger : logger && ((message, fields) => logger.debug(message, fields)),
+      typeof logger === 'function'
+        ? logger
+        : logger && ((message: string, fields: LogFields) => logger.debug(message, fields)),
   };
 }
 

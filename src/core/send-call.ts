@@ -2,7 +2,6 @@
 // body read within each attempt, the request log, and what a failure becomes.
 
 import ky, { isNetworkError, isTimeoutError, type Options } from 'ky';
-import type { Endpoint } from '../endpoints.js';
 import { ErrorBody } from '../schemas/errors.js';
 import {
   annotate,
@@ -18,28 +17,7 @@ import type { TransportConfig } from './client-config.js';
 import { AgentMessagingError, ConnectionError, InvalidResponseError, TimeoutError } from './errors.js';
 import { readAtMost } from './read-at-most.js';
 import { abortedError, isRetryStatus, kyRetry, parseRetryAfter, retryAfterTooLong } from './retry.js';
-import type { UploadSpec } from './transport.js';
-
-/** One call as sent: ky's options plus what logs and errors need. @internal */
-export interface Call {
-  url: string;
-  method: Endpoint['method'];
-  /** The path without query (never an upload URL, which is a grant in itself), for logs. */
-  logPath: string;
-  /** The endpoint's path template (`/v1/messages/{id}`), for the call's span. */
-  route: string;
-  operation: string;
-  headers: Record<string, string>;
-  body: BodyInit | undefined;
-  signal: AbortSignal | undefined;
-  timeoutMs: number;
-  retries: number;
-  /** The 2xx body is read inside the attempt (JSON calls); raw and upload answers are handed over unread. */
-  readsAnswer: boolean;
-  /** The 2xx body as the attempt read it (JSON calls). */
-  answer?: string;
-  onUploadProgress?: UploadSpec['onProgress'];
-}
+import type { Call } from './transport.js';
 
 /**
  * Sends `call` through ky, which times each attempt and retries under the SDK's policy. The client's

@@ -10,7 +10,6 @@ import type { TransportConfig } from './client-config.js';
 import { ConnectionError, InvalidResponseError } from './errors.js';
 import { randomIdempotencyKey } from './idempotency.js';
 import type { RequestOptions } from './options.js';
-import type { Call } from './send-call.js';
 import { checkRequestOptions, parseInput, pathId } from './validate.js';
 
 // ky and the code that sends through it (send-call.ts) are loaded by the first call, not by the
@@ -46,6 +45,9 @@ export interface UploadSpec {
   options?: RequestOptions | undefined;
 }
 
+/** One call as sent: ky's options plus what logs and errors need. @internal */
+export type Call = ReturnType<typeof prepareCall>;
+
 /**
  * One per client: holds its checked configuration (base URL, bearer token, timeouts, retries).
  * Resources validate their input first; the transport sends, retries and maps errors.
@@ -76,7 +78,7 @@ export class Transport {
    */
   async raw(key: EndpointKey, init: CallInit): Promise<Response> {
     const stream = init.body instanceof ReadableStream;
-    const call = this.#prepare(key, init, stream ? (init.body as BodyInit) : undefined);
+    const call = prepareCall(this.#config, key, init, stream ? (init.body as BodyInit) : undefined);
     if (stream) call.retries = 0;
     return this.#send(call);
   }
@@ -88,7 +90,7 @@ export class Transport {
   async upload(spec: UploadSpec): Promise<Response> {
     const body = spec.onProgress ? inParts(spec.body) : spec.body;
     const init = { operation: spec.operation, options: spec.options, contentType: spec.contentType };
-    const call = this.#prepare('files.upload', init, body);
+    const call = prepareCall(this.#config, 'files.upload', init, body);
     delete call.headers.authorization;
     call.url = spec.url;
     call.logPath = 'upload_url';
@@ -103,7 +105,7 @@ export class Transport {
   }
 
   async #request<K extends EndpointKey>(key: K, init: CallInit): Promise<WithResponse<ResponseOf<K>>> {
-    const call = this.#prepare(key, { ...init, accept: 'application/json' });
+    const call = prepareCall(this.#config, key, { ...init, accept: 'application/json' });
     call.readsAnswer = true;
     // Buffered under maxResponseBytes within the attempt (send-call.ts): this text is in memory.
     const response = await this.#send(call);
@@ -126,50 +128,6 @@ export class Transport {
     return { data: result.data, response, requestId };
   }
 
-  /** Checks the call against its endpoint and builds what is sent; `bytes` is a body sent as is. */
-  #prepare(key: EndpointKey, init: CallInit, bytes?: BodyInit): Call {
-    const endpoint: Endpoint = endpoints[key];
-    const operation = init.operation ?? key;
-    const options = checkRequestOptions(init.options, operation);
-    // Each `:name` checked against its schema, named as the caller names it (`conversationId`).
-    const path = endpoint.path.replace(/:(\w+)/g, (_, name: string) => {
-      const value = init.params?.[name];
-      const field = name.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase());
-      const schema = PATH_PARAMS[name];
-      return schema ? pathId(schema, value, field, operation) : encodeURIComponent(String(value));
-    });
-    const query = endpoint.query ? parseInput(endpoint.query, init.query ?? {}, operation) : init.query;
-    let body = bytes;
-    if (body === undefined && endpoint.request) {
-      body = JSON.stringify(parseInput(endpoint.request, init.body, operation));
-    }
-    const headers: Record<string, string> = {};
-    if (this.#config.token !== undefined) headers.authorization = `Bearer ${this.#config.token}`;
-    if (body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
-    const idempotencyKey =
-      options.idempotencyKey ?? (endpoint.retry === 'keyed' ? randomIdempotencyKey() : undefined);
-    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
-    // Lower-cased, so that a caller's `Content-Type` replaces ours instead of joining it.
-    for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
-    if (init.accept) headers.accept = init.accept;
-    return {
-      url: this.baseUrl + withQuery(path, query as Record<string, unknown> | undefined),
-      method: endpoint.method,
-      logPath: path,
-      // The route as the HTTP semantic conventions write it (`/v1/messages/{message_id}`), for spans.
-      route: endpoint.path.replace(/:(\w+)/g, '{$1}'),
-      operation,
-      headers,
-      body,
-      signal: options.signal,
-      timeoutMs: options.timeoutMs ?? this.#config.timeoutMs,
-      // A caller's key on a `never` call (an append, a registration) is not deduplicated by the service,
-      // so it does not make a repeat safe.
-      retries: endpoint.retry === 'never' ? 0 : (options.maxRetries ?? this.#config.maxRetries),
-      readsAnswer: false,
-    };
-  }
-
   /** Sends through ky, which times each attempt and retries. */
   async #send(call: Call): Promise<Response> {
     sending ??= await import('./send-call.js').catch((cause: unknown) => {
@@ -178,6 +136,55 @@ export class Transport {
     });
     return sending.sendCall(call, this.#config);
   }
+}
+
+/** Checks the call against its endpoint and builds what is sent; `bytes` is a body sent as is. */
+function prepareCall(config: TransportConfig, key: EndpointKey, init: CallInit, bytes?: BodyInit) {
+  const endpoint: Endpoint = endpoints[key];
+  const operation = init.operation ?? key;
+  const options = checkRequestOptions(init.options, operation);
+  // Each `:name` checked against its schema, named as the caller names it (`conversationId`).
+  const path = endpoint.path.replace(/:(\w+)/g, (_, name: string) => {
+    const value = init.params?.[name];
+    const field = name.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase());
+    const schema = PATH_PARAMS[name];
+    return schema ? pathId(schema, value, field, operation) : encodeURIComponent(String(value));
+  });
+  const query = endpoint.query ? parseInput(endpoint.query, init.query ?? {}, operation) : init.query;
+  let body = bytes;
+  if (body === undefined && endpoint.request) {
+    body = JSON.stringify(parseInput(endpoint.request, init.body, operation));
+  }
+  const headers: Record<string, string> = {};
+  if (config.token !== undefined) headers.authorization = `Bearer ${config.token}`;
+  if (body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
+  const idempotencyKey =
+    options.idempotencyKey ?? (endpoint.retry === 'keyed' ? randomIdempotencyKey() : undefined);
+  if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+  // Lower-cased, so that a caller's `Content-Type` replaces ours instead of joining it.
+  for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
+  if (init.accept) headers.accept = init.accept;
+  return {
+    url: config.baseUrl + withQuery(path, query as Record<string, unknown> | undefined),
+    method: endpoint.method,
+    /** The path without query (never an upload URL, which is a grant in itself), for logs. */
+    logPath: path,
+    /** The route as the HTTP semantic conventions write it (`/v1/messages/{message_id}`), for spans. */
+    route: endpoint.path.replace(/:(\w+)/g, '{$1}'),
+    operation,
+    headers,
+    body,
+    signal: options.signal,
+    timeoutMs: options.timeoutMs ?? config.timeoutMs,
+    // A caller's key on a `never` call (an append, a registration) is not deduplicated by the service,
+    // so it does not make a repeat safe.
+    retries: endpoint.retry === 'never' ? 0 : (options.maxRetries ?? config.maxRetries),
+    /** The 2xx body is read inside the attempt (JSON calls); raw and upload answers are handed over unread. */
+    readsAnswer: false,
+    /** The 2xx body as the attempt read it (JSON calls). */
+    answer: undefined as string | undefined,
+    onUploadProgress: undefined as UploadSpec['onProgress'],
+  };
 }
 
 function withQuery(path: string, query: Record<string, unknown> | undefined): string {
