@@ -78,26 +78,18 @@ export function restOfBody(req: IncomingMessage, head: readonly Buffer[]): Reada
   return (ReadableStream as unknown as WithFrom).from(chunks());
 }
 
-/** The scheme and authority of a server-side request, from its socket and Host header. */
-export function originOf(req: IncomingMessage): string {
-  const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
+/**
+ * The Fetch `Request` of a node:http request with the given body (none for GET and HEAD), its origin
+ * read from its socket and Host header. Throws {@link UnbridgeableRequest} for one Fetch cannot
+ * represent.
+ */
+export function toRequest(req: IncomingMessage, body: Uint8Array): Request {
   const host = req.headers.host ?? 'localhost';
   if (host === '' || BAD_HOST.test(host)) {
     throw new UnbridgeableRequest(400, `host: ${JSON.stringify(host)} is not a host name and port`);
   }
-  return `${encrypted ? 'https' : 'http'}://${host}`;
-}
-
-/**
- * The Fetch `Request` of a node:http request with the given body (none for GET and HEAD).
- * Throws {@link UnbridgeableRequest} for one Fetch cannot represent.
- */
-export function toRequest(
-  req: IncomingMessage,
-  origin: string,
-  body: BodyInit | Uint8Array | undefined,
-  signal?: AbortSignal,
-): Request {
+  const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
+  const origin = `${encrypted ? 'https' : 'http'}://${host}`;
   const method = req.method ?? 'GET';
   if (!isFetchMethod(method)) {
     throw new UnbridgeableRequest(405, `method: ${method} is not served here`);
@@ -111,8 +103,7 @@ export function toRequest(
     return new Request(target.startsWith('/') ? origin + target : target, {
       method,
       headers,
-      ...(hasBody && body !== undefined ? { body, duplex: 'half' } : {}),
-      ...(signal ? { signal } : {}),
+      ...(hasBody ? { body, duplex: 'half' } : {}),
     } as RequestInit);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

@@ -5,7 +5,6 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  originOf,
   type ReadBody,
   readBody,
   toRequest,
@@ -133,7 +132,7 @@ export function toNodeFetchHandler(handler: FetchHandler, options: NodeHandlerOp
   return nodeHandler(options, async (req, res, body) => {
     let request: Request;
     try {
-      request = toRequest(req, originOf(req), body);
+      request = toRequest(req, body);
     } catch (error) {
       if (!(error instanceof UnbridgeableRequest)) throw error;
       // Never a 500: the sender would retry a request that can never succeed.
