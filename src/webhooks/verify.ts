@@ -130,12 +130,11 @@ function signerOf(secret: unknown): Signer | string {
   return signer;
 }
 
+/** The three Standard Webhooks headers, in the order a missing one is named. */
+const SIGNED_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
+
 /** The three Standard Webhooks headers (a type alias, so it passes as a plain header record). */
-export type SignedHeaders = {
-  'webhook-id': string;
-  'webhook-timestamp': string;
-  'webhook-signature': string;
-};
+export type SignedHeaders = Record<(typeof SIGNED_HEADERS)[number], string>;
 
 /**
  * The three Standard Webhooks headers for a payload. A bad secret, id, payload or timestamp is a
@@ -442,7 +441,6 @@ export const parseWebhookEvent = (data: unknown): z.core.util.SafeParseResult<We
   parseByType<WebhookEvent>(webhookEventSchemas, WebhookEventBase, data);
 
 const ANY_BLANK = /\s/;
-const SIGNED_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The delivery once its expected signatures are known: the signature checked, then the JSON. */
