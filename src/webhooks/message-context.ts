@@ -124,10 +124,7 @@ export function createRun(
     // Loaded by the sessions step before the handlers run; inherited from SESSIONLESS without sessions.
     const ctx = Object.create(around ? Object.prototype : SESSIONLESS) as MessageContext;
     Object.assign(ctx, { event, webhookId, client, signal, mentioned, isGroup, isDirect });
-    if (received.postback) {
-      const { actionId, value, messageId } = received.postback;
-      ctx.action = { actionId, value, messageId };
-    }
+    if (received.postback) ctx.action = received.postback;
     ctx.message = message;
     ctx.messages = batch;
     if (around) ctx.session = {};
