@@ -35,10 +35,9 @@ export class UserMessages extends Resource {
 
 /** An agent's messages: send, patch a streaming message, complete, unsend, react. */
 export class Messages extends UserMessages {
-  /** What a reply writes through: this resource, the history it reads back, and the transport. */
+  /** What a reply writes through: the transport, and the history it reads back. */
   readonly #reply: ReplyApi = {
     transport: this._transport,
-    messages: this,
     conversations: new Conversations(this._transport),
   };
 

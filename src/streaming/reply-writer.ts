@@ -14,10 +14,6 @@ import { abortedError, sleep } from '../core/retry.js';
 import type { Transport } from '../core/transport.js';
 import type { ListMessagesQuery } from '../schemas/conversations.js';
 import {
-  type AppendRequest,
-  type AppendResponse,
-  type CompleteRequest,
-  type CompleteResponse,
   MAX_MESSAGE_TEXT,
   type Message,
   type MessageStatus,
@@ -229,17 +225,21 @@ export class ReplyWriter {
   /** Sends one change; answers the message's revision after it, when the answer says (the endpoint's). */
   async #append(text: string): Promise<number | undefined> {
     if (this.#stream !== undefined) return this.#stream.append(text);
-    const body = { path: '/text' as const, value: text };
+    const params = { message_id: this.messageId, block_id: this.blockId };
+    const body = { path: '/text', value: text };
     const options = appendOptions(this.#init.checked.request);
-    return (await this.#init.api.messages.append(this.messageId, this.blockId, body, options)).revision;
+    return (await this.#init.api.transport.request('messages.append', { params, body, options })).revision;
   }
 
   /** Completes the message through the stream or the complete endpoint. */
   async #completeOnce(fallbackText: string): Promise<Completion> {
     if (this.#stream !== undefined) return this.#stream.complete(fallbackText);
-    const body = { status: 'sent' as const, fallbackText };
-    const options = appendOptions(this.#init.checked.request);
-    const { status, revision } = await this.#init.api.messages.complete(this.messageId, body, options);
+    const init = {
+      params: { message_id: this.messageId },
+      body: { status: 'sent', fallbackText },
+      options: appendOptions(this.#init.checked.request),
+    };
+    const { status, revision } = await this.#init.api.transport.request('messages.complete', init);
     return { status, revision };
   }
 
@@ -402,21 +402,12 @@ export function noteAfter(text: string, note: string): string {
 }
 
 /**
- * The parts of a client a reply uses: the resources' append, complete and history (the messages
- * resource hands them over), and the transport for the streamed start, which no JSON method covers.
+ * The parts of a client a reply uses: the transport (the start, append and complete calls) and the
+ * history it reads back (the messages resource hands it over).
  * @internal
  */
 export interface ReplyApi {
   readonly transport: Transport;
-  readonly messages: {
-    append(
-      id: string,
-      blockId: string,
-      body: AppendRequest,
-      options?: RequestOptions,
-    ): Promise<AppendResponse>;
-    complete(id: string, body: CompleteRequest, options?: RequestOptions): Promise<CompleteResponse>;
-  };
   readonly conversations: {
     history(id: string, query?: ListMessagesQuery, options?: RequestOptions): AsyncIterable<Message>;
   };
@@ -453,9 +444,13 @@ export async function endCut(
   fallbackText = note.trim(),
 ): Promise<void> {
   const options = appendOptions(request);
-  if (note !== '') await api.messages.append(messageId, blockId, { path: '/text', value: note }, options);
-  await api.messages
-    .complete(messageId, { status: 'sent', fallbackText }, options)
+  if (note !== '') {
+    const params = { message_id: messageId, block_id: blockId };
+    await api.transport.request('messages.append', { params, body: { path: '/text', value: note }, options });
+  }
+  const body = { status: 'sent', fallbackText };
+  await api.transport
+    .request('messages.complete', { params: { message_id: messageId }, body, options })
     .catch((error: unknown) => {
       if (!isNotStreaming(error)) throw error;
     });
