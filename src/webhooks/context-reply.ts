@@ -39,7 +39,7 @@ import {
 } from '../telemetry.js';
 import type { BotFileReplyResult, BotReplyOptions, BotReplyResult, BotRuntime } from './bot-types.js';
 import { DEDUPE_RETENTION_MS } from './lanes.js';
-import { createDeadlines, type Deadline, type Deadlines } from './timers.js';
+import { createDeadlines, type Deadline } from './timers.js';
 
 /** One quick reply: a button whose click posts `label` and delivers `{ actionId, value }` back. */
 export interface QuickReply {
@@ -127,12 +127,40 @@ export function createReplies(bot: BotRuntime, to: ReplyTarget) {
   // The run's typing renewals, every 8 s (under the service's 10 s lifetime), under one timer; a
   // forgotten indicator keeps no process alive.
   const renewals = createDeadlines(8000, false);
-  const showTyping = () =>
-    keepTyping(
-      (state) => client.conversations.typing(conversationId, { state }),
-      renewals,
-      (error) => bot.warn('a typing call failed', { ...to.log, error }),
-    );
+  const sendTyping = (state: 'start' | 'stop') =>
+    client.conversations
+      .typing(conversationId, { state })
+      .then(undefined, (error: unknown) => bot.warn('a typing call failed', { ...to.log, error }));
+  /**
+   * Starts the indicator and renews it until stopped, each renewal scheduled only after the last one
+   * answered, so slow answers never pile up.
+   */
+  const showTyping = async (): Promise<StopTyping> => {
+    let stopped = false;
+    let renewal: Deadline | undefined;
+    let pending = sendTyping('start');
+    const renew = () => {
+      renewal = renewals.add(() => {
+        pending = sendTyping('start');
+        void pending.then(() => {
+          if (!stopped) renew();
+        });
+      }, undefined);
+    };
+    await pending;
+    renew();
+    let stopping: Promise<void> | undefined;
+    return () => {
+      stopping ??= (async () => {
+        stopped = true;
+        if (renewal) renewals.remove(renewal);
+        // Let a renewal in flight land first, so the `stop` is the last state the service sees.
+        await pending;
+        await sendTyping('stop');
+      })();
+      return stopping;
+    };
+  };
 
   /** Refuses once the run's signal fired, else sends inside the reply's span. */
   const guarded = <T extends object>(what: string, transport: Transport, send: () => Promise<T>) => {
@@ -270,41 +298,6 @@ const quickRepliesBlock = (quickReplies: readonly QuickReply[]): SendBlock => ({
     behavior: { type: 'postback' as const, value: value ?? actionId },
   })),
 });
-
-/**
- * Starts the indicator and renews it on `renewals` until stopped, each renewal scheduled only after
- * the last one answered, so slow answers never pile up.
- */
-async function keepTyping(
-  send: (state: 'start' | 'stop') => Promise<unknown>,
-  renewals: Deadlines,
-  onError: (error: unknown) => void,
-): Promise<StopTyping> {
-  let stopped = false;
-  let renewal: Deadline | undefined;
-  let pending = send('start').catch(onError);
-  const renew = () => {
-    renewal = renewals.add(() => {
-      pending = send('start').catch(onError);
-      void pending.then(() => {
-        if (!stopped) renew();
-      });
-    }, undefined);
-  };
-  await pending;
-  renew();
-  let stopping: Promise<void> | undefined;
-  return () => {
-    stopping ??= (async () => {
-      stopped = true;
-      if (renewal) renewals.remove(renewal);
-      // Let a renewal in flight land first, so the `stop` is the last state the service sees.
-      await pending;
-      await send('stop').catch(onError);
-    })();
-    return stopping;
-  };
-}
 
 /**
  * The source's chunks. A non-empty one (the reply's message appears with the first) stops the typing
