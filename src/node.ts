@@ -4,14 +4,7 @@
 // Chat SDK's webhook) through a Request and a Response.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  type ReadBody,
-  readBody,
-  toRequest,
-  UnbridgeableRequest,
-  writeError,
-  writeResponse,
-} from './node-bridge.js';
+import { readBody, toRequest, UnbridgeableRequest, writeError, writeResponse } from './node-bridge.js';
 import type { Bot } from './webhooks/bot-types.js';
 import { type DeliveryAnswer, NOT_POST } from './webhooks/delivery.js';
 import { MAX_DELIVERY_BYTES } from './webhooks/verify.js';
@@ -47,39 +40,34 @@ const PARSED_BODY_MESSAGE =
 
 /**
  * The raw body: what a raw or text body parser left in `req.body`, else the unread stream (up to the
- * limit). `undefined` when a parser consumed the stream and left only a parsed object.
+ * limit). `undefined` once a 400 (a parser consumed the stream and left only a parsed object) or a
+ * 413 (over the limit) was written instead.
  */
-async function rawBody(req: IncomingMessage, limit: number): Promise<ReadBody | undefined> {
+async function rawBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+): Promise<Buffer | undefined> {
   const parsed: unknown = (req as { body?: unknown }).body;
+  let bytes: Buffer | undefined;
   if (parsed instanceof Uint8Array || typeof parsed === 'string') {
-    const bytes =
+    bytes =
       typeof parsed === 'string'
         ? Buffer.from(parsed)
         : Buffer.from(parsed.buffer, parsed.byteOffset, parsed.byteLength);
-    return bytes.byteLength > limit ? { complete: false, head: [bytes] } : { complete: true, bytes };
-  }
-  // body-parser marks what it consumed with `_body`; an untouched stream can still be read here.
-  const consumed = (req as { _body?: unknown })._body === true || req.readableEnded;
-  if (parsed !== undefined && parsed !== null && consumed) return undefined;
-  return readBody(req, limit);
-}
-
-/**
- * The bytes of a body read whole, or `undefined` once a 400 (parsed already) or a 413 (over the
- * limit) was written for it.
- */
-function bodyOrRefusal(body: ReadBody | undefined, res: ServerResponse, limit: number): Buffer | undefined {
-  if (body === undefined) {
+  } else if (parsed != null && ((req as { _body?: unknown })._body === true || req.readableEnded)) {
+    // A body parser consumed the stream (body-parser marks that with `_body`): only its object is left.
     writeError(res, 400, 'body_already_parsed', PARSED_BODY_MESSAGE);
     return undefined;
+  } else {
+    const read = await readBody(req, limit);
+    if (read.complete) return read.bytes;
   }
-  if (!body.complete) {
-    // The rest is never read: the connection closes after the answer instead.
-    res.shouldKeepAlive = false;
-    writeError(res, 413, 'payload_too_large', `the body is over ${limit} bytes`);
-    return undefined;
-  }
-  return body.bytes;
+  if (bytes !== undefined && bytes.byteLength <= limit) return bytes;
+  // The rest is never read: the connection closes after the answer instead.
+  res.shouldKeepAlive = false;
+  writeError(res, 413, 'payload_too_large', `the body is over ${limit} bytes`);
+  return undefined;
 }
 
 /**
@@ -92,7 +80,7 @@ function nodeHandler(
 ): NodeHandler {
   return async (req, res, next) => {
     try {
-      const body = bodyOrRefusal(await rawBody(req, maxBodyBytes), res, maxBodyBytes);
+      const body = await rawBody(req, res, maxBodyBytes);
       if (body !== undefined) await serve(req, res, body);
     } catch (error) {
       if (next) return next(error);
