@@ -1,6 +1,6 @@
 // Routes: method, path pattern, which credential, which body schema, its retry class, and the rule
 // that answers. The entry (service.ts) applies the checks in PROTOCOL.md's order.
-import type * as z from 'zod/mini';
+import * as z from 'zod/mini';
 import { type CallerKind, type EndpointKey, endpoints, type RetryClass } from '../endpoints.js';
 import type { FaultSpec } from '../schemas/mock-control.js';
 import type { Caller, CallerOf } from './access.js';
@@ -31,8 +31,8 @@ export interface Route<Body = unknown, C extends Caller | undefined = Caller | u
   /** The path split at `/` once; a `:name` segment is a parameter. */
   segments: readonly string[];
   auth: CallerKind;
-  /** The strict request schema of the JSON body; absent when the endpoint takes none. */
-  body?: z.ZodMiniType<Body> | undefined;
+  /** The strict request schema of the JSON body (NO_BODY when the endpoint takes none). */
+  body: z.ZodMiniType<Body>;
   /** The endpoint's key in the table (endpoints.ts); absent for the control surface. */
   key?: EndpointKey;
   /** `keyed`: the mock deduplicates the request by its `Idempotency-Key` (endpoints.ts). */
@@ -42,14 +42,17 @@ export interface Route<Body = unknown, C extends Caller | undefined = Caller | u
   handle(ctx: RouteContext<Body, C>): Answer | Promise<Answer>;
 }
 
+/** The body schema of an endpoint that takes none: nothing, or an empty JSON object. */
+const NO_BODY: z.ZodMiniType<Record<string, never>> = z.strictObject({});
+
 /** A route of the control surface under `/_mock` (no credential), its body typed by its schema. */
-export function control<S extends z.ZodMiniType = z.ZodMiniType<undefined>>(
+export function control<S extends z.ZodMiniType = typeof NO_BODY>(
   method: string,
   path: string,
   handle: Route<z.output<S>>['handle'],
   body?: S,
 ): Route {
-  return { method, path, segments: path.split('/'), auth: 'none', body, handle } as Route;
+  return { method, path, segments: path.split('/'), auth: 'none', body: body ?? NO_BODY, handle } as Route;
 }
 
 /**
@@ -64,7 +67,7 @@ export function endpoint<K extends EndpointKey, S extends z.ZodMiniType = Endpoi
   },
 ): Route {
   const { method, path, caller, retry, ...schemas } = endpoints[key];
-  const body = rule.body ?? ('request' in schemas ? schemas.request : undefined);
+  const body = rule.body ?? ('request' in schemas ? schemas.request : NO_BODY);
   return { key, method, path, segments: path.split('/'), auth: caller, retry, ...rule, body } as Route;
 }
 
@@ -72,7 +75,7 @@ type EndpointBody<K extends EndpointKey> = (typeof endpoints)[K] extends {
   request: infer S extends z.ZodMiniType;
 }
   ? S
-  : z.ZodMiniType<undefined>;
+  : typeof NO_BODY;
 
 /** The route for a request and its path parameters; 404 when no route has the path. */
 export function matchRoute(

@@ -115,7 +115,7 @@ async function dispatch(world: MockWorld, request: MockRequest): Promise<Answer>
     while (raw?.trim() === '');
     raw ??= '';
   }
-  const body = parseBody(route, raw);
+  const body = raw === undefined ? undefined : checkJson(route.body, decodeJson(raw));
   const ctx: RouteContext = { world, request, params, caller, body, fault, lines };
   // Keyed routes all take a credential, so a caller is known.
   let keyed: KeyRecord | undefined =
@@ -125,8 +125,7 @@ async function dispatch(world: MockWorld, request: MockRequest): Promise<Answer>
   if (keyed?.replay) return late(replayAnswer(keyed.replay, ctx), fault, undefined);
   let response: Answer;
   try {
-    const handled = route.handle(ctx);
-    response = handled instanceof Promise ? await handled : handled;
+    response = await route.handle(ctx);
   } catch (error) {
     if (keyed) settleKeyed(keyed, undefined);
     throw error;
@@ -144,32 +143,16 @@ async function dispatch(world: MockWorld, request: MockRequest): Promise<Answer>
  * Commits a finished answer (stores its replay); a delay fault holds it first (the key stays in
  * flight meanwhile, so a second request with it meets 409), drop_after_commit loses it after.
  */
-function late(
+async function late(
   response: Answer,
   fault: FaultSpec | undefined,
   commit: (() => void) | undefined,
-): Answer | Promise<Answer> {
-  if (fault?.fault !== 'delay' && fault?.fault !== 'drop_after_commit') {
-    commit?.();
-    return response;
-  }
-  return (async () => {
-    if (fault.fault === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.delay_ms));
-    commit?.();
-    if (fault.fault !== 'drop_after_commit') return response;
-    if (response instanceof Response) await response.body?.cancel().catch(() => undefined);
-    return Response.error();
-  })();
-}
-
-function parseBody(route: Route, raw: string | undefined): unknown {
-  if (raw === undefined) return undefined;
-  const value = decodeJson(raw);
-  if (route.body) return checkJson(route.body, value);
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length > 0) {
-    throw invalid('body: this endpoint takes no body');
-  }
-  return undefined;
+): Promise<Answer> {
+  if (fault?.fault === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.delay_ms));
+  commit?.();
+  if (fault?.fault !== 'drop_after_commit') return response;
+  if (response instanceof Response) await response.body?.cancel().catch(() => undefined);
+  return Response.error();
 }
 
 /** The routes of `/v1` and of the upload and download URLs. */

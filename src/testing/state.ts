@@ -124,43 +124,30 @@ export interface FaultRecord {
   remaining: number;
 }
 
-/** Every piece of mutable state of the mock. */
-export interface MockState {
-  users: Map<string, UserRecord>;
-  agents: Map<string, AgentRecord>;
-  /** Bearer token (agent key or user session) to its holder, so no request scans every record. */
-  callers: Map<string, Caller>;
-  conversations: Map<string, ConversationRecord>;
-  /** Message id to message, across conversations. */
-  messages: Map<string, MessageRecord>;
-  attachments: Map<string, AttachmentRecord>;
-  invites: Map<string, InviteRecord>;
-  /** Keys by scope (caller, method, path), then by the key. */
-  idempotency: Map<string, Map<string, KeyRecord>>;
-  faults: FaultRecord[];
-  requests: RequestLogEntry[];
-  deliveries: Delivery[];
-  /** Bumped by reset(), so work begun before it cannot write into the new state. */
-  generation: number;
-}
-
-/** Empty state. */
-export function createState(generation = 0): MockState {
+/** Empty state: every piece of mutable state of the mock. */
+export function createState(generation = 0) {
   return {
-    users: new Map(),
-    agents: new Map(),
-    callers: new Map(),
-    conversations: new Map(),
-    messages: new Map(),
-    attachments: new Map(),
-    invites: new Map(),
-    idempotency: new Map(),
-    faults: [],
-    requests: [],
-    deliveries: [],
+    users: new Map<string, UserRecord>(),
+    agents: new Map<string, AgentRecord>(),
+    /** Bearer token (agent key or user session) to its holder, so no request scans every record. */
+    callers: new Map<string, Caller>(),
+    conversations: new Map<string, ConversationRecord>(),
+    /** Message id to message, across conversations. */
+    messages: new Map<string, MessageRecord>(),
+    attachments: new Map<string, AttachmentRecord>(),
+    invites: new Map<string, InviteRecord>(),
+    /** Keys by scope (caller, method, path), then by the key. */
+    idempotency: new Map<string, Map<string, KeyRecord>>(),
+    faults: [] as FaultRecord[],
+    requests: [] as RequestLogEntry[],
+    deliveries: [] as Delivery[],
+    /** Bumped by reset(), so work begun before it cannot write into the new state. */
     generation,
   };
 }
+
+/** Every piece of mutable state of the mock. */
+export type MockState = ReturnType<typeof createState>;
 
 /** How the mock sends a webhook: a Web-standard fetch. */
 type FetchLike = (request: Request) => Promise<Response>;
