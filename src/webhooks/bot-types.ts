@@ -271,13 +271,11 @@ export type ContextFor<T extends string> = T extends 'message.received' | 'menti
 /** A handler; it may return a promise, which the delivery waits for. */
 export type Handler<C> = (ctx: C) => unknown;
 
-/** What an error handler learns about a failure. */
-export interface BotErrorInfo {
-  /** The event whose handling failed, when it got that far. */
-  event?: WebhookEvent;
-  /** The webhook id of the delivery. */
-  webhookId?: string;
-}
+/**
+ * What an error handler learns about a failure: the event whose handling failed, when it got that
+ * far, and the webhook id of its delivery.
+ */
+export interface BotErrorInfo extends Partial<Pick<EventContext, 'event' | 'webhookId'>> {}
 
 /** Options of {@link Bot.close}. */
 export interface BotCloseOptions {
