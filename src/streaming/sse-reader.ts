@@ -1,12 +1,7 @@
 // The reader: a `text/event-stream` body as validated stream events, bounded by time without an event.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import {
-  AgentMessagingError,
-  ConnectionError,
-  InvalidResponseError,
-  RequestAbortedError,
-  TimeoutError,
-} from '../core/errors.js';
+import { AgentMessagingError, ConnectionError, InvalidResponseError, TimeoutError } from '../core/errors.js';
+import { abortedError } from '../core/retry.js';
 import { type MessagePatchEvent, parseStreamEvent, type StreamEvent } from '../schemas/stream.js';
 
 /** How long a stream may stay silent by default: four times the service's 15 s keep-alive. */
@@ -85,10 +80,10 @@ export async function* readStreamEventBatches(
     else
       interrupt(new TimeoutError(`The event stream sent no event for ${idleTimeoutMs} ms (idleTimeoutMs).`));
   };
-  const onAbort = () => interrupt(aborted(signal));
+  const onAbort = () => interrupt(abortedError(signal as AbortSignal));
   let ended = false;
   try {
-    if (signal?.aborted) throw aborted(signal);
+    if (signal?.aborted) throw abortedError(signal);
     signal?.addEventListener('abort', onAbort, { once: true });
     for (;;) {
       if (waitingSince < 0) waitingSince = performance.now();
@@ -149,13 +144,9 @@ function decodeEvent(message: EventSourceMessage): StreamEvent | Error {
 const labelOf = (message: EventSourceMessage) => message.event ?? 'message';
 
 function readFailure(error: unknown, signal: AbortSignal | undefined): unknown {
-  if (signal?.aborted) return aborted(signal);
+  if (signal?.aborted) return abortedError(signal);
   if (AgentMessagingError.is(error)) return error;
   return new ConnectionError('The event stream broke before it was complete.', { cause: error });
-}
-
-function aborted(signal: AbortSignal | undefined): RequestAbortedError {
-  return new RequestAbortedError('The stream was aborted by its signal.', { cause: signal?.reason });
 }
 
 // `message.patch` is nearly every event of a stream, and the zod check costs more than JSON.parse
