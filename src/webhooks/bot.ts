@@ -19,7 +19,7 @@ import {
 import { createLanes, DEFAULT_GAP_WAIT_MS } from './lanes.js';
 import { createRun } from './message-context.js';
 import { createQuestions } from './questions.js';
-import { createRouter, type RouterOptions } from './router.js';
+import { checkHandler, createRouter, type RouterOptions } from './router.js';
 import { createDeadlines, within } from './timers.js';
 import { DEFAULT_TOLERANCE_SEC, secretSigners } from './verify.js';
 
@@ -229,8 +229,7 @@ export function createBot(options: BotOptions): Bot {
     }),
     fireDueQuestions: () => questions.fireDue(),
     onError: chained((handler: unknown) => {
-      if (typeof handler !== 'function')
-        throw new ValidationError([{ field: 'handler', message: 'must be a function' }], 'bot.onError');
+      checkHandler(handler, 'bot.onError');
       errorHandlers.push(handler as (typeof errorHandlers)[number]);
     }),
     idle: work.idle,

@@ -36,6 +36,7 @@ import {
   inSpan,
   recordMetric,
   recoveriesOf,
+  type SpanAttributes,
 } from '../telemetry.js';
 import type { BotFileReplyResult, BotReplyOptions, BotReplyResult, BotRuntime } from './bot-types.js';
 import { DEDUPE_RETENTION_MS } from './lanes.js';
@@ -327,25 +328,23 @@ type Transport = 'send' | 'stream' | 'file';
 async function inReplySpan<T extends object>(transport: Transport, send: () => Promise<T>): Promise<T> {
   const span = childSpan('agent-messaging.reply', { 'reply.transport': transport });
   const started = performance.now();
+  const end = (outcome: string, error: unknown, attributes: SpanAttributes = {}) => {
+    annotate(span, { 'reply.outcome': outcome, 'reply.recoveries': recoveriesOf(span), ...attributes });
+    recordMetric('replies', 1, { 'reply.outcome': outcome, 'reply.transport': transport });
+    endSpan(span, error);
+  };
   try {
     const result = await inSpan(span, send);
     const { text, outcome = 'complete' } = result as { text?: string; outcome?: string };
-    annotate(span, {
-      'reply.outcome': outcome,
+    const cut =
+      outcome === 'interrupted' ? new Error('the reply was cut short and marked interrupted') : undefined;
+    end(outcome, cut, {
       'reply.chars': text?.length,
-      'reply.recoveries': recoveriesOf(span),
       'reply.duration_ms': Math.round(performance.now() - started),
     });
-    recordMetric('replies', 1, { 'reply.outcome': outcome, 'reply.transport': transport });
-    endSpan(
-      span,
-      outcome === 'interrupted' ? new Error('the reply was cut short and marked interrupted') : undefined,
-    );
     return result;
   } catch (error) {
-    annotate(span, { 'reply.outcome': 'failed', 'reply.recoveries': recoveriesOf(span) });
-    recordMetric('replies', 1, { 'reply.outcome': 'failed', 'reply.transport': transport });
-    endSpan(span, error);
+    end('failed', error);
     throw error;
   }
 }

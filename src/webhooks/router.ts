@@ -39,7 +39,8 @@ function checkPattern(pattern: unknown, operation: string, strings: string): Reg
   return pattern as string;
 }
 
-function checkHandler(handler: unknown, operation: string): void {
+/** Refuses a handler (or middleware) that is not a function, naming `handler`. @internal */
+export function checkHandler(handler: unknown, operation: string): void {
   if (typeof handler !== 'function') fail('handler', 'must be a function', operation);
 }
 

@@ -45,8 +45,7 @@ export function createSessions(store: BotStore, options: SessionOptions = {}) {
   return async (ctx: MessageContext, run: () => Promise<void>): Promise<void> => {
     const key = `session:${ctx.conversationId}`;
     const loaded = await store.get(key);
-    const session = loaded === undefined ? initial() : (JSON.parse(loaded) as BotSession);
-    ctx.session = session;
+    ctx.session = loaded === undefined ? initial() : (JSON.parse(loaded) as BotSession);
     await run();
     // The handler may have replaced the object as well as changed it.
     const next = JSON.stringify(ctx.session ?? {});
