@@ -118,7 +118,7 @@ export class EventIterator implements AsyncIterableIterator<StreamEvent, undefin
       }
       if (read.done) {
         this.#finish();
-        if (!this.#builder.current?.completed) {
+        if (!this.#builder.snapshot()?.completed) {
           throw new ConnectionError(
             'The event stream ended before message.completed; the message may still be streaming.',
           );

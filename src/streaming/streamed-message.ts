@@ -59,12 +59,6 @@ export class StreamedMessageBuilder {
   // (Long patches are concatenated as they come: joining them would copy more than it saves.)
   readonly #pending: string[] = [];
 
-  /** The message so far, or undefined before `message.started`. */
-  get current(): StreamedMessage | undefined {
-    this.#flush();
-    return this.#message;
-  }
-
   /**
    * Applies one event; false when it was an exact repeat of an applied one (dropped). Events of
    * unknown types and patches of unknown ops change nothing but their seq.
