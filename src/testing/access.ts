@@ -2,7 +2,7 @@
 // 401 for the wrong kind), membership (404, SPEC rule 1 for every conversation-scoped call) and
 // permission (403, PROTOCOL.md section 2).
 import type { CallerKind } from '../endpoints.js';
-import { forbidden, type HeaderReader, MockError, notFound } from './http.js';
+import { forbidden, MockError, notFound } from './http.js';
 import type { RouteContext } from './router.js';
 import type { AgentRecord, ConversationRecord, MessageRecord, MockState, UserRecord } from './state.js';
 
@@ -22,7 +22,7 @@ export type CallerOf<K extends CallerKind> = K extends 'none'
 const unauthorized = (message: string) => new MockError(401, 'unauthorized', message);
 
 /** The caller of the request, checked against what the endpoint takes; 401 otherwise. */
-export function authenticate(state: MockState, headers: HeaderReader, kind: CallerKind): Caller | undefined {
+export function authenticate(state: MockState, headers: Headers, kind: CallerKind): Caller | undefined {
   if (kind === 'none') return undefined;
   const header = headers.get('authorization');
   const token = header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];

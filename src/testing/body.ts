@@ -2,7 +2,7 @@
 // NDJSON body of a streaming send read line by line while the answer streams back.
 import type * as z from 'zod/mini';
 import { describeIssues, safeParse } from '../schemas/issues.js';
-import { type HeaderReader, invalid, MAX_BODY_BYTES, MockError, type RequestBody } from './http.js';
+import { invalid, MAX_BODY_BYTES, MockError, type RequestBody } from './http.js';
 
 /** Checks a decoded JSON value against a strict schema; 400 `invalid_request` naming each bad field. */
 export function checkJson<S extends z.ZodMiniType>(schema: S, value: unknown, root = 'body'): z.output<S> {
@@ -39,7 +39,7 @@ export function loggedBody(text: string, bytes?: number, over = false): string {
 }
 
 /** True when the request body is NDJSON (the streamed input of PROTOCOL.md section 8). */
-export function isNdjson(headers: HeaderReader): boolean {
+export function isNdjson(headers: Headers): boolean {
   return /^application\/x-ndjson\b/i.test(headers.get('content-type') ?? '');
 }
 

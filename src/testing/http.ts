@@ -1,7 +1,7 @@
 // Requests and answers as the mock's one entry (service.ts) reads and writes them: a request from any
-// door as a MockRequest (a node:http request's headers read in place, no Fetch `Headers` or `Request`
-// built for it), answers in the wire's shape (JSON bodies, the error body of PROTOCOL.md section 2,
-// Request-Id), a JSON answer kept as text until a door writes it.
+// door as a MockRequest (no Fetch `Request` built for a node:http request), answers in the wire's
+// shape (JSON bodies, the error body of PROTOCOL.md section 2, Request-Id), a JSON answer kept as
+// text until a door writes it.
 import type { ErrorCode } from '../schemas/errors.js';
 
 /** The code PROTOCOL.md section 2 gives each error status, for a fault that names none. */
@@ -98,14 +98,6 @@ export function mediaType(contentType: string | null | undefined): string | unde
 /** 1 MiB: the largest JSON body the service reads (PROTOCOL.md section 2). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** The headers of a request, read as Fetch `Headers` reads them. */
-export interface HeaderReader {
-  /** The value of a header (any case), duplicates joined with `, `; null when absent. */
-  get(name: string): string | null;
-  /** Every header in Fetch's order: lower-case names, sorted. */
-  forEach(callback: (value: string, name: string) => void): void;
-}
-
 /**
  * A request body: bytes a door read whole, or a stream (NDJSON, a large upload, a Fetch body). A
  * rule that reads it whole or as a stream wraps it in a Response (bytes read whole are copied).
@@ -117,52 +109,11 @@ export interface MockRequest {
   /** The method as sent (upper case from the loopback door). */
   readonly method: string;
   readonly url: URL;
-  readonly headers: HeaderReader;
+  readonly headers: Headers;
   readonly body: RequestBody;
   /**
    * A Fetch request's signal: an event stream stops following, and its body errors, when it aborts
    * (the loopback door cancels the body instead, when its client goes away).
    */
   readonly signal?: AbortSignal | undefined;
-}
-
-/**
- * A node:http request's headers (`rawHeaders`: name, value, name, value...) read the way a Fetch
- * `Headers` built from them reads them: names in lower case and sorted, duplicates joined with `, `
- * (each `set-cookie` apart, as Fetch iterates them).
- */
-export class RawHeaders implements HeaderReader {
-  // Two arrays side by side, searched in order: a request has a handful of headers, fewer than it
-  // takes for a Map (built and grown per request) to pay.
-  readonly #names: string[] = [];
-  readonly #values: string[] = [];
-  readonly #cookies: string[] = [];
-
-  constructor(raw: readonly string[]) {
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = raw[i]!.toLowerCase();
-      // node:http's parser has already taken the spaces and tabs off both ends, as Fetch would.
-      const value = raw[i + 1]!;
-      if (name === 'set-cookie') this.#cookies.push(value);
-      const at = this.#names.indexOf(name);
-      if (at === -1) {
-        this.#names.push(name);
-        this.#values.push(value);
-      } else {
-        this.#values[at] = `${this.#values[at]}, ${value}`;
-      }
-    }
-  }
-
-  get(name: string): string | null {
-    const at = this.#names.indexOf(name.toLowerCase());
-    return at === -1 ? null : this.#values[at]!;
-  }
-
-  forEach(callback: (value: string, name: string) => void): void {
-    for (const name of [...this.#names].sort()) {
-      if (name === 'set-cookie') for (const cookie of this.#cookies) callback(cookie, name);
-      else callback(this.#values[this.#names.indexOf(name)]!, name);
-    }
-  }
 }

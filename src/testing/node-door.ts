@@ -1,6 +1,6 @@
 // The loopback door: a real node:http server on 127.0.0.1 in front of the mock's one entry, over the
 // shared node:http bridge (../node-bridge.ts). A request becomes a MockRequest as node:http parsed it
-// (its raw headers read in place; a JSON body read whole, an NDJSON body or a body past the limit as
+// (its headers as Fetch `Headers`; a JSON body read whole, an NDJSON body or a body past the limit as
 // a stream, so a streamed send is applied line by line while its event stream flows back). The
 // loopback guard and the emulator page, which only this door has, come first. A JSON answer goes out
 // as its text in one write, any other answer through the bridge.
@@ -16,7 +16,6 @@ import {
   JsonAnswer,
   MAX_BODY_BYTES,
   type MockRequest,
-  RawHeaders,
   type RequestBody,
   withHeaders,
 } from './http.js';
@@ -88,7 +87,9 @@ async function answer(entry: Entry, req: IncomingMessage, res: ServerResponse, o
       `the request target ${JSON.stringify(target)} is not a URL`,
     );
   }
-  const headers = new RawHeaders(req.rawHeaders);
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2)
+    headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   const request: MockRequest = { method, url, headers, body: await bodyOf(req, res, isNdjson(headers)) };
   const refusal = loopbackRefusal(request);
   const answer = refusal
