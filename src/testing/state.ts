@@ -1,6 +1,9 @@
 // The whole service as plain data, and the world every rule receives: the state, the clock, the
 // options, and the live parts (open event streams, webhook deliveries, the live feed) that are not
 // plain data. Rules are functions over these; nothing in the state does I/O.
+import type * as z from 'zod/mini';
+import type { RegisterAgentRequest } from '../schemas/agents.js';
+import type { CreateAttachmentRequest } from '../schemas/attachments.js';
 import type { SendBlock } from '../schemas/messages.js';
 import type { Delivery, FaultSpec, RequestLogEntry } from '../schemas/mock-control.js';
 import type { Caller } from './access.js';
@@ -20,14 +23,10 @@ export interface UserRecord {
   installs: Map<string, string>;
 }
 
-/** A registered agent with its credentials. */
-export interface AgentRecord {
+/** A registered agent (what it registered with) and its credentials. */
+export interface AgentRecord extends z.output<typeof RegisterAgentRequest> {
   id: string;
-  handle: string;
-  display_name: string;
   status: 'pending_webhook' | 'active';
-  webhook_url: string;
-  capabilities: string[];
   webhook_status: 'unverified' | 'verified';
   api_key: string;
   webhook_secret: string;
@@ -88,12 +87,9 @@ export interface MessageRecord {
 }
 
 /** An upload handle and, once uploaded, its bytes. */
-export interface AttachmentRecord {
+export interface AttachmentRecord extends z.output<typeof CreateAttachmentRequest> {
   id: string;
   agent_id: string;
-  name: string;
-  mime_type: string;
-  size_bytes: number;
   expires_at: Date;
   upload_token: string;
   download_token: string;
