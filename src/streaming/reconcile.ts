@@ -1,35 +1,8 @@
-// Pure rules of recovery: how the text the service holds compares with the text a reply handed
-// it, when a failed step is worth reading back for, and the error for a message that holds other text.
+// Pure rules of recovery: when a failed step is worth reading back for, and the error for a message
+// that holds other text than the reply wrote.
 import { ConflictError } from '../core/api-error.js';
 import { AgentMessagingError, ConnectionError, InvalidResponseError, TimeoutError } from '../core/errors.js';
 import { isTransient, retryDelayMs } from '../core/retry.js';
-
-/**
- * The text the service is missing of `expected` (the text the reply expects once every handed batch
- * is applied), from what it holds (`state`). Appends apply whole and in order, so the text applied
- * is a prefix of `expected`; text beyond it, or text no prefix explains, is text the reply never
- * wrote (another writer's, or a line applied after the writer read back): a ReplyMismatchError. Text
- * missing from a message already completed can no longer be added, and is an error too.
- * @internal
- */
-export function missingText(
-  expected: string,
-  state: { text: string; status: string; revision: number | undefined },
-  messageId: string,
-  revision: number,
-  operation: string,
-): string {
-  if (!expected.startsWith(state.text)) {
-    throw new ReplyMismatchError(messageId, expected.length, state.text.length, revision, state.revision);
-  }
-  const missing = expected.slice(state.text.length);
-  if (missing !== '' && state.status !== 'streaming') {
-    throw new AgentMessagingError(
-      `${operation}: message ${messageId} was completed before all of the reply's text was applied.`,
-    );
-  }
-  return missing;
-}
 
 /** Whether a failed step found the message no longer streaming (completed meanwhile). @internal */
 export const isNotStreaming = (error: unknown) =>

@@ -21,7 +21,7 @@ import {
 } from '../schemas/messages.js';
 import { annotateActive, recordRecovery } from '../telemetry.js';
 import type { CheckedReplyOptions, ReplyOutcome, ReplyResult, ReplyTransport } from './options.js';
-import { isNotStreaming, missingText, ReplyMismatchError, recoveryDelayMs } from './reconcile.js';
+import { isNotStreaming, ReplyMismatchError, recoveryDelayMs } from './reconcile.js';
 import { type HeldReply, leaseLost } from './reply-lease.js';
 import type { StreamSink } from './stream-sink.js';
 import { WriteBuffer } from './write-buffer.js';
@@ -50,6 +50,13 @@ const MAX_RECOVERIES = 3;
 // How long lines in flight at a cut get to land before the writer sends what is missing: a period,
 // renewed while they keep landing (MAX_SETTLE_PERIODS).
 const SETTLE_MS = 500;
+
+// How often the message is read again while lines sent before a cut may still land.
+const SETTLE_POLL_MS = 50;
+
+// The longest a settle goes on while lines keep landing, in settle periods: the protocol has no
+// fence for lines already in the service's pipeline, so the wait stays bounded (issue 11, outcome 4).
+const MAX_SETTLE_PERIODS = 10;
 
 /**
  * A reply being written into a streaming message. Writes are buffered and sent in batches (the
@@ -81,8 +88,6 @@ export class ReplyWriter {
   readonly #initialText: string;
   /** Characters the block may still take within the message's limit. */
   readonly #room: number;
-  /** How long a stalled or cut connection gets for lines in flight to land. */
-  readonly #settleMs: number;
   /** The open stream; undefined once text goes through the append endpoint. */
   #stream: StreamSink | undefined;
   #written = '';
@@ -112,7 +117,6 @@ export class ReplyWriter {
     const texts = shape.content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
     this.#initialText = texts[0] ?? '';
     this.#room = MAX_MESSAGE_TEXT - texts.join('').length;
-    this.#settleMs = Math.min(SETTLE_MS, checked.progressTimeoutMs);
     this.#buffer = new WriteBuffer((batch) => this.#send(batch), checked.coalesce);
     if (init.finished !== undefined) {
       const { status, revision = 0, text } = init.finished;
@@ -315,10 +319,10 @@ export class ReplyWriter {
 
   /**
    * Runs one step (an append or the completion). The transport retried what it safely could; a
-   * failure left here may have been applied, so the writer stops the stream (lines in flight get
-   * `settleMs` to land, see `settledReadBack`), switches to the append endpoint, reads the message back, sends exactly the
-   * text the service is missing and repeats the step, while the failures are ones a read-back can
-   * cure. A completion found already applied is answered as is.
+   * failure left here may have been applied, so the writer stops the stream (lines in flight get a
+   * settle period to land, see `#readBack`), switches to the append endpoint, reads the message back,
+   * sends exactly the text the service is missing and repeats the step, while the failures are ones a
+   * read-back can cure. A completion found already applied is answered as is.
    */
   async #recovering<T>(step: () => Promise<T>, repeat?: () => Promise<T>) {
     let error: unknown;
@@ -350,19 +354,57 @@ export class ReplyWriter {
     throw error;
   }
 
-  /** The message as the service holds it; after a cut with lines in doubt, once they landed or `settleMs` passed. */
-  #readBack(inDoubt = 0): Promise<AppliedState> {
+  /**
+   * The message as the service holds it. After a cut with lines in doubt it is read again until its
+   * revision reaches the writer's (every change sent has landed), or until a settle period passed
+   * without a change landing: lines in flight when a connection was cut may still be applied, and
+   * text sent again before they land would be doubled. A service still draining its backlog (the
+   * revision grows) is waited for, up to MAX_SETTLE_PERIODS settle periods in all.
+   */
+  async #readBack(inDoubt = 0): Promise<AppliedState> {
     const { api, conversationId, started, checked } = this.#init;
     const read = () => readBack(api, conversationId, started, checked.request);
-    return inDoubt > 0
-      ? settledReadBack(read, this.#revision, this.#settleMs, checked.request.signal)
-      : read();
+    const settleMs = Math.min(SETTLE_MS, checked.progressTimeoutMs);
+    const begun = performance.now();
+    const cap = begun + settleMs * MAX_SETTLE_PERIODS;
+    let until = inDoubt > 0 ? begun + settleMs : begun;
+    let state = await read();
+    while ((state.revision ?? 0) < this.#revision && performance.now() < until) {
+      await sleep(SETTLE_POLL_MS, checked.request.signal);
+      const before = state.revision ?? 0;
+      state = await read();
+      // A change landed: the service is still applying what was in flight, so it gets another period.
+      if ((state.revision ?? 0) > before) until = Math.min(cap, performance.now() + settleMs);
+    }
+    return state;
   }
 
-  /** The text the service is missing of what was handed; a typed error when it holds other text. */
+  /**
+   * The text the service is missing of what was handed (the text expected once every handed batch is
+   * applied). Appends apply whole and in order, so the text applied is a prefix of it; text beyond
+   * it, or text no prefix explains, is text the reply never wrote (another writer's, or a line
+   * applied after the writer read back): a ReplyMismatchError. Text missing from a message already
+   * completed can no longer be added, and is an error too.
+   */
   #missing(state: AppliedState): string {
     const expected = this.#initialText + this.#handed;
-    return missingText(expected, state, this.messageId, this.#revision, this.#init.operation);
+    const { messageId } = this;
+    if (!expected.startsWith(state.text)) {
+      throw new ReplyMismatchError(
+        messageId,
+        expected.length,
+        state.text.length,
+        this.#revision,
+        state.revision,
+      );
+    }
+    const missing = expected.slice(state.text.length);
+    if (missing !== '' && state.status !== 'streaming') {
+      throw new AgentMessagingError(
+        `${this.#init.operation}: message ${messageId} was completed before all of the reply's text was applied.`,
+      );
+    }
+    return missing;
   }
 
   /** Stops the stream (answering how many of its lines are in doubt) and uses append from now on. */
@@ -485,38 +527,4 @@ export async function readBack(
   throw new AgentMessagingError(
     `message ${target.messageId} is not among the conversation's newest ${READ_BACK_LIMIT} messages, so the reply cannot be resumed.`,
   );
-}
-
-// How often the message is read again while lines sent before a cut may still land.
-const SETTLE_POLL_MS = 50;
-
-// The longest a settle goes on while lines keep landing, in settle periods: the protocol has no
-// fence for lines already in the service's pipeline, so the wait stays bounded (issue 11, outcome 4).
-const MAX_SETTLE_PERIODS = 10;
-
-/**
- * Reads the message back until its revision reaches `revision` (every change sent has landed), or
- * until `settleMs` passed without a change landing: lines in flight when a connection was cut may
- * still be applied, and text sent again before they land would be doubled. A service still draining
- * its backlog (the revision grows) is waited for, up to MAX_SETTLE_PERIODS settle periods in all.
- * @internal
- */
-export async function settledReadBack(
-  read: () => Promise<AppliedState>,
-  revision: number,
-  settleMs: number,
-  signal: AbortSignal | undefined,
-): Promise<AppliedState> {
-  const started = performance.now();
-  const cap = started + settleMs * MAX_SETTLE_PERIODS;
-  let until = started + settleMs;
-  let state = await read();
-  while ((state.revision ?? 0) < revision && performance.now() < until) {
-    await sleep(SETTLE_POLL_MS, signal);
-    const before = state.revision ?? 0;
-    state = await read();
-    // A change landed: the service is still applying what was in flight, so it gets another period.
-    if ((state.revision ?? 0) > before) until = Math.min(cap, performance.now() + settleMs);
-  }
-  return state;
 }
