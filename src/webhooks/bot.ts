@@ -19,7 +19,7 @@ import {
 import { createLanes, DEFAULT_GAP_WAIT_MS } from './lanes.js';
 import { createRun } from './message-context.js';
 import { createQuestions } from './questions.js';
-import { checkHandler, createRouter, type RouterOptions } from './router.js';
+import { checkHandler, createRouter } from './router.js';
 import { createDeadlines, within } from './timers.js';
 import { DEFAULT_TOLERANCE_SEC, secretSigners } from './verify.js';
 
@@ -124,9 +124,6 @@ export function createBot(options: BotOptions): Bot {
   const client = clientOf(options, issues);
   if (!client || issues.length > 0) throw new ValidationError(issues, 'createBot');
 
-  // The router asks the questions first once one is declared (bot.question sets its answer step).
-  const routing: RouterOptions = {};
-  const router = createRouter(routing);
   const errorHandlers: ((error: unknown, info: BotErrorInfo) => unknown)[] = [];
   const { logger, clock } = options;
   const store = options.store ?? createMemoryStore();
@@ -157,6 +154,9 @@ export function createBot(options: BotOptions): Bot {
   };
   const { report } = runtime;
   const questions = createQuestions(runtime);
+  // The router asks the questions first once one is declared (bot.question).
+  let asking = false;
+  const router = createRouter((ctx, isCommand) => asking && questions.take(ctx, isCommand));
   const run = createRun(runtime, router.dispatch, questions, options.session);
   const lanes = createLanes({
     store,
@@ -225,7 +225,7 @@ export function createBot(options: BotOptions): Bot {
     action: chained(router.action),
     question: chained((name: unknown, definition: unknown) => {
       questions.declare(name, definition);
-      routing.answer = questions.take;
+      asking = true;
     }),
     fireDueQuestions: () => questions.fireDue(),
     onError: chained((handler: unknown) => {

@@ -58,14 +58,11 @@ const foldCommand = (name: string) => name.replace(/[A-Z]+/g, (upper) => upper.t
 const thenable = (result: unknown): result is PromiseLike<unknown> =>
   typeof (result as PromiseLike<unknown> | undefined)?.then === 'function';
 
-/** What the router takes from the bot. @internal */
-export interface RouterOptions {
-  /** The answer step of the questions: true (or a promise of it) when a question took the message. */
-  answer?(ctx: MessageContext, isCommand: boolean): false | Promise<boolean>;
-}
-
-/** The router of one bot. @internal */
-export function createRouter(options: RouterOptions = {}) {
+/**
+ * The router of one bot. `answer` is the questions' answer step, asked first for every user message:
+ * true (or a promise of it) when a question took the message. @internal
+ */
+export function createRouter(answer: (ctx: MessageContext, isCommand: boolean) => false | Promise<boolean>) {
   const middleware: Middleware[] = [];
   const routes: Record<'action' | 'command' | 'hears', Route[]> = { action: [], command: [], hears: [] };
   const typed = new Map<string, Handler<EventContext>[]>();
@@ -94,7 +91,7 @@ export function createRouter(options: RouterOptions = {}) {
       const message = ctx as MessageContext;
       const picked = pick(message);
       // A pending question's answer goes to it (questions.ts), before the routes; commands never do.
-      const taken = options.answer?.(message, picked?.kind === 'command') ?? false;
+      const taken = answer(message, picked?.kind === 'command');
       if (taken !== false && (await taken)) {
         // Answered: the question's onAnswer ran instead of the routes.
         route = undefined;
