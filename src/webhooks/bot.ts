@@ -152,7 +152,6 @@ export function createBot(options: BotOptions): Bot {
     },
     track: work.track,
   };
-  const { report } = runtime;
   const questions = createQuestions(runtime);
   // The router asks the questions first once one is declared (bot.question).
   let asking = false;
@@ -170,7 +169,7 @@ export function createBot(options: BotOptions): Bot {
     history: async (conversationId, query, signal) =>
       (await client.conversations.listMessages(conversationId, query, { signal })).messages,
     run,
-    report,
+    report: runtime.report,
     debug: debugLog(logger),
   });
 
@@ -189,7 +188,7 @@ export function createBot(options: BotOptions): Bot {
     admit: lanes.admit,
     work,
     waitUntil: options.waitUntil,
-    report,
+    report: runtime.report,
     warn: runtime.warn,
   };
 
