@@ -79,7 +79,7 @@ function activeTracer(): OtelApi.Tracer | undefined {
 }
 
 /**
- * Starts a span named `name` under `parent` (or under the active context when none is given), with
+ * Starts a span named `name` under the context `parent` (or the active one when none is given), with
  * `attributes`; `undefined` when OpenTelemetry is absent, no provider is registered, or the span is
  * not recorded.
  * @internal
@@ -87,13 +87,12 @@ function activeTracer(): OtelApi.Tracer | undefined {
 export function startSpan(
   name: string,
   attributes: SpanAttributes,
-  parent?: Traced | OtelApi.Context,
+  parent?: OtelApi.Context,
   kind: 'INTERNAL' | 'CLIENT' | 'SERVER' = 'INTERNAL',
 ): Traced | undefined {
   const traced = activeTracer();
   if (!api || !traced) return undefined;
-  const parentContext =
-    parent === undefined ? api.context.active() : 'span' in parent ? parent.context : parent;
+  const parentContext = parent ?? api.context.active();
   const span = traced.startSpan(name, { kind: api.SpanKind[kind] }, parentContext);
   // No provider registered (the API's no-op tracer), or sampled out: nothing under it is recorded
   // either, so the caller skips its children, its context and its attributes altogether.
@@ -109,7 +108,7 @@ export function startSpan(
  */
 export function childSpan(name: string, attributes: SpanAttributes, parent?: Traced): Traced | undefined {
   if (parent === undefined && !api?.trace.getActiveSpan()) return undefined;
-  return startSpan(name, attributes, parent);
+  return startSpan(name, attributes, parent?.context);
 }
 
 /** Sets more attributes on a span (the same naming as {@link startSpan}). @internal */
