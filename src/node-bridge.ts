@@ -114,8 +114,7 @@ export function toRequest(req: IncomingMessage, body: Uint8Array): Request {
 /** A JSON error answer in the wire's shape (`{ error: { code, message } }`), written at once. */
 export function writeError(res: ServerResponse, status: number, code: string, message: string): void {
   const body = JSON.stringify({ error: { code, message } });
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+  writeText(res, status, { 'content-type': 'application/json' }, body);
 }
 
 /**
