@@ -92,13 +92,14 @@ export const uploadFile = endpoint('files.upload', {
 export const downloadFile = endpoint('files.download', {
   handle: (ctx) => {
     const attachment = findAttachment(ctx, 'download_token');
-    if (!attachment.bytes) throw notFound(`file ${attachment.id} (not uploaded yet)`);
-    return fileResponse(attachment, attachment.bytes);
+    return fileResponse(attachment.id, attachment);
   },
 });
 
-/** The uploaded bytes with the declared type, as a download named after the file. */
-export function fileResponse(attachment: AttachmentRecord, bytes: Uint8Array): Response {
+/** The uploaded bytes with the declared type, as a download named after the file; 404 before the upload. */
+export function fileResponse(id: string, attachment: AttachmentRecord | undefined): Response {
+  const bytes = attachment?.bytes;
+  if (!attachment || !bytes) throw notFound(`file ${id} (unknown, or not uploaded yet)`);
   return new Response(bytes.slice(), {
     status: 200,
     headers: {

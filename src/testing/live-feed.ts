@@ -16,7 +16,7 @@ import {
 import { agentView } from './agents.js';
 import { fileResponse } from './attachments.js';
 import { displayName } from './conversations.js';
-import { json, notFound } from './http.js';
+import { json } from './http.js';
 import { inviteView } from './invites.js';
 import { messageView } from './messages.js';
 import { snapshotRequests } from './request-log.js';
@@ -209,8 +209,6 @@ export const liveRoutes = [
   control('GET', '/_mock/state', (ctx) => json(200, takeSnapshot(ctx.world))),
   control('GET', '/_mock/files/:attachment_id', (ctx) => {
     const id = ctx.params.attachment_id ?? '';
-    const attachment = ctx.world.state.attachments.get(id);
-    if (!attachment?.bytes) throw notFound(`file ${id} (unknown or not uploaded)`);
-    return fileResponse(attachment, attachment.bytes);
+    return fileResponse(id, ctx.world.state.attachments.get(id));
   }),
 ];
