@@ -61,6 +61,14 @@ describe.each(DOORS)('through the %s door', (door) => {
       expect(() => mock.installAgent({ user_id: 'usr_nobody', agent_id: s.agentId })).toThrow(/user/);
     });
 
+    it('answers 400 naming the field for a body sent to a call that takes none, and takes {} or nothing', async () => {
+      const stray = await call('POST', '/_mock/reset', { body: { everything: true } });
+      expect(stray.status).toBe(400);
+      expect(errorOf(stray)).toEqual({ code: 'invalid_request', message: 'everything: is not a known field' });
+      expect((await call('POST', '/_mock/reset', { body: {} })).status).toBe(200);
+      expect((await call('POST', '/_mock/reset')).status).toBe(200);
+    });
+
     it('advances the clock over HTTP, and expiries fire', async () => {
       const s = await setupScenario(mock);
       const before = mock.clock.now().getTime();
