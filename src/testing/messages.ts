@@ -191,13 +191,6 @@ function toBlocks(state: MockState, agent: AgentRecord, content: SendBody['conte
   });
 }
 
-/** The send's reply target must be a message of the same conversation. */
-function checkReplyTo(conversation: ConversationRecord, replyTo: string | undefined): void {
-  if (replyTo && !conversation.messages.some((message) => message.id === replyTo)) {
-    throw invalid(`replyToMessageId: ${replyTo} is not a message of conversation ${conversation.id}`);
-  }
-}
-
 /** `POST /v1/conversations/{id}/messages`, both forms (`?stream=true` answers a stream). */
 export const sendMessage = endpoint('messages.send', {
   acceptsNdjson: true,
@@ -207,8 +200,13 @@ export const sendMessage = endpoint('messages.send', {
     const { agent } = ctx.caller;
     const conversation = conversationFor(ctx.world.state, agent.id, ctx.params.conversation_id ?? '');
     requireActive(agent);
-    checkReplyTo(conversation, ctx.body.replyToMessageId);
     const { fallbackText, replyToMessageId, metadata } = ctx.body;
+    // The reply target must be a message of the same conversation.
+    if (replyToMessageId && !conversation.messages.some((message) => message.id === replyToMessageId)) {
+      throw invalid(
+        `replyToMessageId: ${replyToMessageId} is not a message of conversation ${conversation.id}`,
+      );
+    }
     const blocks = toBlocks(ctx.world.state, agent, ctx.body.content);
     // A streamed reply always has a text block to append to.
     if (streaming && !blocks.some((block) => block.type === 'text')) {

@@ -141,7 +141,9 @@ export function clickAction(world: MockWorld, conversationId: string, input: unk
     const action = block.actions.find((a) => a.actionId === action_id);
     if (!action) continue;
     const { behavior } = action;
-    if (isConsentAccept(world, behavior.value))
+    // The invite's consent card posts `accept:<invite id>` (invites.ts); accepting goes through section 12.
+    const invite = /^accept:(.*)$/.exec(behavior.value)?.[1];
+    if (invite !== undefined && state.invites.has(invite))
       throw invalid(`action_id: ${action_id} is not a postback action`);
     const message = postAsUser(world, conversation, {
       userId: user_id,
@@ -152,9 +154,4 @@ export function clickAction(world: MockWorld, conversationId: string, input: unk
     return { message };
   }
   throw notFound(`action_id: action ${action_id} in message ${message_id}`);
-}
-
-// The invite's consent card posts `accept:<invite id>` (invites.ts); accepting goes through section 12.
-function isConsentAccept(world: MockWorld, value: string): boolean {
-  return value.startsWith('accept:') && world.state.invites.has(value.slice('accept:'.length));
 }

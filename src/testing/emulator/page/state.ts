@@ -37,11 +37,6 @@ function setNow(state: PageState, iso: string, now: number): void {
   if (!Number.isNaN(ms)) state.offsetMs = ms - now;
 }
 
-function putConversation(state: PageState, view: Mock.MockConversation): void {
-  const messages = state.conversations.get(view.id)?.messages ?? new Map<string, Mock.MockMessage>();
-  state.conversations.set(view.id, { ...view, messages });
-}
-
 function pushLog<T>(list: T[], item: T) {
   list.push(item);
   if (list.length > MAX_LOG) list.splice(0, list.length - MAX_LOG);
@@ -96,7 +91,9 @@ const REDUCERS: { [T in Mock.MockEventType]: Reducer<T> } = {
     return false;
   },
   'conversation.updated': (state, event) => {
-    putConversation(state, event.conversation);
+    const view = event.conversation;
+    const messages = state.conversations.get(view.id)?.messages ?? new Map<string, Mock.MockMessage>();
+    state.conversations.set(view.id, { ...view, messages });
     return true;
   },
   'invite.updated': (state, event) => put(state.invites, event.invite),
