@@ -64,7 +64,10 @@ describe.each(DOORS)('through the %s door', (door) => {
     it('answers 400 naming the field for a body sent to a call that takes none, and takes {} or nothing', async () => {
       const stray = await call('POST', '/_mock/reset', { body: { everything: true } });
       expect(stray.status).toBe(400);
-      expect(errorOf(stray)).toEqual({ code: 'invalid_request', message: 'everything: is not a known field' });
+      expect(errorOf(stray)).toEqual({
+        code: 'invalid_request',
+        message: 'everything: is not a known field',
+      });
       expect((await call('POST', '/_mock/reset', { body: {} })).status).toBe(200);
       expect((await call('POST', '/_mock/reset')).status).toBe(200);
     });
