@@ -14,12 +14,14 @@ export type ModelSourceKind = 'text' | 'openai-chat' | 'openai-responses' | 'ai-
  */
 export class ModelStreamError extends AgentMessagingError {
   static override readonly kind: string = 'ModelStreamError';
-  /** The kind of stream that reported the failure. */
-  readonly source: ModelSourceKind;
 
-  constructor(source: ModelSourceKind, detail: string, cause?: unknown) {
+  constructor(
+    /** The kind of stream that reported the failure. */
+    readonly source: ModelSourceKind,
+    detail: string,
+    cause?: unknown,
+  ) {
     super(`The ${source} model stream failed: ${detail}`, cause === undefined ? undefined : { cause });
-    this.source = source;
   }
 }
 

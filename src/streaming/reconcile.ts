@@ -30,22 +30,18 @@ export function recoveryDelayMs(error: unknown, attempt: number): number | undef
  */
 export class ReplyMismatchError extends AgentMessagingError {
   static override readonly kind: string = 'ReplyMismatchError';
-  /** Characters the reply wrote. */
-  readonly expectedLength: number;
-  /** Characters the message holds. */
-  readonly actualLength: number;
 
   constructor(
     messageId: string,
-    expectedLength: number,
-    actualLength: number,
+    /** Characters the reply wrote. */
+    readonly expectedLength: number,
+    /** Characters the message holds. */
+    readonly actualLength: number,
     expectedRevision: number,
     actualRevision: number | undefined,
   ) {
     super(
       `message ${messageId} holds ${actualLength} characters (revision ${actualRevision ?? 'unknown'}) where the reply wrote ${expectedLength} (revision ${expectedRevision}): another writer, or a change the service applied late.`,
     );
-    this.expectedLength = expectedLength;
-    this.actualLength = actualLength;
   }
 }
