@@ -14,14 +14,12 @@ export type ModelSourceKind = 'text' | 'openai-chat' | 'openai-responses' | 'ai-
  */
 export class ModelStreamError extends AgentMessagingError {
   static override readonly kind: string = 'ModelStreamError';
+  /** The kind of stream that reported the failure. */
+  readonly source: ModelSourceKind;
 
-  constructor(
-    /** The kind of stream that reported the failure. */
-    readonly source: ModelSourceKind,
-    detail: string,
-    cause?: unknown,
-  ) {
+  constructor(source: ModelSourceKind, detail: string, cause?: unknown) {
     super(`The ${source} model stream failed: ${detail}`, cause === undefined ? undefined : { cause });
+    this.source = source;
   }
 }
 
