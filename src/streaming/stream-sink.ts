@@ -148,7 +148,7 @@ export class StreamSink {
   /**
    * Closes the stream after a failure: answers how many lines sent are in doubt (sent, not echoed),
    * none when the answer ended cleanly. Lines in doubt may still land; the writer's read-back waits
-   * for them (`settledReadBack`).
+   * for them (its `#readBack`).
    */
   stop(): number {
     const clean = this.#ended && this.#broken === undefined;
