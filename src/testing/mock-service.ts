@@ -44,7 +44,8 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     state: createState(),
     clock: new MockClock(options.now === undefined ? undefined : new Date(options.now)),
     options: {
-      fetch: () => options.fetch ?? ((request) => globalThis.fetch(request)),
+      // The global is read on each call, so msw can patch it after the mock is made.
+      fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
       keepAliveMs: options.keepAliveMs ?? 15_000,
       streamedBodies: options.streamedBodies ?? true,
     },

@@ -10,6 +10,7 @@ import type { Caller } from './access.js';
 import type { MockClock } from './clock.js';
 import type { KeyRecord } from './idempotency.js';
 import type { MockEventBus } from './live-feed.js';
+import type { MockServiceOptions } from './mock-service.js';
 import type { StreamHub } from './streaming.js';
 import type { WebhookDispatcher } from './webhook-delivery.js';
 
@@ -145,22 +146,12 @@ export function createState(generation = 0) {
 /** Every piece of mutable state of the mock. */
 export type MockState = ReturnType<typeof createState>;
 
-/** How the mock sends a webhook: a Web-standard fetch. */
-type FetchLike = (request: Request) => Promise<Response>;
-
-/** The options after defaults, as the rules read them. */
-interface ResolvedOptions {
-  /** The fetch for webhooks, resolved on each call so msw can patch the global one later. */
-  fetch: () => FetchLike;
-  keepAliveMs: number;
-  streamedBodies: boolean;
-}
-
 /** Everything a rule can touch. `state` is replaced by reset(), so read it through the world. */
 export interface MockWorld {
   state: MockState;
   clock: MockClock;
-  options: ResolvedOptions;
+  /** The options after defaults, as the rules read them. */
+  options: Required<Pick<MockServiceOptions, 'fetch' | 'keepAliveMs' | 'streamedBodies'>>;
   streams: StreamHub;
   webhooks: WebhookDispatcher;
   /** The live feed; it outlives reset(), so its listeners do too. */

@@ -115,7 +115,7 @@ export class WebhookDispatcher {
         body: event.body,
         signal: deadline,
       });
-      const response = await Promise.race([world.options.fetch()(request), rejectOnAbort(deadline)]);
+      const response = await Promise.race([world.options.fetch(request), rejectOnAbort(deadline)]);
       await response.body?.cancel().catch(() => undefined);
       delivery.status = response.status;
       if (response.status < 200 || response.status >= 300)
