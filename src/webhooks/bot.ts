@@ -154,8 +154,7 @@ export function createBot(options: BotOptions): Bot {
   };
   const questions = createQuestions(runtime);
   // The router asks the questions first once one is declared (bot.question).
-  let asking = false;
-  const router = createRouter((ctx, isCommand) => asking && questions.take(ctx, isCommand));
+  const router = createRouter();
   const run = createRun(runtime, router.dispatch, questions, options.session);
   const lanes = createLanes({
     store,
@@ -224,7 +223,7 @@ export function createBot(options: BotOptions): Bot {
     action: chained(router.action),
     question: chained((name: unknown, definition: unknown) => {
       questions.declare(name, definition);
-      asking = true;
+      router.answerWith(questions.take);
     }),
     fireDueQuestions: () => questions.fireDue(),
     onError: chained((handler: unknown) => {

@@ -110,16 +110,19 @@ export function createRun(
     const { conversationId, message } = received;
     const known = addressing(received);
     const { mentioned, isGroup, isDirect } = known instanceof Promise ? await known : known;
-    const replies = createReplies(bot, {
-      conversationId,
-      messageId: message.id,
-      // The n-th reply of a handler gets the same key on every delivery of the event.
-      keyBase: webhookId,
-      keyName: 'reply',
-      signal,
-      log: { webhookId },
-      ended: () => questions.endOf(ctx),
-    });
+    // Made at the first reply (or typing): a handler may never reply, and then pays for none of it.
+    let made: ReturnType<typeof createReplies> | undefined;
+    const replies = () =>
+      (made ??= createReplies(bot, {
+        conversationId,
+        messageId: message.id,
+        // The n-th reply of a handler gets the same key on every delivery of the event.
+        keyBase: webhookId,
+        keyName: 'reply',
+        signal,
+        log: { webhookId },
+        ended: () => questions.endOf(ctx),
+      }));
     const batch = items.map((item) => (item.event as MessageReceivedEvent).message);
     // Loaded by the sessions step before the handlers run; inherited from SESSIONLESS without sessions.
     const ctx = Object.create(around ? Object.prototype : SESSIONLESS) as MessageContext;
@@ -130,9 +133,9 @@ export function createRun(
     if (around) ctx.session = {};
     ctx.text = messageText(received);
     ctx.conversationId = conversationId;
-    ctx.reply = replies.reply;
-    ctx.replyWithFile = replies.replyWithFile;
-    ctx.typing = replies.typing;
+    ctx.reply = (input, options) => replies().reply(input, options);
+    ctx.replyWithFile = (data, options) => replies().replyWithFile(data, options);
+    ctx.typing = () => replies().typing();
     ctx.ask = (name, text, options) => questions.ask(ctx, name, text, options);
     ctx.cancelQuestion = () => questions.cancel(ctx);
     ctx.react = (emoji) => client.messages.react(message.id, { emoji, action: 'add' });
@@ -143,7 +146,7 @@ export function createRun(
       await (around ? around(ctx, () => dispatch(ctx, span)) : dispatch(ctx, span));
     } finally {
       // Stops every typing indicator still running, so a handler that forgot one does not leave it on.
-      const finishing = replies.finish();
+      const finishing = made?.finish();
       if (finishing) await finishing;
     }
   };

@@ -58,11 +58,13 @@ const foldCommand = (name: string) => name.replace(/[A-Z]+/g, (upper) => upper.t
 const thenable = (result: unknown): result is PromiseLike<unknown> =>
   typeof (result as PromiseLike<unknown> | undefined)?.then === 'function';
 
-/**
- * The router of one bot. `answer` is the questions' answer step, asked first for every user message:
- * true (or a promise of it) when a question took the message. @internal
- */
-export function createRouter(answer: (ctx: MessageContext, isCommand: boolean) => false | Promise<boolean>) {
+/** The questions' answer step: true (or a promise of it) when a question took the message. */
+type AnswerStep = (ctx: MessageContext, isCommand: boolean) => false | Promise<boolean>;
+
+/** The router of one bot. @internal */
+export function createRouter() {
+  // Asked first for every user message, once the bot declared a question (`answerWith`).
+  let answer: AnswerStep | undefined;
   const middleware: Middleware[] = [];
   const routes: Record<'action' | 'command' | 'hears', Route[]> = { action: [], command: [], hears: [] };
   const typed = new Map<string, Handler<EventContext>[]>();
@@ -91,7 +93,7 @@ export function createRouter(answer: (ctx: MessageContext, isCommand: boolean) =
       const message = ctx as MessageContext;
       const picked = pick(message);
       // A pending question's answer goes to it (questions.ts), before the routes; commands never do.
-      const taken = answer(message, picked?.kind === 'command');
+      const taken = answer?.(message, picked?.kind === 'command') ?? false;
       if (taken !== false && (await taken)) {
         // Answered: the question's onAnswer ran instead of the routes.
         route = undefined;
@@ -113,6 +115,10 @@ export function createRouter(answer: (ctx: MessageContext, isCommand: boolean) =
   };
 
   return {
+    /** From now on, a user message goes to the questions' answer step before the routes. */
+    answerWith(step: AnswerStep) {
+      answer = step;
+    },
     /** Runs the middleware chain, then the routes and handlers, for one event; `span` is its run's. */
     dispatch(ctx: EventContext, span: Traced | undefined): Promise<void> {
       const step = async (index: number): Promise<void> => {
