@@ -68,11 +68,6 @@ export async function sendCall(call: Call, config: TransportConfig): Promise<Res
       reason: (failure as Error).name,
     });
   };
-  // A JSON body is attached to each attempt here, so ky's Request carries none: ky clones its Request
-  // before every attempt of a call that may repeat, and a body there would be a stream to tee each
-  // time. Only with `globalThis.fetch`, which honours `init.body` as fetch does; a client's own
-  // `fetch` gets the whole Request (a wrapper may read only that).
-  const bodyInFetch = !config.fetch && typeof call.body === 'string' && !call.onUploadProgress;
   /**
    * One attempt as ky runs it: it sends the request and reads the answer's body before it resolves.
    * ky's per-attempt timer wraps it, so `timeoutMs` covers the body as well as the headers, and a body
@@ -86,9 +81,7 @@ export async function sendCall(call: Call, config: TransportConfig): Promise<Res
    */
   const attemptFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     started = performance.now();
-    const response = await (bodyInFetch
-      ? globalThis.fetch(input, { ...init, body: call.body })
-      : (config.fetch ?? globalThis.fetch)(input, init));
+    const response = await (config.fetch ?? globalThis.fetch)(input, init);
     const maxBytes = config.maxResponseBytes;
     call.answer = undefined;
     if (response.ok) {
@@ -119,7 +112,7 @@ export async function sendCall(call: Call, config: TransportConfig): Promise<Res
     fetch: attemptFetch,
   };
   // Only the keys a call uses: ky merges every key of its options into a new object, one by one.
-  if (call.body !== undefined && !bodyInFetch) options.body = call.body;
+  if (call.body !== undefined) options.body = call.body;
   if (call.signal !== undefined) options.signal = call.signal;
   if (call.onUploadProgress) options.onUploadProgress = call.onUploadProgress;
   try {
