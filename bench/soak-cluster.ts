@@ -141,6 +141,7 @@ async function chaosPart() {
       timeoutMs: QUESTION_TIMEOUT_MS,
       killOne,
       reader,
+      network,
       prefix,
     });
     const seconds = (performance.now() - started) / 1000;
