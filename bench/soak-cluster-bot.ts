@@ -49,6 +49,9 @@ async function main() {
     lockTtlMs,
     maxHandlerMs: optional('SOAK_MAX_HANDLER_MS'),
     logger: (message, fields) => {
+      // A message the bot stopped trying is reported (MessageGivenUpError): the soak tells it from a lost one.
+      const { error, webhookId } = (fields ?? {}) as { error?: unknown; webhookId?: unknown };
+      if (String(error).startsWith('MessageGivenUpError')) log('given up', { webhookId });
       // SOAK_VERBOSE (with AGENT_MESSAGING_DEBUG=1 for each step of a delivery): one line per entry.
       if (process.env.SOAK_VERBOSE) {
         const line = Object.entries((fields ?? {}) as Record<string, unknown>).map(

@@ -142,6 +142,7 @@ async function chaosPart() {
       killOne,
       reader,
       network,
+      log: bots.log,
       prefix,
     });
     const seconds = (performance.now() - started) / 1000;

@@ -36,6 +36,7 @@ export interface LogEntry {
     | 'end'
     | 'answered'
     | 'timed out'
+    | 'given up'
     | 'closing'
     | 'closed';
   pid: number;

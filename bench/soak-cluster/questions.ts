@@ -5,10 +5,12 @@
 // question must end exactly once, seen from the user: one `answered qN` or one `timed out qN` reply,
 // never both, never two; an unanswered one must time out. The mock's retry schedule runs in real time:
 // a question whose ask only the 5-minute retry ran (its first two attempts failed) is counted as
-// such, and only a question still without an end after that retry is lost.
+// such; so is one whose ask a bot gave up after maxAttempts failed runs and reported (its bot logs
+// `given up`). Only a question still without an end after that retry, and not reported, is lost.
 import type { Row } from '../lib/report.js';
 import { fmt } from '../lib/stats.js';
 import { agentMessages, textOf, type World } from '../lib/world.js';
+import type { LogEntry } from './bots.js';
 import { settle } from './settle.js';
 
 /** What the part needs from the soak. */
@@ -26,6 +28,8 @@ export interface QuestionSoakInput {
   reader: { get(key: string): Promise<string | null> };
   /** What the network saw: each first delivery's fate, the event that delivered each user message's text. */
   network: { fates: ReadonlyMap<string, string>; eventOf: ReadonlyMap<string, string> };
+  /** Every line the bots logged: a `given up` names the delivery of a message a bot stopped trying. */
+  log: readonly LogEntry[];
   prefix: string;
 }
 
@@ -121,6 +125,11 @@ export async function soakQuestions(input: QuestionSoakInput) {
   stop();
   const seconds = (performance.now() - started) / 1000;
 
+  // An ask a bot gave up (its runs failed maxAttempts times) was reported, not lost.
+  const givenUpIds = new Set(input.log.filter((e) => e.event === 'given up').map((e) => e.webhookId));
+  const givenUp = new Set(
+    users.map((_, q) => q).filter((q) => givenUpIds.has(input.network.eventOf.get(`ask q${q}`))),
+  );
   let answered = 0;
   let timedOut = 0;
   let lost = 0;
@@ -129,7 +138,7 @@ export async function soakQuestions(input: QuestionSoakInput) {
   let answeredButTimedOut = 0;
   for (let q = 0; q < questions; q++) {
     const seen = ends.get(q) ?? [];
-    if (seen.length === 0) lost++;
+    if (seen.length === 0 && !givenUp.has(q)) lost++;
     if (seen.length > 1) doubled++;
     if (seen.length !== 1) continue;
     if (seen[0] === 'answered') answered++;
@@ -151,7 +160,8 @@ export async function soakQuestions(input: QuestionSoakInput) {
     const posted = user ? await agentMessages(world, user.conversationId) : [];
     return (
       `q${q}: ${seen.length} ends (${seen.join(', ')}), ${asked.has(q) ? 'asked' : 'never asked'}, ` +
-      `${answering.has(q) ? 'clicked' : 'not clicked'}; ask ${event ?? 'never delivered'} (first delivery ` +
+      `${answering.has(q) ? 'clicked' : 'not clicked'}${givenUp.has(q) ? ', its ask given up (reported)' : ''}; ` +
+      `ask ${event ?? 'never delivered'} (first delivery ` +
       `${input.network.fates.get(event ?? '') ?? '?'}, attempts ${attempts.join(' ') || 'none'}); agent ` +
       `posted ${posted.map((m) => `${JSON.stringify(textOf(m))} ${m.status}`).join(', ') || 'nothing'}; ` +
       `stored question ${question ?? 'none'}`
@@ -182,6 +192,12 @@ export async function soakQuestions(input: QuestionSoakInput) {
         'cluster: questions whose ask only the 5-minute retry ran (the mock clock runs in real time)',
       result: `${askedLate.size}`,
       goal: 'info: both first attempts of its ask failed (a kill, a stopped run)',
+      status: 'info',
+    },
+    {
+      measurement: 'cluster: questions whose ask a bot gave up after maxAttempts failed runs (reported)',
+      result: `${givenUp.size}`,
+      goal: 'info: reported by MessageGivenUpError, not lost',
       status: 'info',
     },
   ];
