@@ -106,7 +106,10 @@ async function* sdkEvents(recording: Recording): AsyncGenerator<{ type: string }
 const readSdkGenerator: Reader = (recording) => countEvents(sdkEvents(recording));
 
 /** A builder that accepts every event and keeps nothing: the iterator's own cost, without the message. */
-const acceptAll = { apply: () => true, snapshot: () => ({ completed: true }) } as unknown as StreamedMessageBuilder;
+const acceptAll = {
+  apply: () => true,
+  snapshot: () => ({ completed: true }),
+} as unknown as StreamedMessageBuilder;
 
 /** The SDK's reader and event iterator as MessageStream uses them, with no message built (no checks, no text). */
 const readSdkIterator: Reader = (recording) =>
