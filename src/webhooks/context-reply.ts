@@ -150,16 +150,16 @@ export function createReplies(bot: BotRuntime, to: ReplyTarget) {
     };
     await pending;
     renew();
-    let stopping: Promise<void> | undefined;
+    let ended: Promise<void> | undefined;
     return () => {
-      stopping ??= (async () => {
+      ended ??= (async () => {
         stopped = true;
         if (renewal) renewals.remove(renewal);
         // Let a renewal in flight land first, so the `stop` is the last state the service sees.
         await pending;
         await sendTyping('stop');
       })();
-      return stopping;
+      return ended;
     };
   };
 
